@@ -1,0 +1,150 @@
+import type { AssistantMessage, InputBlock, ToolSchema, Usage } from '../llm/messages.js'
+import type { ModelConfig } from '../llm/adapter.js'
+
+/** Plain JSON: what the log can hold. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+
+/** Who produced an input event. `kind` is `user` for a person; producers name themselves (`workspace-context`, `hook`…). */
+export interface Source {
+  kind: string
+  [key: string]: JsonValue
+}
+
+export type TurnEndReason = 'completed' | 'aborted' | 'blocked' | 'error' | 'max-tokens' | 'interrupted'
+
+/** A failure recorded in the log: a code and the one sentence a person reads. */
+export interface LoggedError {
+  code: string
+  message: string
+  [key: string]: JsonValue
+}
+
+/** `append` adds one surface entry; `replace` shadows surface entries `start..end` (inclusive seqs) with this event. */
+export type SurfaceOp = 'append' | { op: 'replace'; start: number; end: number }
+
+/** The first line of every session file. */
+export interface SessionHeader {
+  type: 'session'
+  version: 1
+  id: string
+  createdAt: number
+  cwd: string
+  parent?: { id: string; seq: number }
+}
+
+/**
+ * The data of each event type. Other modules add types by augmenting this interface
+ * (`declare module '../session/events.js' { interface EventDataMap { 'x/y': {...} } }`) and registering them with
+ * `registerEventType` so the loader knows them.
+ */
+export interface EventDataMap {
+  'turn/start': { turn: number }
+  'turn/end': { turn: number; reason: TurnEndReason; error?: LoggedError }
+  'step/start': { turn: number; step: number }
+  'step/end': { turn: number; step: number }
+  'user/message': { id: string; content: InputBlock[]; source: Source }
+  'context/message': { id: string; content: InputBlock[]; source: Source; meta?: JsonValue }
+  'steering/message': { id: string; turn: number; content: InputBlock[]; source: Source }
+  'assistant/message': { turn: number; step: number; message: AssistantMessage; usage?: Usage; interrupted?: boolean }
+  'tool/call': { turn: number; step: number; callId: string; name: string; arguments: string }
+  'tool/result': {
+    turn: number
+    step: number
+    callId: string
+    content: InputBlock[]
+    isError: boolean
+    error?: LoggedError
+    meta?: JsonValue
+  }
+  'request/header': { reason: string; config: ModelConfig; system: string; tools: ToolSchema[] }
+  'request/sent': { turn: number; step: number; sha256: string; bytes: number }
+  'inbox/queued': { id: string; verb: InboxVerb; content: InputBlock[]; source: Source }
+  'inbox/dequeued': { id: string; reason: 'delivered' | 'withdrawn' }
+  'hook/invoked': { id: string; event: string; handler: string; sourceFile: string }
+  'hook/result': {
+    id: string
+    event: string
+    decision: string
+    exitCode: number | null
+    durationMs: number
+    stderr?: string
+    reason?: string
+  }
+  'compaction/start': { id: string; trigger: string; start: number; end: number }
+  'compaction/end': { id: string; outcome: 'replaced' | 'failed' | 'no-gain' | 'blocked'; message?: string }
+  'llm/retry': { turn: number; step: number; attempt: number; delayMs: number; error: LoggedError }
+  'todo/write': { todos: { content: string; status: 'pending' | 'in_progress' | 'completed' }[] }
+  'session/title': { title: string }
+  'permission/mode': { mode: string; previous?: string }
+}
+
+export type InboxVerb = 'followUp' | 'steer' | 'inject'
+
+export type EventType = keyof EventDataMap
+
+/** One durable record. `seq` is the record's index in the log: contiguous from 0, never reused. */
+export interface SessionEvent<T extends EventType = EventType> {
+  seq: number
+  time: number
+  type: T
+  data: EventDataMap[T]
+  /** Present on surface events only, and on every one of them. */
+  surfaceOp?: SurfaceOp
+  /** An event a reader may skip when it does not know the type. */
+  ignorable?: true
+}
+
+/** The event types that enter the surface and so reach the model. */
+export const SURFACE_TYPES = [
+  'user/message',
+  'context/message',
+  'steering/message',
+  'assistant/message',
+  'tool/result',
+] as const
+export type SurfaceType = (typeof SURFACE_TYPES)[number]
+export type SurfaceEvent = { [T in SurfaceType]: SessionEvent<T> }[SurfaceType]
+
+/** Type-narrowed event union, for `switch (event.type)`. */
+export type AnyEvent = { [T in EventType]: SessionEvent<T> }[EventType]
+
+const knownTypes = new Map<string, { surface: boolean }>()
+for (const type of [
+  'turn/start',
+  'turn/end',
+  'step/start',
+  'step/end',
+  'tool/call',
+  'request/header',
+  'request/sent',
+  'inbox/queued',
+  'inbox/dequeued',
+  'hook/invoked',
+  'hook/result',
+  'compaction/start',
+  'compaction/end',
+  'llm/retry',
+  'todo/write',
+  'session/title',
+  'permission/mode',
+]) {
+  knownTypes.set(type, { surface: false })
+}
+for (const type of SURFACE_TYPES) knownTypes.set(type, { surface: true })
+
+/** Lets a module add a non-surface event type. Surface types are fixed: a new model input needs a design change. */
+export function registerEventType(type: string): void {
+  if (!knownTypes.has(type)) knownTypes.set(type, { surface: false })
+}
+
+export function isKnownType(type: string): boolean {
+  return knownTypes.has(type)
+}
+
+export function isSurfaceType(type: string): type is SurfaceType {
+  return knownTypes.get(type)?.surface === true
+}
+
+export function isSurfaceEvent(event: SessionEvent): event is SurfaceEvent {
+  return isSurfaceType(event.type)
+}
