@@ -1,0 +1,64 @@
+import type { z } from 'zod'
+import type { InputBlock } from '../llm/messages.js'
+import type { EventDataMap, JsonValue } from '../session/events.js'
+
+/** How front ends (ACP, the terminal UI) group a tool. */
+export type ToolKind = 'read' | 'edit' | 'execute' | 'search' | 'fetch' | 'think' | 'other'
+
+/** What one tool call produced. `content` reaches the model; `meta` stays in the log for UIs (diffs, exit codes). */
+export interface ToolOutput {
+  content: InputBlock[]
+  isError?: boolean
+  meta?: JsonValue
+}
+
+/** What a tool may touch while it runs. Created by the agent per call; `state` lives as long as the agent. */
+export interface ToolContext {
+  /** The session's working directory: the workspace boundary. */
+  cwd: string
+  callId: string
+  /** Aborted when the turn is cancelled; a tool stops its work and kills what it started. */
+  signal: AbortSignal
+  /** Tool-private state shared by the calls of one agent (file versions read, background jobs). */
+  state: ToolState
+  /** Records a non-surface event before the call's result (e.g. `todo/write`). */
+  record<T extends 'todo/write'>(type: T, data: EventDataMap[T]): void
+  /** Streams partial output to live listeners (bash output tails); never logged. */
+  progress?(text: string): void
+}
+
+/** A file as a tool last saw it, keyed by absolute path: the guard for read-before-write. */
+export interface FileVersion {
+  mtimeMs: number
+  size: number
+  sha256: string
+}
+
+export interface ToolState {
+  files: Map<string, FileVersion>
+  /** Directory for output too large to hand the model whole. */
+  spillDir: string
+  /** Other tool-owned state (the job table of background commands). */
+  extra: Map<string, unknown>
+  /** Names of environment variables never passed to child processes. */
+  secretEnv: Set<string>
+}
+
+/**
+ * A tool the model can call. A tool file reads top to bottom as: schema, description, run. `run` returns errors
+ * the model can act on as `isError` results; it throws only on a bug.
+ */
+export interface Tool<A = unknown> {
+  name: string
+  description: string
+  schema: z.ZodType<A>
+  /** Read-only tools may run concurrently; their results are still committed in model order. */
+  readOnly: boolean
+  kind: ToolKind
+  run(args: A, ctx: ToolContext): Promise<ToolOutput>
+}
+
+// Tools are stored in one registry whose argument types differ per tool; the agent validates with each tool's own
+// schema before calling run, so the erased type is safe.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>
