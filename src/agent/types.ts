@@ -46,3 +46,40 @@ export type ContentInput = string | InputBlock[]
 export function toBlocks(content: ContentInput): InputBlock[] {
   return typeof content === 'string' ? [{ type: 'text', text: content }] : content
 }
+
+/**
+ * The agent as front ends and extensions use it. The class in agent.ts implements it; front ends get one from
+ * `openAgent` (src/agent/open.ts), which wires the store, model adapter, tools, permissions, context producers,
+ * hooks and MCP servers.
+ */
+export interface AgentApi {
+  readonly session: import('../session/session.js').Session
+  readonly cwd: string
+  readonly config: import('../llm/adapter.js').ModelConfig
+  readonly permissionMode: PermissionMode
+  /** True from the moment a turn is scheduled until it has ended and the inbox is empty. */
+  readonly busy: boolean
+  /** Queue a prompt for its own turn; wakes an idle agent. Returns the message id. */
+  followUp(content: ContentInput, source?: import('../session/events.js').Source): string
+  /** Deliver at the next step boundary of the running turn (or open a turn when idle). */
+  steer(content: ContentInput, source?: import('../session/events.js').Source): string
+  /** Add context to the next request of any turn; does not wake an idle agent. */
+  inject(
+    content: ContentInput,
+    source?: import('../session/events.js').Source,
+    meta?: import('../session/events.js').JsonValue,
+  ): string
+  /** Stop the running turn (DESIGN section 3). Does nothing while idle. */
+  cancel(): void
+  /** Resolves when no turn runs and the inbox is empty; with the outcome of the last turn, if any ran. */
+  whenIdle(): Promise<TurnOutcome | undefined>
+  subscribe(listener: (event: LiveEvent) => void): () => void
+  setPermissionMode(mode: PermissionMode): void
+  setModel(config: Partial<import('../llm/adapter.js').ModelConfig>): void
+  /** The front end's permission prompt; undefined means ask is deny. */
+  permissionAsker?: PermissionAsker
+  /** Shows a message to the user (never to the model). */
+  notify(level: 'info' | 'warning' | 'error', message: string): void
+  /** Flushes the log, runs sessionEnd listeners, releases tools and servers. */
+  close(reason?: string): Promise<void>
+}
