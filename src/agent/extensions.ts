@@ -4,6 +4,8 @@ import type { ToolOutput } from '../tools/tool.js'
 
 /** A message about to enter the session at a step boundary. `preStep` listeners may rewrite the list. */
 export interface EnteringMessage {
+  /** The inbox item's id when the message came from the inbox; new messages get a fresh id. */
+  id?: string
   type: 'user/message' | 'context/message' | 'steering/message'
   content: InputBlock[]
   source: Source

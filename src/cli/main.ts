@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command } from 'commander'
+import { Command, CommanderError } from 'commander'
 import { readFileSync } from 'node:fs'
 import { registerCommands } from './commands/index.js'
 
@@ -9,5 +9,17 @@ const program = new Command('rein')
   .description('An agent harness for DeepSeek models whose session log is the truth.')
   .version(pkg.version, '-v, --version')
   .showHelpAfterError()
+  .exitOverride()
 registerCommands(program)
-await program.parseAsync(process.argv)
+for (const command of program.commands) command.exitOverride()
+
+try {
+  await program.parseAsync(process.argv)
+} catch (error) {
+  // Commander reports bad usage itself; its own exits (help, version) are not failures.
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode === 0 ? 0 : 2
+  } else {
+    throw error
+  }
+}

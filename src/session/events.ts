@@ -10,7 +10,8 @@ export interface Source {
   [key: string]: JsonValue
 }
 
-export type TurnEndReason = 'completed' | 'aborted' | 'blocked' | 'error' | 'max-tokens' | 'interrupted'
+/** `max-steps` is Rein's addition: the turn reached the step limit a caller set (`--max-turns`). */
+export type TurnEndReason = 'completed' | 'aborted' | 'blocked' | 'error' | 'max-tokens' | 'max-steps' | 'interrupted'
 
 /** A failure recorded in the log: a code and the one sentence a person reads. */
 export interface LoggedError {
@@ -46,7 +47,15 @@ export interface EventDataMap {
   'context/message': { id: string; content: InputBlock[]; source: Source; meta?: JsonValue }
   'steering/message': { id: string; turn: number; content: InputBlock[]; source: Source }
   'assistant/message': { turn: number; step: number; message: AssistantMessage; usage?: Usage; interrupted?: boolean }
-  'tool/call': { turn: number; step: number; callId: string; name: string; arguments: string }
+  'tool/call': {
+    turn: number
+    step: number
+    callId: string
+    name: string
+    arguments: string
+    /** Arguments a `preTool` listener substituted (a hook's `updatedInput`); the tool ran with these. */
+    rewritten?: { arguments: string; by: string }
+  }
   'tool/result': {
     turn: number
     step: number
@@ -59,7 +68,7 @@ export interface EventDataMap {
   'request/header': { reason: string; config: ModelConfig; system: string; tools: ToolSchema[] }
   'request/sent': { turn: number; step: number; sha256: string; bytes: number }
   'inbox/queued': { id: string; verb: InboxVerb; content: InputBlock[]; source: Source }
-  'inbox/dequeued': { id: string; reason: 'delivered' | 'withdrawn' }
+  'inbox/dequeued': { id: string; reason: 'delivered' | 'withdrawn' | 'rejected' }
   'hook/invoked': { id: string; event: string; handler: string; sourceFile: string }
   'hook/result': {
     id: string

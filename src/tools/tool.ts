@@ -55,6 +55,11 @@ export interface Tool<A = unknown> {
   /** Read-only tools may run concurrently; their results are still committed in model order. */
   readOnly: boolean
   kind: ToolKind
+  /**
+   * The JSON Schema the model is shown, when the tool brings its own (MCP tools carry their server's `inputSchema`
+   * verbatim). When absent, the schema sent to the model is derived from `schema`.
+   */
+  parameters?: Record<string, unknown>
   run(args: A, ctx: ToolContext): Promise<ToolOutput>
 }
 

@@ -1,6 +1,9 @@
 import type { Command } from 'commander'
+import { registerRunCommand } from './run.js'
+import { registerRpcCommand } from './rpc.js'
 
 /** Every subcommand registers itself here, one line each. */
 export function registerCommands(program: Command): void {
-  void program
+  registerRunCommand(program)
+  registerRpcCommand(program)
 }

@@ -1,0 +1,74 @@
+import type { AgentContext, PermissionOption, RequestPermissionResponse } from '@agentclientprotocol/sdk'
+import type { PermissionAnswer, PermissionAsker, PermissionRequest } from '../agent/types.js'
+import { describeToolCall } from './tool-display.js'
+
+/** The three answers an editor offers, by option id. */
+export const PERMISSION_OPTIONS = {
+  allowOnce: 'allow-once',
+  allowAlways: 'allow-always',
+  rejectOnce: 'reject-once',
+} as const
+
+function optionsFor(request: PermissionRequest): PermissionOption[] {
+  return [
+    { optionId: PERMISSION_OPTIONS.allowOnce, name: 'Allow once', kind: 'allow_once' },
+    {
+      optionId: PERMISSION_OPTIONS.allowAlways,
+      name: request.suggestedRule ? `Always allow ${request.suggestedRule}` : 'Always allow',
+      kind: 'allow_always',
+    },
+    { optionId: PERMISSION_OPTIONS.rejectOnce, name: 'Reject', kind: 'reject_once' },
+  ]
+}
+
+/** The agent's answer for the client's choice. A cancelled request, or an option id we never offered, denies. */
+export function answerFor(response: RequestPermissionResponse, request: PermissionRequest): PermissionAnswer {
+  if (response.outcome.outcome !== 'selected') return { outcome: 'deny', note: 'The permission request was cancelled.' }
+  switch (response.outcome.optionId) {
+    case PERMISSION_OPTIONS.allowOnce:
+      return { outcome: 'allow-once' }
+    case PERMISSION_OPTIONS.allowAlways:
+      return request.suggestedRule ? { outcome: 'allow-always', rule: request.suggestedRule } : { outcome: 'allow-always' }
+    default:
+      return { outcome: 'deny' }
+  }
+}
+
+/**
+ * A permission asker that puts the question to the editor with `session/request_permission`. When the turn is
+ * cancelled while the question is open, the request is cancelled (`$/cancel_request`) and the call is denied
+ * without waiting for the editor. A client that fails the request denies the call too, and the failure is logged.
+ */
+export function editorPermissionAsker(
+  client: AgentContext,
+  sessionId: string,
+  cwd: string,
+  log: (line: string) => void,
+): PermissionAsker {
+  return async (request, signal) => {
+    if (signal.aborted) return { outcome: 'deny', note: 'The turn was cancelled.' }
+    const display = describeToolCall(request.call.name, request.call.arguments, cwd)
+    try {
+      const response = await client.request(
+        'session/request_permission',
+        {
+          sessionId,
+          toolCall: {
+            toolCallId: request.call.callId,
+            title: display.title,
+            kind: display.kind,
+            status: 'pending',
+            locations: display.locations,
+            rawInput: display.rawInput,
+          },
+          options: optionsFor(request),
+        },
+        { cancellationSignal: signal, stopWaitingOnCancel: true },
+      )
+      return answerFor(response, request)
+    } catch (error) {
+      if (!signal.aborted) log(`permission request for ${request.call.name} failed: ${String(error)}`)
+      return { outcome: 'deny', note: signal.aborted ? 'The turn was cancelled.' : 'The editor did not answer.' }
+    }
+  }
+}

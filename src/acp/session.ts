@@ -1,0 +1,196 @@
+import { RequestError, type AgentContext, type ContentBlock, type PromptResponse, type SessionUpdate } from '@agentclientprotocol/sdk'
+import type { LiveEvent } from '../agent/types.js'
+import type { AnyEvent, LoggedError, TurnEndReason } from '../session/events.js'
+import type { AcpAgent } from './agent-port.js'
+import { promptToInput } from './content.js'
+import { isPermissionMode, stopReasonFor } from './modes.js'
+import { editorPermissionAsker } from './permission.js'
+import { ACP_COMMANDS, parseCommand, runCommand } from './slash-commands.js'
+import { UpdateTranslator } from './updates.js'
+
+/** What the connection tells each session about the client and the model. */
+export interface AcpSessionOptions {
+  /** The model accepts images (advertised in `initialize`). */
+  images: boolean
+  /** The client advertised `session.notices`; otherwise notices go to the log. */
+  notices: boolean
+  log: (line: string) => void
+}
+
+interface TurnEnd {
+  reason: TurnEndReason
+  error?: LoggedError
+}
+
+/** A `session/prompt` waiting for its answer. */
+interface PendingPrompt {
+  /** The inbox id of the prompt's message. */
+  messageId: string
+  /** The turn the message entered; set when it is delivered. */
+  turn?: number
+  /** `cancels` when the prompt arrived: a later `session/cancel` makes its answer `cancelled`. */
+  cancelsAtStart: number
+  settle: (end: TurnEnd | undefined) => void
+}
+
+const ACP_SOURCE = { kind: 'acp' }
+
+/**
+ * One ACP session: a Rein agent and the editor that drives it. Live events become `session/update`
+ * notifications, sent strictly in order; a prompt is answered only after every update of its turn has been sent.
+ *
+ * A prompt that arrives while the agent is idle is a follow-up (its own turn). One that arrives while a turn runs
+ * is steering: it enters the running turn at the next step boundary and is answered when that turn ends, with the
+ * turn's stop reason. A prompt that arrives after `session/cancel` while the cancelled turn is still winding down
+ * is a follow-up, not steering, so it is not lost in a turn that is ending.
+ */
+export class AcpSession {
+  readonly id: string
+  private readonly translator: UpdateTranslator
+  private readonly unsubscribe: () => void
+  private sending: Promise<void> = Promise.resolve()
+  private pending: PendingPrompt[] = []
+  private currentTurn = 0
+  private lastEnd: TurnEnd | undefined
+  /** How many times the client has cancelled. Compared, not reset, so overlapping prompts each see their own. */
+  private cancels = 0
+  private cancelPending = false
+  private closing: Promise<void> | undefined
+
+  constructor(
+    readonly agent: AcpAgent,
+    private readonly client: AgentContext,
+    private readonly options: AcpSessionOptions,
+  ) {
+    this.id = agent.session.id
+    this.translator = new UpdateTranslator(agent.cwd)
+    agent.permissionAsker = editorPermissionAsker(client, this.id, agent.cwd, options.log)
+    this.unsubscribe = agent.subscribe((event) => this.onLive(event))
+  }
+
+  /** Sends the stored history as updates, for `session/load`; resolves once all of them are written. */
+  async replay(): Promise<void> {
+    for (const event of this.agent.session.events) {
+      for (const update of this.translator.replay(event)) this.send(update)
+    }
+    await this.sending
+  }
+
+  /** Tells the client which slash commands exist. */
+  announceCommands(): Promise<void> {
+    this.send({ sessionUpdate: 'available_commands_update', availableCommands: ACP_COMMANDS })
+    return this.sending
+  }
+
+  async prompt(prompt: readonly ContentBlock[]): Promise<PromptResponse> {
+    if (this.closing) throw RequestError.sessionNotFound(this.id)
+    const content = promptToInput(prompt, { images: this.options.images })
+    const command = parseCommand(content)
+    if (command) {
+      this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: runCommand(this.agent, command) } })
+      await this.sending
+      return { stopReason: 'end_turn' }
+    }
+    const steering = this.agent.busy && !this.cancelPending
+    if (!this.agent.busy) this.cancelPending = false
+    const cancelsAtStart = this.cancels
+    const ended = new Promise<TurnEnd | undefined>((settle) => {
+      const messageId = steering ? this.agent.steer(content, ACP_SOURCE) : this.agent.followUp(content, ACP_SOURCE)
+      this.pending.push({ messageId, cancelsAtStart, settle })
+    })
+    const end = await ended
+    await this.sending
+    if (this.cancels !== cancelsAtStart) return { stopReason: 'cancelled' }
+    if (!end) return { stopReason: 'end_turn' }
+    if (end.reason === 'error') {
+      throw new RequestError(-32603, end.error?.message ?? 'The turn failed; see the Rein log for the cause.', {
+        code: end.error?.code ?? 'error',
+      })
+    }
+    return { stopReason: stopReasonFor(end.reason) }
+  }
+
+  /** `session/cancel`: stops the running turn; every prompt waiting on it answers `cancelled`. */
+  cancel(): void {
+    if (!this.agent.busy && this.pending.length === 0) return
+    this.cancels++
+    this.cancelPending = true
+    this.agent.cancel()
+  }
+
+  setMode(modeId: string): void {
+    if (!isPermissionMode(modeId)) {
+      throw RequestError.invalidParams({ modeId }, `unknown mode "${modeId}"; use default, accept-edits, plan or bypass`)
+    }
+    this.agent.setPermissionMode(modeId)
+  }
+
+  /** Cancels any running turn, answers waiting prompts, and closes the agent (which flushes its log). */
+  close(reason: string): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.agent.busy) this.cancel()
+      try {
+        await this.agent.close(reason)
+      } finally {
+        this.unsubscribe()
+        this.agent.permissionAsker = undefined
+        for (const p of this.pending.splice(0)) p.settle(this.lastEnd)
+      }
+    })()
+    return this.closing
+  }
+
+  private onLive(live: LiveEvent): void {
+    if (live.type === 'notice') {
+      if (this.options.notices) this.send({ sessionUpdate: 'notice', severity: live.level, title: live.message })
+      else this.options.log(`${live.level}: ${live.message}`)
+      return
+    }
+    for (const update of this.translator.live(live)) this.send(update)
+    if (live.type === 'event') this.track(live.event as AnyEvent)
+    else if (live.type === 'idle') {
+      this.cancelPending = false
+      for (const p of this.pending.splice(0)) p.settle(this.lastEnd)
+    }
+  }
+
+  /** Follows which turn each waiting prompt entered, and answers the prompts of a turn when it ends. */
+  private track(event: AnyEvent): void {
+    switch (event.type) {
+      case 'turn/start':
+        this.currentTurn = event.data.turn
+        return
+      case 'user/message':
+      case 'steering/message':
+        this.assignTurn(event.data.id)
+        return
+      case 'inbox/dequeued':
+        // A prompt refused at the step boundary ends with the turn it was refused in.
+        if (event.data.reason !== 'delivered') this.assignTurn(event.data.id)
+        return
+      case 'turn/end': {
+        this.lastEnd = { reason: event.data.reason, error: event.data.error }
+        const done = this.pending.filter((p) => p.turn === event.data.turn)
+        this.pending = this.pending.filter((p) => p.turn !== event.data.turn)
+        for (const p of done) p.settle(this.lastEnd)
+        return
+      }
+    }
+  }
+
+  private assignTurn(messageId: string): void {
+    const prompt = this.pending.find((p) => p.messageId === messageId)
+    if (prompt && prompt.turn === undefined) prompt.turn = this.currentTurn
+  }
+
+  /** Queues one notification behind those already queued, so the client sees updates in the order they happened. */
+  private send(update: SessionUpdate): void {
+    this.sending = this.sending.then(async () => {
+      try {
+        await this.client.notify('session/update', { sessionId: this.id, update })
+      } catch (error) {
+        this.options.log(`could not send a ${update.sessionUpdate} update: ${String(error)}`)
+      }
+    })
+  }
+}

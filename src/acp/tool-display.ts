@@ -1,0 +1,193 @@
+import { isAbsolute, relative, resolve } from 'node:path'
+import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk'
+import type { InputBlock } from '../llm/messages.js'
+import type { JsonValue } from '../session/events.js'
+
+/** How an editor shows one tool call: its title line, its icon group and the files it touches. */
+export interface ToolDisplay {
+  title: string
+  kind: ToolKind
+  locations: ToolCallLocation[]
+  /** The parsed arguments, or the raw text when they did not parse. */
+  rawInput: unknown
+}
+
+const KINDS: Record<string, ToolKind> = {
+  read: 'read',
+  write: 'edit',
+  edit: 'edit',
+  bash: 'execute',
+  grep: 'search',
+  glob: 'search',
+  ls: 'search',
+  todo: 'think',
+  todo_write: 'think',
+  fetch: 'fetch',
+  web_fetch: 'fetch',
+  web_search: 'fetch',
+}
+
+/** The kind of a tool by its name; MCP tools and unknown names are `other`. */
+export function toolKind(name: string): ToolKind {
+  return KINDS[name] ?? 'other'
+}
+
+/** Title, kind and locations of a call, from the tool's name and the raw arguments text the model wrote. */
+export function describeToolCall(name: string, argumentsText: string, cwd: string): ToolDisplay {
+  const input = parseArguments(argumentsText)
+  const args: Record<string, unknown> = isRecord(input) ? input : {}
+  const path = stringArg(args, 'path', 'file_path', 'filePath')
+  const absolute = path === undefined ? undefined : resolve(cwd, path)
+  const shown = absolute === undefined ? undefined : displayPath(absolute, cwd)
+  const line = numberArg(args, 'offset', 'line', 'start_line')
+  const locations: ToolCallLocation[] = absolute === undefined ? [] : [line ? { path: absolute, line } : { path: absolute }]
+  const kind = toolKind(name)
+  return { title: titleFor(name, args, shown), kind, locations, rawInput: input }
+}
+
+function titleFor(name: string, args: Record<string, unknown>, path: string | undefined): string {
+  const pattern = stringArg(args, 'pattern', 'query')
+  switch (name) {
+    case 'read':
+      return path ? `Read ${path}` : 'Read'
+    case 'write':
+      return path ? `Write ${path}` : 'Write'
+    case 'edit':
+      return path ? `Edit ${path}` : 'Edit'
+    case 'bash': {
+      const command = stringArg(args, 'command')
+      return command ? '`' + command.replaceAll('`', "'") + '`' : 'Run a command'
+    }
+    case 'grep':
+      return pattern ? `Search for "${pattern}"${path ? ` in ${path}` : ''}` : 'Search'
+    case 'glob':
+      return pattern ? `Find ${pattern}${path ? ` in ${path}` : ''}` : 'Find files'
+    case 'ls':
+      return `List ${path ?? '.'}`
+    case 'todo':
+    case 'todo_write':
+      return 'Update the plan'
+    case 'fetch':
+    case 'web_fetch': {
+      const url = stringArg(args, 'url')
+      return url ? `Fetch ${url}` : 'Fetch'
+    }
+  }
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name)
+  return mcp ? `${mcp[1]}: ${mcp[2]}` : name
+}
+
+/**
+ * What a finished call shows in the editor. A result whose `meta` names a changed file (`path` with `oldText` and
+ * `newText`, or `path` with a unified `diff`) shows as a diff; a failed call shows its message; a command shows its
+ * output fenced as code; anything else shows its text.
+ */
+export function resultContent(
+  name: string,
+  content: readonly InputBlock[],
+  isError: boolean,
+  meta: JsonValue | undefined,
+  cwd: string,
+): ToolCallContent[] {
+  const diff = isError ? undefined : diffFromMeta(meta, cwd)
+  if (diff) return [diff]
+  const out: ToolCallContent[] = []
+  for (const block of content) {
+    if (block.type === 'image') {
+      out.push({ type: 'content', content: { type: 'image', mimeType: block.mimeType, data: block.data } })
+    } else if (block.text.length > 0) {
+      const text = !isError && toolKind(name) === 'execute' ? fenced(block.text) : block.text
+      out.push({ type: 'content', content: { type: 'text', text } })
+    }
+  }
+  return out
+}
+
+/** Output of a running command as it streams, fenced like the final output. */
+export function progressContent(text: string): ToolCallContent[] {
+  return [{ type: 'content', content: { type: 'text', text: fenced(text) } }]
+}
+
+/**
+ * The diff a file-changing tool left in its result's `meta`. ACP wants the whole old and new text; when only a
+ * unified diff is there, its hunks stand in for both (context and removed lines as old, context and added as new).
+ */
+export function diffFromMeta(meta: JsonValue | undefined, cwd: string): ToolCallContent | undefined {
+  if (!isRecord(meta)) return undefined
+  const path = stringArg(meta, 'path', 'file_path', 'filePath')
+  if (path === undefined) return undefined
+  const absolute = resolve(cwd, path)
+  const newText = stringArg(meta, 'newText', 'new_text', 'after')
+  if (newText !== undefined) {
+    const oldText = stringArg(meta, 'oldText', 'old_text', 'before')
+    return { type: 'diff', path: absolute, oldText: oldText ?? null, newText }
+  }
+  const unified = stringArg(meta, 'diff', 'patch', 'unifiedDiff')
+  if (unified === undefined) return undefined
+  const sides = sidesOfUnifiedDiff(unified)
+  return sides ? { type: 'diff', path: absolute, oldText: sides.oldText, newText: sides.newText } : undefined
+}
+
+/** The old and new side of a unified diff's hunks, or undefined when it has no hunk. */
+export function sidesOfUnifiedDiff(diff: string): { oldText: string; newText: string } | undefined {
+  const oldLines: string[] = []
+  const newLines: string[] = []
+  let inHunk = false
+  for (const line of diff.split('\n')) {
+    if (line.startsWith('@@')) {
+      inHunk = true
+      continue
+    }
+    if (!inHunk) continue
+    if (line.startsWith(' ')) {
+      oldLines.push(line.slice(1))
+      newLines.push(line.slice(1))
+    } else if (line.startsWith('-')) {
+      oldLines.push(line.slice(1))
+    } else if (line.startsWith('+')) {
+      newLines.push(line.slice(1))
+    }
+  }
+  if (!inHunk) return undefined
+  return { oldText: oldLines.join('\n'), newText: newLines.join('\n') }
+}
+
+function fenced(text: string): string {
+  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length))
+  const fence = '`'.repeat(longest + 1)
+  return `${fence}\n${text.replace(/\n$/, '')}\n${fence}`
+}
+
+function displayPath(absolute: string, cwd: string): string {
+  const rel = relative(cwd, absolute)
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? absolute : rel
+}
+
+function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    // The model wrote arguments that are not JSON; the tool will answer with an error. Show the raw text.
+    return text
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function stringArg(args: Record<string, unknown>, ...keys: string[]): string | undefined {
+  for (const key of keys) {
+    const value = args[key]
+    if (typeof value === 'string') return value
+  }
+  return undefined
+}
+
+function numberArg(args: Record<string, unknown>, ...keys: string[]): number | undefined {
+  for (const key of keys) {
+    const value = args[key]
+    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value
+  }
+  return undefined
+}

@@ -1,0 +1,136 @@
+import type { SessionUpdate, ToolCallStatus } from '@agentclientprotocol/sdk'
+import type { LiveEvent } from '../agent/types.js'
+import type { AnyEvent, SessionEvent } from '../session/events.js'
+import { inputToAcp } from './content.js'
+import { describeToolCall, progressContent, resultContent } from './tool-display.js'
+
+/** Streamed command output kept per call for `tool_call_update`: the tail, in characters. */
+const PROGRESS_TAIL = 16_000
+
+/**
+ * Turns one session's live events into ACP `session/update` payloads. One translator per ACP session: it
+ * remembers which tool calls the client has been told about, so each call is announced once (`tool_call`, when the
+ * assistant message that asked for it is committed, status `pending`) and then only updated (`in_progress` when it
+ * starts, `completed`/`failed` with its content when its result is committed).
+ *
+ * Live, text and reasoning reach the client as deltas while the model streams; committed assistant messages add
+ * only their tool calls. Replaying a stored log (`session/load`) has no deltas, so there the committed messages
+ * supply text, reasoning and the user's own prompts.
+ */
+export class UpdateTranslator {
+  /** Calls the client has been told about: call id → the tool's name and the arguments last shown. */
+  private readonly announced = new Map<string, { name: string; args: string }>()
+  private readonly progress = new Map<string, string>()
+
+  constructor(private readonly cwd: string) {}
+
+  live(live: LiveEvent): SessionUpdate[] {
+    switch (live.type) {
+      case 'text-delta':
+        return live.text ? [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: live.text } }] : []
+      case 'reasoning-delta':
+        return live.text ? [{ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: live.text } }] : []
+      case 'tool-progress': {
+        const text = ((this.progress.get(live.callId) ?? '') + live.text).slice(-PROGRESS_TAIL)
+        this.progress.set(live.callId, text)
+        return [
+          { sessionUpdate: 'tool_call_update', toolCallId: live.callId, status: 'in_progress', content: progressContent(text) },
+        ]
+      }
+      case 'event':
+        return this.committed(live.event, false)
+      case 'tool-call-delta':
+      case 'notice':
+      case 'idle':
+        return []
+    }
+  }
+
+  /** The updates that show one stored event again, for `session/load`. */
+  replay(event: SessionEvent): SessionUpdate[] {
+    return this.committed(event, true)
+  }
+
+  private committed(stored: SessionEvent, replaying: boolean): SessionUpdate[] {
+    const event = stored as AnyEvent
+    switch (event.type) {
+      case 'user/message':
+      case 'steering/message':
+        if (!replaying) return []
+        return event.data.content.map((block) => ({ sessionUpdate: 'user_message_chunk', content: inputToAcp(block) }))
+      case 'assistant/message': {
+        const out: SessionUpdate[] = []
+        for (const block of event.data.message.content) {
+          if (block.type === 'tool-call') {
+            out.push(this.announce(block.id, block.name, block.arguments, 'pending'))
+          } else if (replaying && block.text) {
+            const sessionUpdate = block.type === 'text' ? 'agent_message_chunk' : 'agent_thought_chunk'
+            out.push({ sessionUpdate, content: { type: 'text', text: block.text } })
+          }
+        }
+        return out
+      }
+      case 'tool/call': {
+        const args = event.data.rewritten?.arguments ?? event.data.arguments
+        const previous = this.announced.get(event.data.callId)
+        if (previous === undefined) return [this.announce(event.data.callId, event.data.name, args, 'in_progress')]
+        if (previous.args !== args) {
+          this.announced.set(event.data.callId, { name: event.data.name, args })
+          const display = describeToolCall(event.data.name, args, this.cwd)
+          return [
+            {
+              sessionUpdate: 'tool_call_update',
+              toolCallId: event.data.callId,
+              status: 'in_progress',
+              title: display.title,
+              locations: display.locations,
+              rawInput: display.rawInput,
+            },
+          ]
+        }
+        return replaying ? [] : [{ sessionUpdate: 'tool_call_update', toolCallId: event.data.callId, status: 'in_progress' }]
+      }
+      case 'tool/result': {
+        const { callId, content, isError, meta } = event.data
+        this.progress.delete(callId)
+        const status: ToolCallStatus = isError ? 'failed' : 'completed'
+        const name = this.announced.get(callId)?.name ?? ''
+        return [
+          {
+            sessionUpdate: 'tool_call_update',
+            toolCallId: callId,
+            status,
+            content: resultContent(name, content, isError, meta, this.cwd),
+          },
+        ]
+      }
+      case 'todo/write':
+        return [
+          {
+            sessionUpdate: 'plan',
+            entries: event.data.todos.map((todo) => ({ content: todo.content, status: todo.status, priority: 'medium' })),
+          },
+        ]
+      case 'permission/mode':
+        return [{ sessionUpdate: 'current_mode_update', currentModeId: event.data.mode }]
+      case 'session/title':
+        return [{ sessionUpdate: 'session_info_update', title: event.data.title }]
+      default:
+        return []
+    }
+  }
+
+  private announce(callId: string, name: string, args: string, status: ToolCallStatus): SessionUpdate {
+    this.announced.set(callId, { name, args })
+    const display = describeToolCall(name, args, this.cwd)
+    return {
+      sessionUpdate: 'tool_call',
+      toolCallId: callId,
+      title: display.title,
+      kind: display.kind,
+      status,
+      locations: display.locations,
+      rawInput: display.rawInput,
+    }
+  }
+}

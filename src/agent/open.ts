@@ -1,0 +1,152 @@
+import { join, resolve } from 'node:path'
+import type { Effort, ModelAdapter, Wire } from '../llm/adapter.js'
+import { modelInfo, DEFAULT_MODEL, type ModelInfo } from '../llm/catalog.js'
+import { createAdapter } from '../llm/create.js'
+import { resolveApiKey } from '../llm/credentials.js'
+import { loadSettings, type Settings } from '../config/settings.js'
+import { systemPrompt } from '../context/system-prompt.js'
+import { workspaceInstructions } from '../context/workspace.js'
+import { runtimeContext } from '../context/runtime.js'
+import { loadHooks } from '../hooks/index.js'
+import { loadMcpConfig, McpManager, type McpServerConfig } from '../mcp/index.js'
+import { createPermissionPolicy, permissionNeededMessage } from '../permissions/policy.js'
+import { forkSession } from '../session/fork.js'
+import { Session } from '../session/session.js'
+import { reinHome } from '../store/home.js'
+import { listSessions, resolveSessionId } from '../store/listing.js'
+import { JsonlStore } from '../store/store.js'
+import { builtinTools, createToolState, disposeToolState, toolSchemas } from '../tools/registry.js'
+import { Agent } from './agent.js'
+import type { Extension, SessionStartSource } from './extensions.js'
+import type { AgentApi, PermissionMode } from './types.js'
+
+export interface OpenAgentOptions {
+  cwd: string
+  /** `$REIN_HOME`; defaults to the environment's, else ~/.rein. */
+  home?: string
+  env?: NodeJS.ProcessEnv
+  resume?: string
+  /** Resume the latest session of `cwd`. */
+  continueLatest?: boolean
+  fork?: { id: string; seq?: number }
+  model?: string
+  effort?: Effort
+  permissionMode?: PermissionMode
+  /** Extra allow rules for this run (`--allow`). */
+  allow?: string[]
+  trustProjectHooks?: boolean
+  /** MCP servers passed by a client (ACP `session/new`), in addition to the configured ones. */
+  mcpServers?: McpServerConfig[]
+  maxSteps?: number
+  extensions?: Extension<AgentApi>[]
+  /** Tests and the demo may supply the adapter. */
+  adapter?: ModelAdapter
+  /** Called with problems found while loading hooks or servers (one sentence each). */
+  onProblem?: (message: string) => void
+}
+
+/** What `openAgent` hands back besides the agent: facts front ends show. */
+export interface OpenedAgent {
+  agent: Agent
+  model: ModelInfo
+  settings: Settings
+  mcp: McpManager
+  problems: string[]
+}
+
+/** Opens (or resumes, or forks) a session and wires every part of Rein around it. */
+export async function openAgentWithContext(options: OpenAgentOptions): Promise<OpenedAgent> {
+  const env = options.env ?? process.env
+  const home = options.home ?? reinHome(env)
+  const cwd = resolve(options.cwd)
+  const settings = loadSettings(cwd, home)
+  const store = new JsonlStore(home)
+  const problems: string[] = []
+  const report = (message: string): void => {
+    problems.push(message)
+    options.onProblem?.(message)
+  }
+
+  let session: Session
+  let start: SessionStartSource = 'startup'
+  if (options.resume) {
+    session = await Session.load(store, await resolveSessionId(store, options.resume, cwd))
+    start = 'resume'
+  } else if (options.continueLatest) {
+    const latest = (await listSessions(store, cwd))[0]
+    if (!latest) throw new Error(`There is no earlier session in ${cwd} to continue; start one without --continue.`)
+    session = await Session.load(store, latest.id)
+    start = 'resume'
+  } else if (options.fork) {
+    session = await forkSession(store, await resolveSessionId(store, options.fork.id, cwd), options.fork.seq)
+    start = 'fork'
+  } else {
+    session = await Session.create(store, { cwd })
+  }
+
+  const modelId = options.model ?? settings.model ?? previousModel(session) ?? DEFAULT_MODEL
+  const info = modelInfo(modelId, (settings.models ?? {}) as Record<string, Partial<ModelInfo>>)
+  const wire: Wire = (settings.wire as Wire | undefined) ?? info.wire ?? 'chat'
+  const adapter =
+    options.adapter ??
+    createAdapter({ wire, baseUrl: env.DEEPSEEK_BASE_URL, apiKey: () => resolveApiKey(env, home) })
+
+  const mcpConfig = loadMcpConfig({ cwd, settings, home, trustProject: options.trustProjectHooks })
+  mcpConfig.problems.forEach(report)
+  const mcp = new McpManager([...mcpConfig.servers, ...(options.mcpServers ?? [])], {
+    onNotice: (_level, message) => report(message),
+  })
+  await mcp.start()
+
+  const hooks = loadHooks({ cwd, home, trustProjectHooks: options.trustProjectHooks })
+  hooks.problems.forEach(report)
+
+  let mode: PermissionMode = options.permissionMode ?? settings.permissions?.defaultMode ?? 'default'
+  const getMode = (): PermissionMode => agentRef?.permissionMode ?? mode
+  let agentRef: Agent | undefined
+  const policy = createPermissionPolicy({ cwd, settings, getMode, extraAllow: options.allow ?? [], sessionAllow: [] })
+
+  const toolState = createToolState({
+    spillDir: join(home, 'spill', session.id),
+    secretEnv: settings.secretEnv ?? [],
+  })
+  const tools = () => [...builtinTools(), ...mcp.tools()]
+
+  const agent = await Agent.create({
+    session,
+    adapter,
+    tools: tools(),
+    schemas: toolSchemas,
+    system: systemPrompt({ model: modelId, cwd }),
+    config: { model: modelId, effort: options.effort ?? settings.effort ?? 'high' },
+    toolState,
+    permissionMode: mode,
+    start,
+    maxSteps: options.maxSteps,
+    permissionNeeded: permissionNeededMessage,
+    extensions: [
+      hooks.extension,
+      workspaceInstructions({ home }),
+      runtimeContext(),
+      policy,
+      ...(options.extensions ?? []),
+    ],
+    onClose: async () => {
+      await disposeToolState(toolState)
+      await mcp.close()
+    },
+  })
+  agentRef = agent
+  mode = agent.permissionMode
+  mcp.onToolsChanged(() => agent.setTools(tools()))
+  return { agent, model: info, settings, mcp, problems }
+}
+
+export async function openAgent(options: OpenAgentOptions): Promise<Agent> {
+  return (await openAgentWithContext(options)).agent
+}
+
+/** A resumed session keeps the model it ran with unless told otherwise. */
+function previousModel(session: Session): string | undefined {
+  return session.last('request/header')?.data.config.model
+}

@@ -1,0 +1,27 @@
+import { createHash } from 'node:crypto'
+import type { ModelAdapter, ModelRequest } from '../llm/adapter.js'
+import type { Message } from '../llm/messages.js'
+import type { EventDataMap } from '../session/events.js'
+
+export type RequestHeader = EventDataMap['request/header']
+
+/** The header fields that decide whether a new `request/header` must be logged. */
+export function sameHeader(a: Omit<RequestHeader, 'reason'>, b: Omit<RequestHeader, 'reason'>): boolean {
+  return (
+    a.system === b.system &&
+    JSON.stringify(a.config) === JSON.stringify(b.config) &&
+    JSON.stringify(a.tools) === JSON.stringify(b.tools)
+  )
+}
+
+/** A request is the latest header plus the projected surface: nothing else may enter it (DESIGN principle 1). */
+export function buildRequest(header: RequestHeader, messages: readonly Message[]): ModelRequest {
+  return { config: header.config, system: header.system, tools: header.tools, messages }
+}
+
+/** The exact bytes sent and their digest, as `request/sent` records them. */
+export function encodeRequest(adapter: ModelAdapter, request: ModelRequest): { body: string; sha256: string; bytes: number } {
+  const body = adapter.body(request)
+  const buffer = Buffer.from(body, 'utf8')
+  return { body, sha256: createHash('sha256').update(buffer).digest('hex'), bytes: buffer.length }
+}

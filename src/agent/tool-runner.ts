@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto'
+import type { InputBlock, ToolCallBlock } from '../llm/messages.js'
+import type { JsonValue, Source } from '../session/events.js'
+import type { Session } from '../session/session.js'
+import type { AnyTool, ToolContext, ToolOutput, ToolState } from '../tools/tool.js'
+import type { ToolCallInfo } from './extensions.js'
+import type { Listeners } from './listeners.js'
+import type { AgentApi, LiveEvent, PermissionAsker } from './types.js'
+
+/** What the runner needs from the agent for one step's tool calls. */
+export interface ToolStep {
+  turn: number
+  step: number
+  session: Session
+  tools: ReadonlyMap<string, AnyTool>
+  state: ToolState
+  listeners: Listeners
+  agent: AgentApi
+  signal: AbortSignal
+  asker: PermissionAsker | undefined
+  /** The sentence a model reads when a call needs permission and no front end can ask. */
+  permissionNeeded: (call: ToolCallInfo) => string
+  emit: (event: LiveEvent) => void
+  /** How many read-only calls may run at once. */
+  concurrency: number
+}
+
+/** A call after validation and permission: either ready to run, or already answered. */
+interface Prepared {
+  block: ToolCallBlock
+  call: ToolCallInfo
+  tool?: AnyTool
+  args?: unknown
+  answer?: ToolOutput
+  rewrittenBy?: string
+}
+
+const errorResult = (text: string): ToolOutput => ({ content: [{ type: 'text', text }], isError: true })
+
+/** Parses raw argument text. An empty string counts as `{}`: models send it for tools without parameters. */
+export function parseArguments(raw: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (raw.trim() === '') return { ok: true, value: {} }
+  try {
+    return { ok: true, value: JSON.parse(raw) }
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) }
+  }
+}
+
+function validate(tool: AnyTool, raw: string): { args: unknown } | { error: string } {
+  const parsed = parseArguments(raw)
+  if (!parsed.ok) {
+    return { error: `Error: the arguments for ${tool.name} are not valid JSON (${parsed.message}). Send one JSON object that matches the tool's schema.` }
+  }
+  const checked = tool.schema.safeParse(parsed.value)
+  if (!checked.success) {
+    const problems = checked.error.issues
+      .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+      .join('; ')
+    return { error: `Error: invalid arguments for ${tool.name}: ${problems}. Fix them and call the tool again.` }
+  }
+  return { args: checked.data }
+}
+
+/**
+ * Runs one step's tool calls: validate, ask the `preTool` listeners (and the front end, when they say ask), log the
+ * call, flush, run, let `postTool` listeners see the result, log the result. Consecutive read-only calls run
+ * together in a bounded pool; every result is committed in model order. Never throws for a tool's failure: the
+ * model gets an error result it can act on.
+ */
+export async function runToolCalls(blocks: readonly ToolCallBlock[], s: ToolStep): Promise<void> {
+  const open = new Set<string>()
+  const context: PendingContext[] = []
+  try {
+    let i = 0
+    while (i < blocks.length) {
+      const first = await prepare(blocks[i], s)
+      const group: Prepared[] = [first]
+      i++
+      if (first.tool?.readOnly && !first.answer) {
+        while (i < blocks.length) {
+          const next = blocks[i]
+          const tool = s.tools.get(next.name)
+          if (!tool?.readOnly) break
+          const prepared = await prepare(next, s)
+          if (prepared.answer) {
+            group.push(prepared)
+            i++
+            break
+          }
+          group.push(prepared)
+          i++
+        }
+      }
+      for (const p of group) {
+        s.session.append('tool/call', {
+          turn: s.turn,
+          step: s.step,
+          callId: p.block.id,
+          name: p.block.name,
+          arguments: p.block.arguments,
+          ...(p.rewrittenBy ? { rewritten: { arguments: p.call.arguments, by: p.rewrittenBy } } : {}),
+        })
+        open.add(p.block.id)
+      }
+      await s.session.flush()
+      const outputs = await runPool(group, s)
+      for (let k = 0; k < group.length; k++) {
+        context.push(...(await commit(group[k], outputs[k], s)))
+        open.delete(group[k].block.id)
+      }
+    }
+    // Context from postTool listeners enters after every result: nothing may stand between a call and its result.
+    for (const entry of context) {
+      s.session.append('context/message', {
+        id: randomUUID(),
+        content: entry.content,
+        source: entry.source,
+        ...(entry.meta !== undefined ? { meta: entry.meta } : {}),
+      })
+    }
+  } finally {
+    // A listener failure mid-batch must not leave calls without results: the log would not load as a whole turn.
+    for (const callId of open) {
+      s.session.append('tool/result', {
+        turn: s.turn,
+        step: s.step,
+        callId,
+        content: [{ type: 'text', text: 'The harness failed before this call finished; its outcome is unknown. Check for side effects before retrying.' }],
+        isError: true,
+      })
+    }
+  }
+}
+
+async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
+  const parsed = parseArguments(block.arguments)
+  const call: ToolCallInfo = {
+    turn: s.turn,
+    step: s.step,
+    callId: block.id,
+    name: block.name,
+    arguments: block.arguments,
+    input: parsed.ok ? parsed.value : undefined,
+  }
+  if (s.signal.aborted) return { block, call, answer: errorResult('Cancelled by the user before this call ran; nothing was done.') }
+  const tool = s.tools.get(block.name)
+  if (!tool) {
+    const names = [...s.tools.keys()].sort().join(', ')
+    return { block, call, answer: errorResult(`Error: there is no tool named "${block.name}". Available tools: ${names}.`) }
+  }
+  const first = validate(tool, block.arguments)
+  if ('error' in first) return { block, call, tool, answer: errorResult(first.error) }
+
+  const decided = await s.listeners.preTool(call, s.agent, (raw) => {
+    const p = parseArguments(raw)
+    return p.ok ? p.value : undefined
+  })
+  let args = first.args
+  if (decided.rewrittenBy) {
+    const again = validate(tool, decided.call.arguments)
+    if ('error' in again) {
+      const answer = errorResult(`${again.error} (The arguments were rewritten by ${decided.rewrittenBy}.)`)
+      return { block, call: decided.call, tool, answer, rewrittenBy: decided.rewrittenBy }
+    }
+    args = again.args
+  }
+  const base = { block, call: decided.call, tool, args, rewrittenBy: decided.rewrittenBy }
+  if (decided.verdict === 'deny') {
+    return { ...base, answer: errorResult(`Error: permission denied: ${decided.reason ?? 'a policy refused this call'}`) }
+  }
+  if (decided.verdict === 'ask') {
+    if (!s.asker) return { ...base, answer: errorResult(s.permissionNeeded(decided.call)) }
+    const answer = await s.asker({ call: decided.call, reason: decided.reason ?? 'This call needs permission.' }, s.signal).catch(
+      () => ({ outcome: 'deny' as const, note: undefined }),
+    )
+    if (answer.outcome === 'deny') {
+      const note = answer.note ? ` The user said: ${answer.note}` : ''
+      return { ...base, answer: errorResult(`Error: the user denied permission for this ${block.name} call.${note}`) }
+    }
+  }
+  return base
+}
+
+async function runPool(group: Prepared[], s: ToolStep): Promise<ToolOutput[]> {
+  const outputs: ToolOutput[] = new Array(group.length)
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < group.length) {
+      const index = next++
+      outputs[index] = await runOne(group[index], s)
+    }
+  }
+  const width = Math.min(group.length, Math.max(1, s.concurrency))
+  await Promise.all(Array.from({ length: width }, worker))
+  return outputs
+}
+
+async function runOne(p: Prepared, s: ToolStep): Promise<ToolOutput> {
+  if (p.answer) return p.answer
+  if (s.signal.aborted) return errorResult('Cancelled by the user before this call ran; nothing was done.')
+  const tool = p.tool as AnyTool
+  const ctx: ToolContext = {
+    cwd: s.session.cwd,
+    callId: p.block.id,
+    signal: s.signal,
+    state: s.state,
+    record: (type, data) => {
+      s.session.append(type, data)
+    },
+    progress: (text) => s.emit({ type: 'tool-progress', callId: p.block.id, text }),
+  }
+  try {
+    const output = await tool.run(p.args, ctx)
+    if (s.signal.aborted && !output.isError) {
+      return { ...output, content: [...output.content, { type: 'text', text: '(The user cancelled the turn while this ran.)' }] }
+    }
+    return output
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    return errorResult(`Error: ${tool.name} failed unexpectedly: ${message}`)
+  }
+}
+
+type PendingContext = { content: InputBlock[]; source: Source; meta?: JsonValue }
+
+async function commit(p: Prepared, output: ToolOutput, s: ToolStep): Promise<PendingContext[]> {
+  let content: InputBlock[] = output.content
+  let context: PendingContext[] = []
+  if (!p.answer && p.tool) {
+    const post = await s.listeners.postTool(p.call, output, s.agent)
+    if (post.content) content = post.content
+    if (post.blocks.length) content = [...content, { type: 'text', text: post.blocks.join('\n') }]
+    context = post.context
+  }
+  s.session.append('tool/result', {
+    turn: s.turn,
+    step: s.step,
+    callId: p.block.id,
+    content,
+    isError: output.isError === true,
+    ...(output.meta !== undefined ? { meta: output.meta } : {}),
+  })
+  return context
+}

@@ -1,0 +1,114 @@
+import { Command, InvalidArgumentError, Option } from 'commander'
+import { existsSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { Effort } from '../../llm/adapter.js'
+import { MISSING_KEY_MESSAGE, resolveApiKey } from '../../llm/credentials.js'
+import { reinHome } from '../../store/home.js'
+import { PERMISSION_MODES, type PermissionMode } from '../../agent/types.js'
+import type { OpenAgentOptions } from '../../agent/open.js'
+import { runPrint, type OutputFormat } from '../print/print-mode.js'
+import { fail, UsageError } from '../fail.js'
+
+/** Options shared by one-shot mode and the terminal UI. */
+export interface RunFlags {
+  print?: string | boolean
+  outputFormat: OutputFormat
+  model?: string
+  effort?: Effort
+  resume?: string
+  continue?: boolean
+  fork?: string
+  maxTurns?: number
+  cwd?: string
+  permissionMode?: PermissionMode
+  allow?: string[]
+  trustProjectHooks?: boolean
+}
+
+const positiveInt = (value: string): number => {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.')
+  return n
+}
+
+/** `rein [prompt]` opens the terminal UI; `rein -p "<prompt>"` runs one prompt and exits. */
+export function registerRunCommand(program: Command): void {
+  program
+    .argument('[prompt...]', 'prompt (with -p), or the first prompt of the terminal UI')
+    .option('-p, --print [prompt]', 'run one prompt to completion and print the result')
+    .addOption(
+      new Option('--output-format <format>', 'output of -p').choices(['text', 'json', 'stream-json']).default('text'),
+    )
+    .option('--model <id>', 'model id, sent verbatim (default deepseek-v4-flash)')
+    .addOption(new Option('--effort <level>', 'thinking effort').choices(['off', 'low', 'high', 'max']))
+    .option('--resume <id>', 'resume a session (id or unique prefix)')
+    .option('-c, --continue', 'resume the latest session of this directory')
+    .option('--fork <id[@seq]>', 'start a new session from a copy of another, up to a seq')
+    .option('--max-turns <n>', 'stop a turn after this many model requests', positiveInt)
+    .option('--cwd <dir>', 'working directory (default: the current one)')
+    .addOption(new Option('--permission-mode <mode>', 'permission mode').choices([...PERMISSION_MODES]))
+    .option('--allow <rule...>', 'extra allow rules for this run, e.g. "Bash(npm test)"')
+    .option('--trust-project-hooks', 'run project hooks and MCP servers without asking')
+    .action(async (words: string[], flags: RunFlags) => {
+      try {
+        process.exitCode = await run(words, flags)
+      } catch (error) {
+        fail(error)
+      }
+    })
+}
+
+async function run(words: string[], flags: RunFlags): Promise<number> {
+  const open = agentOptions(flags)
+  const env = process.env
+  if (flags.print === undefined || flags.print === false) {
+    if (!process.stdin.isTTY) {
+      throw new UsageError('The terminal UI needs a terminal; use -p "<prompt>" to run one prompt without one.')
+    }
+    const { runTui } = await import('../tui/index.js')
+    return runTui({ ...open, initialPrompt: words.join(' ') || undefined })
+  }
+  let prompt = [typeof flags.print === 'string' ? flags.print : '', ...words].filter(Boolean).join(' ')
+  if (!process.stdin.isTTY) {
+    const piped = await readStdin()
+    if (piped.trim()) prompt = prompt ? `${prompt}\n\n${piped}` : piped
+  }
+  if (!prompt.trim()) throw new UsageError('No prompt given: pass one after -p, or pipe it on standard input.')
+  if (!resolveApiKey(env, open.home ?? reinHome(env))) throw new UsageError(MISSING_KEY_MESSAGE)
+  return runPrint({ ...open, prompt, outputFormat: flags.outputFormat })
+}
+
+/** Turns the shared flags into `openAgent` options, checking what can be checked before anything starts. */
+export function agentOptions(flags: RunFlags): OpenAgentOptions {
+  const cwd = resolve(flags.cwd ?? process.cwd())
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`The working directory ${cwd} does not exist.`)
+  const picked = [flags.resume, flags.continue, flags.fork].filter(Boolean).length
+  if (picked > 1) throw new UsageError('Use only one of --resume, --continue and --fork.')
+  let fork: OpenAgentOptions['fork']
+  if (flags.fork) {
+    const [id, at] = flags.fork.split('@')
+    const seq = at === undefined ? undefined : Number(at)
+    if (seq !== undefined && (!Number.isInteger(seq) || seq < 0)) {
+      throw new UsageError(`--fork ${flags.fork}: the part after @ must be an event seq (a whole number).`)
+    }
+    fork = { id, seq }
+  }
+  return {
+    cwd,
+    model: flags.model,
+    effort: flags.effort,
+    resume: flags.resume,
+    continueLatest: flags.continue,
+    fork,
+    maxSteps: flags.maxTurns,
+    permissionMode: flags.permissionMode,
+    allow: flags.allow,
+    trustProjectHooks: flags.trustProjectHooks,
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}

@@ -1,0 +1,191 @@
+import { createInterface } from 'node:readline'
+import { randomUUID } from 'node:crypto'
+import { z } from 'zod'
+import { openAgentWithContext, type OpenAgentOptions, type OpenedAgent } from '../../agent/open.js'
+import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
+import { PERMISSION_MODES } from '../../agent/types.js'
+
+/**
+ * `rein rpc`: newline-delimited JSON over stdio. Every command line gets one `response` line with `ok`; events
+ * stream as `event` lines. The protocol is documented in docs/rpc.md.
+ */
+const content = z.union([
+  z.string(),
+  z.array(
+    z.union([
+      z.object({ type: z.literal('text'), text: z.string() }),
+      z.object({ type: z.literal('image'), mimeType: z.string(), data: z.string() }),
+    ]),
+  ),
+])
+const command = z.discriminatedUnion('type', [
+  z.object({ id: z.unknown().optional(), type: z.literal('prompt'), message: content, mode: z.enum(['steer', 'followUp']).optional() }),
+  z.object({ id: z.unknown().optional(), type: z.literal('steer'), message: content }),
+  z.object({ id: z.unknown().optional(), type: z.literal('follow_up'), message: content }),
+  z.object({ id: z.unknown().optional(), type: z.literal('inject'), message: content }),
+  z.object({ id: z.unknown().optional(), type: z.literal('cancel') }),
+  z.object({ id: z.unknown().optional(), type: z.literal('get_state') }),
+  z.object({ id: z.unknown().optional(), type: z.literal('get_messages') }),
+  z.object({ id: z.unknown().optional(), type: z.literal('fork'), seq: z.number().int().nonnegative().optional() }),
+  z.object({ id: z.unknown().optional(), type: z.literal('set_permission_mode'), mode: z.enum(PERMISSION_MODES as [string, ...string[]]) }),
+  z.object({
+    id: z.unknown().optional(),
+    type: z.literal('permission_response'),
+    requestId: z.string(),
+    outcome: z.enum(['allow-once', 'allow-always', 'deny']),
+    note: z.string().optional(),
+  }),
+  z.object({ id: z.unknown().optional(), type: z.literal('shutdown') }),
+])
+type RpcCommand = z.infer<typeof command>
+
+export interface RpcOptions extends OpenAgentOptions {
+  input?: NodeJS.ReadableStream
+  output?: NodeJS.WritableStream
+  /** Send permission requests to the client instead of treating ask as deny. */
+  askPermissions?: boolean
+}
+
+export async function runRpc(options: RpcOptions): Promise<number> {
+  const output = options.output ?? process.stdout
+  const send = (value: unknown): void => {
+    output.write(`${JSON.stringify(value)}\n`)
+  }
+  const pendingAsks = new Map<string, (answer: PermissionAnswer) => void>()
+  let opened: OpenedAgent = await openAgentWithContext({
+    ...options,
+    onProblem: (message) => send({ type: 'event', event: { type: 'notice', level: 'warning', message } }),
+  })
+  let unsubscribe = attach(opened)
+
+  function attach(o: OpenedAgent): () => void {
+    if (options.askPermissions) {
+      o.agent.permissionAsker = (request: PermissionRequest, signal: AbortSignal) =>
+        new Promise<PermissionAnswer>((resolve) => {
+          const requestId = randomUUID()
+          pendingAsks.set(requestId, resolve)
+          signal.addEventListener('abort', () => {
+            pendingAsks.delete(requestId)
+            resolve({ outcome: 'deny' })
+          })
+          send({ type: 'permission_request', requestId, call: request.call, reason: request.reason, suggestedRule: request.suggestedRule })
+        })
+    }
+    return o.agent.subscribe((event) => send({ type: 'event', event }))
+  }
+
+  const respond = (cmd: { id?: unknown; type: string }, data?: unknown): void =>
+    send({ type: 'response', id: cmd.id ?? null, command: cmd.type, ok: true, ...(data !== undefined ? { data } : {}) })
+  const reject = (id: unknown, commandName: string | null, error: string): void =>
+    send({ type: 'response', id: id ?? null, command: commandName, ok: false, error })
+
+  async function handle(cmd: RpcCommand): Promise<boolean> {
+    const agent = opened.agent
+    switch (cmd.type) {
+      case 'prompt': {
+        if (agent.busy && !cmd.mode) {
+          reject(cmd.id, cmd.type, 'The agent is busy: send the prompt with "mode": "steer" or "followUp".')
+          return true
+        }
+        const id = cmd.mode === 'steer' ? agent.steer(cmd.message) : agent.followUp(cmd.message)
+        respond(cmd, { messageId: id })
+        return true
+      }
+      case 'steer':
+        respond(cmd, { messageId: agent.steer(cmd.message) })
+        return true
+      case 'follow_up':
+        respond(cmd, { messageId: agent.followUp(cmd.message) })
+        return true
+      case 'inject':
+        respond(cmd, { messageId: agent.inject(cmd.message, { kind: 'rpc' }) })
+        return true
+      case 'cancel':
+        agent.cancel()
+        respond(cmd)
+        return true
+      case 'get_state':
+        respond(cmd, {
+          sessionId: agent.session.id,
+          cwd: agent.cwd,
+          busy: agent.busy,
+          model: agent.config.model,
+          effort: agent.config.effort,
+          permissionMode: agent.permissionMode,
+          queued: agent.queued.map((q) => ({ id: q.id, verb: q.verb })),
+          events: agent.session.length,
+        })
+        return true
+      case 'get_messages':
+        respond(cmd, { messages: agent.session.messages() })
+        return true
+      case 'set_permission_mode':
+        agent.setPermissionMode(cmd.mode as (typeof PERMISSION_MODES)[number])
+        respond(cmd)
+        return true
+      case 'fork': {
+        if (agent.busy) {
+          reject(cmd.id, cmd.type, 'Cannot fork while a turn runs; cancel it or wait for it to end.')
+          return true
+        }
+        const from = agent.session.id
+        unsubscribe()
+        await agent.close('fork')
+        opened = await openAgentWithContext({ ...options, resume: undefined, continueLatest: false, fork: { id: from, seq: cmd.seq } })
+        unsubscribe = attach(opened)
+        respond(cmd, { sessionId: opened.agent.session.id, parent: from })
+        return true
+      }
+      case 'permission_response': {
+        const resolve = pendingAsks.get(cmd.requestId)
+        if (!resolve) {
+          reject(cmd.id, cmd.type, `No permission request ${cmd.requestId} is waiting.`)
+          return true
+        }
+        pendingAsks.delete(cmd.requestId)
+        resolve(cmd.outcome === 'deny' ? { outcome: 'deny', note: cmd.note } : { outcome: cmd.outcome })
+        respond(cmd)
+        return true
+      }
+      case 'shutdown':
+        respond(cmd)
+        return false
+    }
+  }
+
+  const lines = createInterface({ input: options.input ?? process.stdin, crlfDelay: Infinity })
+  let queue = Promise.resolve(true)
+  let running = true
+  for await (const line of lines) {
+    if (!line.trim()) continue
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(line)
+    } catch {
+      reject(null, null, 'That line is not valid JSON; send one JSON object per line.')
+      continue
+    }
+    const checked = command.safeParse(parsed)
+    if (!checked.success) {
+      const raw = parsed as { id?: unknown; type?: unknown }
+      const name = typeof raw?.type === 'string' ? raw.type : null
+      reject(raw?.id, name, `Invalid command${name ? ` "${name}"` : ''}: ${checked.error.issues.map((i) => `${i.path.join('.') || 'command'} ${i.message}`).join('; ')}.`)
+      continue
+    }
+    queue = queue.then(async (go) => {
+      if (!go) return false
+      try {
+        return await handle(checked.data)
+      } catch (error) {
+        reject(checked.data.id, checked.data.type, error instanceof Error ? error.message : String(error))
+        return true
+      }
+    })
+    running = await queue
+    if (!running) break
+  }
+  lines.close()
+  unsubscribe()
+  await opened.agent.close('exit')
+  return 0
+}

@@ -1,0 +1,128 @@
+import { Box, Text } from 'ink'
+import { memo, type ReactElement } from 'react'
+import type { Item, ToolCard } from './transcript.js'
+import { renderMarkdown } from './markdown.js'
+import { formatDuration } from './tool-card-info.js'
+
+/** Diff lines shown on a card; the whole diff stays in the log and in `/export`. */
+const DIFF_LINES = 24
+
+const TURN_END_TEXT: Record<string, string> = {
+  aborted: 'Cancelled.',
+  interrupted: 'The turn was interrupted (Rein stopped while it ran).',
+  'max-tokens': 'The answer hit the output limit and was cut short.',
+  blocked: 'The turn was blocked.',
+  error: 'The turn failed.',
+}
+
+function firstLine(text: string, max = 100): string {
+  const line = text.trim().split('\n')[0] ?? ''
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+function lineCount(text: string): number {
+  return text.trim() ? text.trim().split('\n').length : 0
+}
+
+/** One finished conversation item. Rendered once into the scrollback, so it must not depend on later state. */
+export const ItemView = memo(function ItemView({ item }: { item: Item }) {
+  switch (item.kind) {
+    case 'user':
+      return item.via === 'steering' ? (
+        <Box marginTop={1}>
+          <Text color="yellow">↳ steered: </Text>
+          <Text>{item.text}</Text>
+        </Box>
+      ) : (
+        <Box marginTop={1}>
+          <Text bold color="cyan">
+            ›{' '}
+          </Text>
+          <Text bold>{item.text}</Text>
+        </Box>
+      )
+    case 'context':
+      return (
+        <Text dimColor>
+          ⟐ {item.label === 'hook' ? 'hook' : `context · ${item.label}`}: {firstLine(item.text, 80)}
+          {lineCount(item.text) > 1 ? ` (+${lineCount(item.text) - 1} lines, Ctrl+O)` : ''}
+        </Text>
+      )
+    case 'reasoning':
+      return (
+        <Text dimColor italic>
+          ✻ thought: {firstLine(item.text, 80)} ({lineCount(item.text)} lines, Ctrl+O)
+        </Text>
+      )
+    case 'assistant':
+      return (
+        <Box marginTop={1} flexDirection="column">
+          <Text>{renderMarkdown(item.text)}</Text>
+          {item.interrupted ? <Text dimColor>(interrupted)</Text> : null}
+        </Box>
+      )
+    case 'tool':
+      return <ToolCardView card={item.card} />
+    case 'notice':
+      return (
+        <Text color={item.level === 'error' ? 'red' : item.level === 'warning' ? 'yellow' : undefined} dimColor={item.level === 'info'}>
+          {item.level === 'error' ? '✗ ' : item.level === 'warning' ? '! ' : '· '}
+          {item.text}
+        </Text>
+      )
+    case 'turn-end':
+      return (
+        <Text color={item.reason === 'aborted' ? 'yellow' : 'red'}>
+          {item.reason === 'aborted' ? '■ ' : '✗ '}
+          {item.message ?? TURN_END_TEXT[item.reason] ?? `The turn ended: ${item.reason}.`}
+        </Text>
+      )
+    case 'expanded':
+      return (
+        <Box flexDirection="column" borderStyle="round" borderDimColor paddingX={1}>
+          <Text dimColor>{item.title}</Text>
+          <Text>{item.text}</Text>
+        </Box>
+      )
+  }
+})
+
+function statusMark(card: ToolCard): ReactElement {
+  if (card.status === 'running') return <Text color="yellow">…</Text>
+  if (card.status === 'error') return <Text color="red">✗</Text>
+  return <Text color="green">✓</Text>
+}
+
+/** A compact tool card: name, target, status, duration; then a diff or an output tail. */
+export function ToolCardView({ card, now }: { card: ToolCard; now?: number }) {
+  const duration = card.durationMs ?? (now !== undefined ? now - card.startedAt : undefined)
+  const diff = card.diff ? card.diff.split('\n').filter((l) => !l.startsWith('===') && l !== '') : []
+  const shownDiff = diff.slice(0, DIFF_LINES)
+  return (
+    <Box flexDirection="column">
+      <Text>
+        <Text color="magenta">⏺ {card.name}</Text>
+        {card.target ? <Text> {card.target}</Text> : null} {statusMark(card)}
+        {duration !== undefined ? <Text dimColor> {formatDuration(duration)}</Text> : null}
+      </Text>
+      {card.error ? <Text color="red">  └ {card.error}</Text> : null}
+      {shownDiff.map((line, i) => (
+        <Text key={i} color={line.startsWith('+') ? 'green' : line.startsWith('-') ? 'red' : undefined} dimColor={line.startsWith('@@')}>
+          {'  '}
+          {line}
+        </Text>
+      ))}
+      {diff.length > shownDiff.length ? <Text dimColor>  … {diff.length - shownDiff.length} more diff lines</Text> : null}
+      {!card.error && card.tail.length ? (
+        <Box flexDirection="column">
+          {card.tail.map((line, i) => (
+            <Text key={i} dimColor wrap="truncate-end">
+              {'  │ '}
+              {line}
+            </Text>
+          ))}
+        </Box>
+      ) : null}
+    </Box>
+  )
+}

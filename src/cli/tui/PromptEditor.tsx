@@ -1,0 +1,163 @@
+import { Box, Text, useInput } from 'ink'
+import { useEffect, useRef, useState } from 'react'
+import * as ed from './editor-state.js'
+
+/** How a finished prompt leaves the editor: Enter sends (or steers); Alt+Enter/Tab queues a follow-up. */
+export type SubmitHow = 'send' | 'queue'
+
+export interface PromptEditorProps {
+  active: boolean
+  busy: boolean
+  /** Workspace files for `@path` completion, relative to the working directory. */
+  files: readonly string[]
+  history?: readonly string[]
+  /** Text to start with (a forked prompt); read on mount. */
+  initialText?: string
+  onSubmit(text: string, how: SubmitHow): void
+  /** The last queued message's text, withdrawn from the inbox; undefined when there is none. */
+  onTakeBack(): string | undefined
+  onCancel(): void
+  onExpand(): void
+  onExit(): void
+  onHint(hint: string | undefined): void
+}
+
+/** The window in which a second Ctrl+C exits. */
+const EXIT_WINDOW_MS = 2000
+const MENTION_CHOICES = 5
+
+function mentionMatches(files: readonly string[], partial: string): string[] {
+  const lower = partial.toLowerCase()
+  const starts = files.filter((f) => f.toLowerCase().startsWith(lower))
+  const contains = lower ? files.filter((f) => !f.toLowerCase().startsWith(lower) && f.toLowerCase().includes(lower)) : []
+  return [...starts, ...contains].slice(0, MENTION_CHOICES)
+}
+
+/**
+ * The multi-line prompt editor. Keeps its own state so a keystroke re-renders only this component, never the
+ * conversation: that is what keeps typing fast on a long session.
+ */
+export function PromptEditor(props: PromptEditorProps) {
+  const [state, setState] = useState(() => ed.setText(ed.emptyEditor(props.history), props.initialText ?? ''))
+  const lastCtrlC = useRef(0)
+  const stateRef = useRef(state)
+  stateRef.current = state
+
+  useEffect(() => {
+    if (props.initialText) setState((s) => ed.setText(s, props.initialText ?? ''))
+  }, [props.initialText])
+
+  const mention = ed.mentionAtCursor(state)
+  const matches = mention ? mentionMatches(props.files, mention.partial) : []
+
+  useInput(
+    (input, key) => {
+      const s = stateRef.current
+      const update = (next: ed.EditorState) => {
+        stateRef.current = next
+        setState(next)
+      }
+      if (key.ctrl && input === 'c') {
+        if (s.text) {
+          update(ed.setText(s, ''))
+          props.onHint(undefined)
+          return
+        }
+        const now = Date.now()
+        if (now - lastCtrlC.current < EXIT_WINDOW_MS) return props.onExit()
+        lastCtrlC.current = now
+        props.onHint('Press Ctrl+C again to exit')
+        setTimeout(() => props.onHint(undefined), EXIT_WINDOW_MS)
+        return
+      }
+      if (key.escape) return props.onCancel()
+      if (key.ctrl && input === 'o') return props.onExpand()
+      const submit = (how: SubmitHow) => {
+        const text = s.text
+        if (!text.trim()) return
+        update(ed.commit(s, text))
+        props.onSubmit(text, how)
+      }
+      if (key.return) {
+        if (key.shift) return update(ed.insert(s, '\n'))
+        if (key.meta) return submit('queue')
+        if (s.text[s.cursor - 1] === '\\') return update(ed.insert(ed.backspace(s), '\n'))
+        return submit('send')
+      }
+      if (input === '\n') return update(ed.insert(s, '\n'))
+      if (key.tab) {
+        const m = ed.mentionAtCursor(s)
+        const choices = m ? mentionMatches(props.files, m.partial) : []
+        if (choices.length) return update(ed.completeMention(s, choices[0]))
+        return submit('queue')
+      }
+      if (key.upArrow) {
+        if (!s.text) {
+          const taken = props.onTakeBack()
+          if (taken !== undefined) return update(ed.setText(s, taken))
+        }
+        return update(ed.moveUp(s))
+      }
+      if (key.downArrow) return update(ed.moveDown(s))
+      if (key.leftArrow) return update(ed.moveLeft(s))
+      if (key.rightArrow) return update(ed.moveRight(s))
+      if (key.home || (key.ctrl && input === 'a')) return update(ed.moveHome(s))
+      if (key.end || (key.ctrl && input === 'e')) return update(ed.moveEnd(s))
+      if (key.ctrl && input === 'u') return update(ed.killLineBefore(s))
+      if (key.ctrl && input === 'w') return update(ed.killWordBefore(s))
+      if (key.ctrl && input === 'd') return update(ed.deleteForward(s))
+      // Terminals send DEL (0x7f) for Backspace, which ink reports as `delete`; both erase backwards.
+      if (key.backspace || key.delete) return update(ed.backspace(s))
+      if (key.ctrl || key.meta || !input) return
+      update(ed.insert(s, input))
+    },
+    { isActive: props.active },
+  )
+
+  const lines = renderLines(state)
+  return (
+    <Box flexDirection="column">
+      <Box flexDirection="column" borderStyle="round" borderColor={props.busy ? 'yellow' : 'gray'} paddingX={1}>
+        {lines.map((line, i) => (
+          <Text key={i}>
+            <Text color="cyan">{i === 0 ? '› ' : '  '}</Text>
+            {line.before}
+            {props.active ? <Text inverse>{line.cursor ?? ''}</Text> : (line.cursor ?? '')}
+            {line.after}
+            {i === 0 && !state.text ? (
+              <Text dimColor>{props.busy ? 'steer the agent, or Tab to queue a follow-up' : 'ask Rein, or /help'}</Text>
+            ) : null}
+          </Text>
+        ))}
+      </Box>
+      {matches.length ? (
+        <Box flexDirection="column" paddingLeft={2}>
+          {matches.map((m, i) => (
+            <Text key={m} color={i === 0 ? 'cyan' : undefined} dimColor={i !== 0}>
+              @{m}
+              {i === 0 ? ' (Tab)' : ''}
+            </Text>
+          ))}
+        </Box>
+      ) : null}
+    </Box>
+  )
+}
+
+/** Each editor line split at the cursor; the cursor shows as an inverted cell (a space at a line's end). */
+function renderLines(state: ed.EditorState): { before: string; cursor?: string; after: string }[] {
+  const out: { before: string; cursor?: string; after: string }[] = []
+  let offset = 0
+  for (const line of state.text.split('\n')) {
+    const start = offset
+    const end = offset + line.length
+    if (state.cursor >= start && state.cursor <= end) {
+      const at = state.cursor - start
+      out.push({ before: line.slice(0, at), cursor: line[at] ?? ' ', after: line.slice(at + 1) })
+    } else {
+      out.push({ before: line, after: '' })
+    }
+    offset = end + 1
+  }
+  return out
+}

@@ -1,0 +1,267 @@
+import type { LiveEvent } from '../../agent/types.js'
+import type { InputBlock } from '../../llm/messages.js'
+import type { AnyEvent, SessionEvent, TurnEndReason } from '../../session/events.js'
+import { toolCardTarget, toolResultDetails, appendTail } from './tool-card-info.js'
+
+/** A tool call as the conversation shows it: one compact card. */
+export interface ToolCard {
+  callId: string
+  name: string
+  /** What the call acts on (a path, a command, a pattern), already shortened for one line. */
+  target: string
+  status: 'running' | 'ok' | 'error'
+  /** Time of the `tool/call` event, ms since the epoch. */
+  startedAt: number
+  /** From `tool/call` to `tool/result`, in ms; absent while running. */
+  durationMs?: number
+  /** A unified diff from the result's `meta` (edit, write). */
+  diff?: string
+  /** The last lines of output: live progress while running, the result's text when done. */
+  tail: string[]
+  /** The first line of an error result. */
+  error?: string
+}
+
+/**
+ * One finished piece of the conversation. Finished items never change once made: they are printed once to the
+ * terminal's scrollback (ink's `<Static>`), so the cost of a redraw does not grow with the session.
+ */
+export type Item =
+  | { kind: 'user'; key: string; text: string; via: 'prompt' | 'steering' }
+  /** Injected context or a hook message: shown as one line, expandable on request. */
+  | { kind: 'context'; key: string; label: string; text: string }
+  | { kind: 'reasoning'; key: string; text: string }
+  | { kind: 'assistant'; key: string; text: string; interrupted: boolean }
+  | { kind: 'tool'; key: string; card: ToolCard }
+  | { kind: 'notice'; key: string; level: 'info' | 'warning' | 'error'; text: string }
+  | { kind: 'turn-end'; key: string; reason: TurnEndReason; message?: string }
+  /** The full text of a collapsed item, printed when the user asks to expand it. */
+  | { kind: 'expanded'; key: string; title: string; text: string }
+
+/** The part of the conversation that still changes: the streaming step and the running tools. */
+export interface LiveState {
+  reasoning: string
+  text: string
+  /** Tool calls the model is still writing, by index: name and how many argument characters so far. */
+  writing: { name: string; chars: number }[]
+  running: ToolCard[]
+}
+
+/** A prompt waiting in the agent's inbox, from `inbox/queued` until its `inbox/dequeued`. */
+export interface QueuedItem {
+  id: string
+  verb: 'followUp' | 'steer'
+  text: string
+}
+
+export interface TranscriptSnapshot {
+  finished: readonly Item[]
+  live: LiveState
+  /** Steering and follow-ups not yet delivered, oldest first. Rebuilt from the log, so it survives a restart. */
+  queued: readonly QueuedItem[]
+  title?: string
+}
+
+const emptyLive = (): LiveState => ({ reasoning: '', text: '', writing: [], running: [] })
+
+/** The plain text of input blocks; images show as a placeholder. */
+export function blocksText(blocks: readonly InputBlock[]): string {
+  return blocks.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('')
+}
+
+/**
+ * Folds the agent's live events into conversation items. Mutable and incremental: each event costs O(1) apart from
+ * the snapshot copy of the finished list, which happens at most once per change notification.
+ */
+export class Transcript {
+  private finished: Item[] = []
+  private live: LiveState = emptyLive()
+  private title?: string
+  private queued: QueuedItem[] = []
+  private snap: TranscriptSnapshot | null = null
+  private listeners = new Set<() => void>()
+  private counter = 0
+
+  /** Replays committed history (a resumed session) without notifying per event. */
+  load(events: Iterable<SessionEvent>): void {
+    for (const event of events) this.applyEvent(event as AnyEvent)
+    this.changed()
+  }
+
+  apply(live: LiveEvent): void {
+    switch (live.type) {
+      case 'event':
+        this.applyEvent(live.event as AnyEvent)
+        break
+      case 'text-delta':
+        this.live = { ...this.live, text: this.live.text + live.text }
+        break
+      case 'reasoning-delta':
+        this.live = { ...this.live, reasoning: this.live.reasoning + live.text }
+        break
+      case 'tool-call-delta': {
+        const writing = this.live.writing.slice()
+        const prev = writing[live.index] ?? { name: '', chars: 0 }
+        writing[live.index] = { name: live.name ?? prev.name, chars: prev.chars + live.argumentsDelta.length }
+        this.live = { ...this.live, writing }
+        break
+      }
+      case 'tool-progress':
+        this.live = {
+          ...this.live,
+          running: this.live.running.map((c) =>
+            c.callId === live.callId ? { ...c, tail: appendTail(c.tail, live.text) } : c,
+          ),
+        }
+        break
+      case 'notice':
+        this.push({ kind: 'notice', key: this.key(), level: live.level, text: live.message })
+        break
+      case 'idle':
+        return
+    }
+    this.changed()
+  }
+
+  /** Adds an item that did not come from the agent (slash command output, expansions). */
+  note(item: Omit<Extract<Item, { kind: 'notice' }>, 'key'> | Omit<Extract<Item, { kind: 'expanded' }>, 'key'>): void {
+    this.push({ ...item, key: this.key() } as Item)
+    this.changed()
+  }
+
+  /** The most recent collapsed item (reasoning or injected context), for the expand key. */
+  lastCollapsed(): Extract<Item, { kind: 'reasoning' | 'context' }> | undefined {
+    for (let i = this.finished.length - 1; i >= 0; i--) {
+      const item = this.finished[i]
+      if (item.kind === 'reasoning' || item.kind === 'context') return item
+    }
+    return undefined
+  }
+
+  snapshot(): TranscriptSnapshot {
+    if (!this.snap) this.snap = { finished: this.finished.slice(), live: this.live, queued: this.queued, title: this.title }
+    return this.snap
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  private applyEvent(event: AnyEvent): void {
+    switch (event.type) {
+      case 'user/message':
+        this.push({ kind: 'user', key: this.key(), text: blocksText(event.data.content), via: 'prompt' })
+        break
+      case 'steering/message':
+        if (event.data.source.kind === 'user') {
+          this.push({ kind: 'user', key: this.key(), text: blocksText(event.data.content), via: 'steering' })
+        } else {
+          this.push({ kind: 'context', key: this.key(), label: event.data.source.kind, text: blocksText(event.data.content) })
+        }
+        break
+      case 'context/message':
+        this.push({ kind: 'context', key: this.key(), label: event.data.source.kind, text: blocksText(event.data.content) })
+        break
+      case 'assistant/message': {
+        let reasoning = ''
+        let text = ''
+        for (const block of event.data.message.content) {
+          if (block.type === 'reasoning') reasoning += block.text
+          else if (block.type === 'text') text += block.text
+        }
+        if (reasoning.trim()) this.push({ kind: 'reasoning', key: this.key(), text: reasoning })
+        if (text.trim() || event.data.interrupted) {
+          this.push({ kind: 'assistant', key: this.key(), text, interrupted: event.data.interrupted === true })
+        }
+        this.live = { ...this.live, reasoning: '', text: '', writing: [] }
+        break
+      }
+      case 'tool/call': {
+        const card: ToolCard = {
+          callId: event.data.callId,
+          name: event.data.name,
+          target: toolCardTarget(event.data.name, event.data.arguments),
+          status: 'running',
+          startedAt: event.time,
+          tail: [],
+        }
+        this.live = { ...this.live, running: [...this.live.running, card] }
+        break
+      }
+      case 'tool/result': {
+        const index = this.live.running.findIndex((c) => c.callId === event.data.callId)
+        const started = index >= 0 ? this.live.running[index] : undefined
+        const details = toolResultDetails(event.data, started?.name)
+        const card: ToolCard = {
+          callId: event.data.callId,
+          name: started?.name ?? 'tool',
+          target: started?.target ?? '',
+          status: event.data.isError ? 'error' : 'ok',
+          startedAt: started?.startedAt ?? event.time,
+          durationMs: started ? Math.max(0, event.time - started.startedAt) : undefined,
+          ...details,
+        }
+        if (index >= 0) {
+          const running = this.live.running.slice()
+          running.splice(index, 1)
+          this.live = { ...this.live, running }
+        }
+        this.push({ kind: 'tool', key: this.key(), card })
+        break
+      }
+      case 'turn/end':
+        if (this.live.text || this.live.reasoning) this.live = { ...this.live, text: '', reasoning: '' }
+        if (this.live.running.length) this.live = { ...this.live, running: [] }
+        if (event.data.reason !== 'completed') {
+          this.push({ kind: 'turn-end', key: this.key(), reason: event.data.reason, message: event.data.error?.message })
+        }
+        break
+      case 'llm/retry':
+        this.push({
+          kind: 'notice',
+          key: this.key(),
+          level: 'warning',
+          text: `${event.data.error.message} Retry ${event.data.attempt} in ${Math.ceil(event.data.delayMs / 1000)} s.`,
+        })
+        break
+      case 'compaction/end':
+        this.push({
+          kind: 'notice',
+          key: this.key(),
+          level: event.data.outcome === 'failed' ? 'warning' : 'info',
+          text: event.data.message ?? `Compaction ${event.data.outcome}.`,
+        })
+        break
+      case 'permission/mode':
+        this.push({ kind: 'notice', key: this.key(), level: 'info', text: `Permission mode is now ${event.data.mode}.` })
+        break
+      case 'inbox/queued':
+        if (event.data.verb !== 'inject') {
+          this.queued = [...this.queued, { id: event.data.id, verb: event.data.verb, text: blocksText(event.data.content) }]
+        }
+        break
+      case 'inbox/dequeued':
+        if (this.queued.some((q) => q.id === event.data.id)) this.queued = this.queued.filter((q) => q.id !== event.data.id)
+        break
+      case 'session/title':
+        this.title = event.data.title
+        break
+      default:
+        break
+    }
+  }
+
+  private push(item: Item): void {
+    this.finished.push(item)
+  }
+
+  private key(): string {
+    return `i${this.counter++}`
+  }
+
+  private changed(): void {
+    this.snap = null
+    for (const listener of this.listeners) listener()
+  }
+}

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs'
+import type { HookDefinition } from './definitions.js'
+import { displayPath, parseHookFile } from './config-file.js'
+import { hookFiles } from './discovery.js'
+import { recordTrust, trustedHashes } from './trust.js'
+
+export interface CatalogOptions {
+  cwd: string
+  /** REIN_HOME: Rein's own user settings and the trust file live here. */
+  home: string
+  /** The user's home directory, where `~/.claude` and `~/.codex` are. */
+  userHome: string
+  /** Trust every project definition found now, and record that trust. */
+  trustProjectHooks?: boolean
+}
+
+/** Every hook definition found, split by whether it may run. */
+export interface HookCatalog {
+  /** The project directory: exported to hooks as `CLAUDE_PROJECT_DIR`. */
+  projectDir: string
+  /** Definitions that run: user definitions and trusted project definitions, in load order. */
+  active: HookDefinition[]
+  /** Project definitions that are new or changed since the user last trusted them; they do not run. */
+  untrusted: HookDefinition[]
+  problems: string[]
+}
+
+/**
+ * Reads every hook file, checks project definitions against the trust file, and says what was skipped and why.
+ * A missing file is no problem; an unreadable or malformed one is reported by name and the others still load.
+ */
+export function loadHookCatalog(options: CatalogOptions): HookCatalog {
+  const { files, projectDir } = hookFiles(options)
+  const problems: string[] = []
+  const all: HookDefinition[] = []
+  for (const file of files) {
+    let text: string
+    try {
+      text = readFileSync(file.path, 'utf8')
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        problems.push(`Skipped ${displayPath(file.path, options.cwd)}: it could not be read (${code ?? String(error)}); check its permissions.`)
+      }
+      continue
+    }
+    const parsed = parseHookFile(text, file, all.length, options.cwd)
+    all.push(...parsed.definitions)
+    problems.push(...parsed.problems)
+  }
+  const projectDefinitions = all.filter((definition) => definition.file.scope === 'project')
+  if (options.trustProjectHooks) recordTrust(options.home, projectDefinitions)
+  const trusted = trustedHashes(options.home)
+  const untrusted = projectDefinitions.filter((definition) => !trusted.has(definition.hash))
+  for (const definition of untrusted) {
+    problems.push(
+      `Skipped the new or changed ${definition.event} hook "${definition.command}" in ${displayPath(definition.file.path, options.cwd)}; run \`rein hooks trust\` to allow it.`,
+    )
+  }
+  const skipped = new Set(untrusted)
+  return { projectDir, active: all.filter((definition) => !skipped.has(definition)), untrusted, problems }
+}

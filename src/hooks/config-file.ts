@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto'
+import { relative } from 'node:path'
+import { isHookEvent, type HookDefinition, type HookFile } from './definitions.js'
+import { compileMatcher } from './matcher.js'
+
+/** What one file yielded: its usable definitions and one sentence for each part that was skipped. */
+export interface ParsedHookFile {
+  definitions: HookDefinition[]
+  problems: string[]
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** `Unexpected token } in JSON at position 42` → `line 3`, so the person can find the mistake. */
+function jsonErrorPlace(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const position = /position (\d+)/.exec(message)
+  if (!position) return message
+  const line = text.slice(0, Number(position[1])).split('\n').length
+  return `${message.replace(/\s*in JSON at position \d+.*$/, '')} on line ${line}`
+}
+
+/** The trust hash: what the handler does and where it is written, in a fixed key order. */
+export function definitionHash(file: string, event: string, matcher: string, command: string, timeoutSec?: number): string {
+  const identity = JSON.stringify({ file, event, matcher, type: 'command', command, timeout: timeoutSec ?? null })
+  return createHash('sha256').update(identity).digest('hex')
+}
+
+/** How a file is named in problems: relative to the working directory when inside it, else absolute. */
+export function displayPath(path: string, cwd: string): string {
+  const rel = relative(cwd, path)
+  return rel && !rel.startsWith('..') ? rel : path
+}
+
+/**
+ * Reads the `hooks` object of one settings or hooks file (`{"hooks": {Event: [{matcher, hooks: [{type, command,
+ * timeout}]}]}}`, the same shape in both dialects). A file that does not parse yields one problem and no
+ * definitions; a bad group or handler is skipped alone and the rest of the file still loads. `order` numbers the
+ * definitions from `firstOrder` on.
+ */
+export function parseHookFile(text: string, file: HookFile, firstOrder: number, cwd: string): ParsedHookFile {
+  const name = displayPath(file.path, cwd)
+  const problems: string[] = []
+  const definitions: HookDefinition[] = []
+  let root: unknown
+  try {
+    root = JSON.parse(text)
+  } catch (error) {
+    return { definitions, problems: [`Skipped ${name}: it is not valid JSON (${jsonErrorPlace(text, error)}); fix it to load its hooks.`] }
+  }
+  if (!isRecord(root)) return { definitions, problems: [`Skipped ${name}: it must hold a JSON object; fix it to load its hooks.`] }
+  const hooks = root.hooks
+  if (hooks === undefined) return { definitions, problems }
+  if (!isRecord(hooks)) {
+    return { definitions, problems: [`Skipped the hooks of ${name}: "hooks" must be an object of event names; fix it to load them.`] }
+  }
+  const unsupported: string[] = []
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!isHookEvent(event)) {
+      unsupported.push(event)
+      continue
+    }
+    if (!Array.isArray(groups)) {
+      problems.push(`Skipped the ${event} hooks of ${name}: they must be a list of {matcher, hooks} groups.`)
+      continue
+    }
+    groups.forEach((group, groupIndex) => {
+      const where = `${event} group ${groupIndex + 1} of ${name}`
+      if (!isRecord(group) || !Array.isArray(group.hooks)) {
+        problems.push(`Skipped the ${where}: it must be an object with a "hooks" list.`)
+        return
+      }
+      const matcher = group.matcher === undefined || group.matcher === null ? '' : group.matcher
+      if (typeof matcher !== 'string') {
+        problems.push(`Skipped the ${where}: its matcher must be a string.`)
+        return
+      }
+      const compiled = compileMatcher(matcher, file.dialect)
+      if ('error' in compiled) {
+        problems.push(`Skipped the ${where}: ${compiled.error}.`)
+        return
+      }
+      group.hooks.forEach((handler, handlerIndex) => {
+        const at = `handler ${handlerIndex + 1} of the ${where}`
+        if (!isRecord(handler) || typeof handler.command !== 'string' || handler.command.trim() === '') {
+          problems.push(`Skipped ${at}: it needs a "command" string.`)
+          return
+        }
+        const type = handler.type ?? 'command'
+        if (type !== 'command') {
+          problems.push(`Skipped ${at}: Rein runs only "command" hooks, not "${String(type)}".`)
+          return
+        }
+        let timeoutSec: number | undefined
+        if (handler.timeout !== undefined) {
+          if (typeof handler.timeout === 'number' && Number.isFinite(handler.timeout) && handler.timeout > 0) {
+            timeoutSec = handler.timeout
+          } else {
+            problems.push(`The timeout of ${at} is not a positive number of seconds; the default of 600 s applies.`)
+          }
+        }
+        const command = handler.command
+        definitions.push({
+          event,
+          matcher,
+          command,
+          timeoutSec,
+          file,
+          order: firstOrder + definitions.length,
+          hash: definitionHash(file.path, event, matcher, command, timeoutSec),
+          matches: (target) => compiled.test(target),
+        })
+      })
+    })
+  }
+  if (unsupported.length) {
+    problems.push(`Rein does not run ${unsupported.join(', ')} hooks; those in ${name} are ignored.`)
+  }
+  return { definitions, problems }
+}

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto'
+import type { AgentApi } from '../agent/types.js'
+import type { JsonValue } from '../session/events.js'
+import { displayPath } from './config-file.js'
+import type { HookDefinition, HookEvent } from './definitions.js'
+import { hookPayload, type SessionFacts } from './payload.js'
+import { runHookCommand } from './runner.js'
+import { readVerdict, type HookVerdict } from './verdict.js'
+
+/** Claude Code's default: a handler without its own `timeout` may run ten minutes. */
+export const DEFAULT_TIMEOUT_SEC = 600
+
+/** The most stderr a `hook/result` keeps; enough to read what went wrong, small enough for the log. */
+const STDERR_LOGGED = 2000
+
+/** What every run needs besides the event: the definitions that may run and the environment they run in. */
+export interface HookRuntime {
+  definitions: readonly HookDefinition[]
+  projectDir: string
+  /** The environment hooks inherit, before `CLAUDE_PROJECT_DIR` is added and Rein's secrets are removed. */
+  env: NodeJS.ProcessEnv
+}
+
+/** One handler's run and what it said. */
+export interface HookOutcome {
+  definition: HookDefinition
+  verdict: HookVerdict
+}
+
+/** Environment variables hooks never receive: the harness's own credentials. */
+const SECRET_ENV = ['DEEPSEEK_API_KEY']
+
+/**
+ * The handlers that run for an event and target, in load order. Identical commands run once: the first in load
+ * order is kept, with its timeout.
+ */
+export function selectHandlers(definitions: readonly HookDefinition[], event: HookEvent, target: string | undefined): HookDefinition[] {
+  const seen = new Set<string>()
+  return definitions.filter((definition) => {
+    if (definition.event !== event || !definition.matches(target) || seen.has(definition.command)) return false
+    seen.add(definition.command)
+    return true
+  })
+}
+
+export function sessionFacts(agent: AgentApi, turn?: number): SessionFacts {
+  return {
+    sessionId: agent.session.id,
+    transcriptPath: agent.session.path,
+    cwd: agent.cwd,
+    permissionMode: agent.permissionMode,
+    model: agent.config.model,
+    turn,
+  }
+}
+
+/**
+ * Runs every matching handler in parallel in the session's working directory and returns their outcomes in load
+ * order. Each run is logged (`hook/invoked` before it starts, `hook/result` after); a failed run is told to the user
+ * and never blocks; `systemMessage`s are shown to the user.
+ */
+export async function runHooks(
+  runtime: HookRuntime,
+  agent: AgentApi,
+  event: HookEvent,
+  target: string | undefined,
+  fields: Record<string, JsonValue>,
+  turn?: number,
+): Promise<HookOutcome[]> {
+  const handlers = selectHandlers(runtime.definitions, event, target)
+  if (handlers.length === 0) return []
+  const facts = sessionFacts(agent, turn)
+  const env: NodeJS.ProcessEnv = { ...runtime.env, CLAUDE_PROJECT_DIR: runtime.projectDir }
+  for (const name of SECRET_ENV) delete env[name]
+  const runs = handlers.map((definition) => {
+    const id = randomUUID()
+    agent.session.append('hook/invoked', { id, event, handler: definition.command, sourceFile: definition.file.path })
+    const timeoutMs = (definition.timeoutSec ?? DEFAULT_TIMEOUT_SEC) * 1000
+    const input = JSON.stringify(hookPayload(event, definition.file.dialect, facts, fields))
+    const run = runHookCommand({ command: definition.command, cwd: agent.cwd, env, input, timeoutMs })
+    return run.then((result) => ({ id, definition, result, verdict: readVerdict(event, result, timeoutMs) }))
+  })
+  const outcomes: HookOutcome[] = []
+  for (const { id, definition, result, verdict } of await Promise.all(runs)) {
+    const data: { id: string; event: string; decision: string; exitCode: number | null; durationMs: number; stderr?: string; reason?: string } = {
+      id,
+      event,
+      decision: verdict.decision,
+      exitCode: result.exitCode,
+      durationMs: result.durationMs,
+    }
+    const stderr = result.stderr.trim()
+    if (stderr) data.stderr = stderr.length > STDERR_LOGGED ? `${stderr.slice(0, STDERR_LOGGED)}…` : stderr
+    const reason = verdict.failure ?? verdict.stop ?? verdict.block ?? verdict.permissionReason
+    if (reason) data.reason = reason
+    agent.session.append('hook/result', data)
+    const name = `The ${event} hook "${definition.command}" from ${displayPath(definition.file.path, agent.cwd)}`
+    if (verdict.failure) agent.notify('warning', `${name} ${verdict.failure}; Rein went on without it.`)
+    if (verdict.systemMessage) agent.notify('info', verdict.systemMessage)
+    outcomes.push({ definition, verdict })
+  }
+  return outcomes
+}
+
+/** How a person reads a handler in notices: its command and the file it came from. */
+export function handlerName(definition: HookDefinition, cwd: string): string {
+  return `"${definition.command}" from ${displayPath(definition.file.path, cwd)}`
+}

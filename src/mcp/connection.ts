@@ -1,0 +1,214 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
+import type { ToolOutput } from '../tools/tool.js'
+import type { McpServerConfig } from './config.js'
+import { errorOutput, toToolOutput } from './result.js'
+import { StderrTail } from './stderr-tail.js'
+
+/** Where one server's connection stands. Only a `connected` server contributes tools. */
+export type ServerState = 'connecting' | 'connected' | 'restarting' | 'failed' | 'closed'
+
+export type NoticeLevel = 'info' | 'warning' | 'error'
+
+/** When to try a lost server again: `initialDelayMs`, doubling up to `maxDelayMs`, at most `maxAttempts` times. */
+export interface RestartPolicy {
+  initialDelayMs: number
+  maxDelayMs: number
+  maxAttempts: number
+}
+
+export interface ConnectionOptions {
+  /** Working directory of stdio servers. */
+  cwd?: string
+  /** How long the `initialize` handshake plus the first `tools/list` may take, in milliseconds. */
+  connectTimeoutMs: number
+  restart: RestartPolicy
+  clientVersion: string
+  /** Called after the server's tool list changed (connected, lost, or `notifications/tools/list_changed`). */
+  onToolsChanged(): void
+  onNotice(level: NoticeLevel, message: string): void
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/**
+ * One configured MCP server and the client talking to it. Owns the lifecycle: connect, watch for the server going
+ * away, report that once, and reconnect with exponential backoff until the restart policy gives up. Tool calls go
+ * to whichever client is current, so a tool object outlives restarts.
+ */
+export class ServerConnection {
+  readonly config: McpServerConfig
+  state: ServerState = 'connecting'
+  /** The last failure, one sentence, while the server is not connected. */
+  error?: string
+  /** The server's tools as it listed them; empty unless connected. */
+  tools: McpTool[] = []
+
+  private readonly options: ConnectionOptions
+  private client?: Client
+  private stderr = new StderrTail()
+  private attempts = 0
+  private timer?: NodeJS.Timeout
+  /** True from the first failure report until the server is connected again: a lost server is reported once. */
+  private reported = false
+  private closing = false
+
+  constructor(config: McpServerConfig, options: ConnectionOptions) {
+    this.config = config
+    this.options = options
+  }
+
+  /** Connects once; on failure reports it and schedules restarts. Never rejects. */
+  async start(): Promise<void> {
+    await this.connect()
+  }
+
+  /**
+   * Calls one tool by the name the server uses. Every failure becomes an error result the model can act on: a
+   * timeout (the request is cancelled on the server), a server that went away mid-call, a protocol error.
+   */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<ToolOutput> {
+    const client = this.client
+    const server = this.config.name
+    if (!client || this.state !== 'connected') {
+      return errorOutput(`MCP server "${server}" is not connected (${this.state}); its tools are unavailable until it restarts.`)
+    }
+    try {
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs })
+      return toToolOutput(result)
+    } catch (error) {
+      if (signal.aborted) return errorOutput(`the call to MCP tool "${tool}" was cancelled by the user.`)
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        return errorOutput(
+          `MCP tool "${tool}" on server "${server}" did not finish within ${Math.round(timeoutMs / 1000)} s and was cancelled; its outcome is unknown.`,
+        )
+      }
+      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+        this.lost(client, 'closed the connection')
+        return errorOutput(`MCP server "${server}" stopped while running "${tool}"; the call's outcome is unknown. Rein is restarting the server.`)
+      }
+      if (error instanceof McpError) return errorOutput(`MCP server "${server}" rejected the call to "${tool}": ${error.message}`)
+      // Anything else is the transport failing (an HTTP server that went away, a broken pipe): the connection is gone.
+      this.lost(client, `failed (${describeError(error)})`)
+      return errorOutput(`MCP server "${server}" could not be reached while running "${tool}" (${describeError(error)}); the call's outcome is unknown.`)
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true
+    this.state = 'closed'
+    clearTimeout(this.timer)
+    const client = this.client
+    this.client = undefined
+    this.tools = []
+    await client?.close().catch(() => {
+      // Closing a client whose transport already failed can throw; the process or socket is gone either way.
+    })
+  }
+
+  private transport(): Transport {
+    const config = this.config
+    if (config.type === 'http' || (config.url !== undefined && config.command === undefined)) {
+      return new StreamableHTTPClientTransport(new URL(config.url ?? ''), { requestInit: { headers: config.headers ?? {} } })
+    }
+    const transport = new StdioClientTransport({
+      command: config.command ?? '',
+      args: config.args ?? [],
+      env: config.env,
+      cwd: this.options.cwd,
+      stderr: 'pipe',
+    })
+    this.stderr = new StderrTail()
+    transport.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk))
+    return transport
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closing) return
+    const client = new Client({ name: 'rein', version: this.options.clientVersion }, { capabilities: {} })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(client))
+    this.client = client
+    try {
+      await client.connect(this.transport(), { timeout: this.options.connectTimeoutMs })
+      const tools = await this.listTools(client)
+      if (this.client !== client) return
+      // Watched only from here on: a server that exits during the handshake is a start failure, reported below.
+      client.onclose = () => this.lost(client, 'exited')
+      this.tools = tools
+      this.state = 'connected'
+      this.error = undefined
+      this.attempts = 0
+      if (this.reported) this.options.onNotice('info', `MCP server "${this.config.name}" is connected again.`)
+      this.reported = false
+      this.options.onToolsChanged()
+    } catch (error) {
+      if (this.client !== client) return
+      this.client = undefined
+      await client.close().catch(() => {
+        // The half-open client is discarded; its close error adds nothing to the failure being reported.
+      })
+      this.fail(`failed to start (${describeError(error)})`)
+    }
+  }
+
+  /** All pages of `tools/list`, bounded by the connect timeout each. */
+  private async listTools(client: Client): Promise<McpTool[]> {
+    if (!client.getServerCapabilities()?.tools) return []
+    const tools: McpTool[] = []
+    let cursor: string | undefined
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.options.connectTimeoutMs })
+      tools.push(...page.tools)
+      cursor = page.nextCursor
+    } while (cursor)
+    return tools
+  }
+
+  private async refresh(client: Client): Promise<void> {
+    try {
+      const tools = await this.listTools(client)
+      if (this.client !== client || this.state !== 'connected') return
+      this.tools = tools
+      this.options.onToolsChanged()
+    } catch (error) {
+      if (this.client !== client) return
+      this.options.onNotice('warning', `MCP server "${this.config.name}" announced new tools but listing them failed (${describeError(error)}); keeping the previous list.`)
+    }
+  }
+
+  /** The client in use stopped working (the process exited, the socket failed). Acts once per client. */
+  private lost(client: Client, what: string): void {
+    if (this.closing || this.client !== client) return
+    this.client = undefined
+    client.onclose = undefined
+    void client.close().catch(() => {
+      // The transport is already broken; closing only releases what is left of it.
+    })
+    this.fail(what)
+  }
+
+  private fail(what: string): void {
+    const hadTools = this.tools.length > 0
+    this.tools = []
+    this.error = `MCP server "${this.config.name}" ${what}.`
+    const willRetry = this.attempts < this.options.restart.maxAttempts
+    this.state = willRetry ? 'restarting' : 'failed'
+    if (hadTools) this.options.onToolsChanged()
+    if (!this.reported) {
+      this.reported = true
+      const tail = this.stderr.text()
+      const next = willRetry ? 'Rein will retry with backoff; the session goes on without its tools.' : 'The session goes on without its tools.'
+      this.options.onNotice('error', `${this.error} ${next}${tail ? `\nLast stderr:\n${tail}` : ''}`)
+    }
+    if (!willRetry) return
+    const delay = Math.min(this.options.restart.initialDelayMs * 2 ** this.attempts, this.options.restart.maxDelayMs)
+    this.attempts += 1
+    this.timer = setTimeout(() => void this.connect(), delay)
+    this.timer.unref()
+  }
+}

@@ -1,0 +1,276 @@
+import { closeSync, fsyncSync, openSync } from 'node:fs'
+import { mkdir, open, readdir, stat, truncate, type FileHandle } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import type { SessionHeader } from '../session/events.js'
+import { damagedLine, SessionError } from './errors.js'
+import { cwdKey } from './home.js'
+import { scanLines } from './line-reader.js'
+import type { ReadEnd, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from './store.js'
+import { summarizeDirectory } from './summary-index.js'
+
+/** Session ids are used as file names: letters, digits and dashes only, so an id can never name another path. */
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9-]*$/
+
+/**
+ * The embedded store: one file per session at `<home>/sessions/<cwd-key>/<id>.jsonl`, the header on line 1 and one
+ * event per later line. Files are only ever appended to; the one exception is cutting a torn last line before the
+ * first append after a crash, and those bytes are first copied to `<id>.jsonl.torn-<time>` beside the file.
+ * One process appends to a session at a time (Rein does not lock the file).
+ */
+export class JsonlStore implements SessionStore {
+  /** `<home>/sessions`. */
+  readonly root: string
+  private readonly paths = new Map<string, string>()
+
+  constructor(home: string) {
+    this.root = join(home, 'sessions')
+  }
+
+  /** The file a new session with this header is written to. */
+  pathFor(header: Pick<SessionHeader, 'id' | 'cwd'>): string {
+    return join(this.root, cwdKey(header.cwd), `${checkedId(header.id)}.jsonl`)
+  }
+
+  async create(header: SessionHeader): Promise<SessionWriter> {
+    const path = this.pathFor(header)
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+      throw fileError(error, dirname(path), 'create the directory')
+    })
+    let file: FileHandle
+    try {
+      file = await open(path, 'wx', 0o600)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new SessionError('exists', `a session with id ${header.id} already exists at ${path}; use a new id.`)
+      }
+      throw fileError(error, path, 'create')
+    }
+    const writer = new JsonlWriter(path, file, 0)
+    await writer.write([JSON.stringify(header)])
+    syncDirectory(dirname(path))
+    this.paths.set(header.id, path)
+    return writer
+  }
+
+  async read(id: string, sink: RecordSink): Promise<ReadEnd> {
+    const path = await this.find(id)
+    let file: FileHandle
+    try {
+      file = await open(path, 'r')
+    } catch (error) {
+      throw fileError(error, path, 'read')
+    }
+    try {
+      let line = 0
+      let validBytes = 0
+      let bad: { line: number; bytes: number } | undefined
+      const scan = await scanLines(file, 0, (buffer, start, end, offset) => {
+        line++
+        if (bad) throw damagedLine(path, bad.line, 'is not valid JSON')
+        let value: unknown
+        try {
+          value = JSON.parse(buffer.toString('utf8', start, end))
+        } catch {
+          bad = { line, bytes: end - start + 1 }
+          return
+        }
+        sink(value, line)
+        validBytes = offset + (end - start) + 1
+      })
+      if (scan.tail.length) {
+        line++
+        if (bad) throw damagedLine(path, bad.line, 'is not valid JSON')
+        let value: unknown
+        try {
+          value = JSON.parse(scan.tail.toString('utf8'))
+        } catch {
+          return { records: line - 1, validBytes, endsWithNewline: true, torn: { line, bytes: scan.tail.length } }
+        }
+        sink(value, line)
+        return { records: line, validBytes: scan.completeTo + scan.tail.length, endsWithNewline: false }
+      }
+      if (bad) return { records: line - 1, validBytes, endsWithNewline: true, torn: bad }
+      return { records: line, validBytes, endsWithNewline: true }
+    } finally {
+      await file.close()
+    }
+  }
+
+  async openAppend(id: string, end: ReadEnd): Promise<SessionWriter> {
+    const path = await this.find(id)
+    try {
+      const size = (await stat(path)).size
+      if (size > end.validBytes) await this.setTornTailAside(path, end.validBytes, size)
+      const file = await open(path, 'a')
+      const writer = new JsonlWriter(path, file, end.validBytes)
+      if (!end.endsWithNewline) await writer.writeRaw('\n')
+      return writer
+    } catch (error) {
+      if (error instanceof SessionError) throw error
+      throw fileError(error, path, 'open for appending')
+    }
+  }
+
+  async location(id: string): Promise<string> {
+    return this.find(id)
+  }
+
+  async ids(): Promise<StoredId[]> {
+    const ids: StoredId[] = []
+    for (const key of await this.cwdKeys()) {
+      for (const name of await readdir(join(this.root, key)).catch(ignoreVanished)) {
+        if (name.endsWith('.jsonl')) ids.push({ id: name.slice(0, -'.jsonl'.length), cwdKey: key })
+      }
+    }
+    return ids
+  }
+
+  async summaries(cwd: string | 'all'): Promise<SessionSummary[]> {
+    const keys = cwd === 'all' ? await this.cwdKeys() : [cwdKey(cwd)]
+    const all: SessionSummary[] = []
+    for (const key of keys) {
+      try {
+        all.push(...(await summarizeDirectory(join(this.root, key))))
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue
+        throw fileError(error, join(this.root, key), 'list')
+      }
+    }
+    return all
+  }
+
+  /** The file of a stored session; searches every cwd directory once per id. */
+  private async find(id: string): Promise<string> {
+    const known = this.paths.get(id)
+    if (known) return known
+    const name = `${checkedId(id)}.jsonl`
+    for (const key of await this.cwdKeys()) {
+      const path = join(this.root, key, name)
+      const found = await stat(path).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return false
+          throw fileError(error, path, 'read')
+        },
+      )
+      if (found) {
+        this.paths.set(id, path)
+        return path
+      }
+    }
+    throw new SessionError('not-found', `no session ${id} in ${this.root}; run \`rein sessions list --all\` to see the ids.`)
+  }
+
+  private async cwdKeys(): Promise<string[]> {
+    try {
+      const entries = await readdir(this.root, { withFileTypes: true })
+      return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+      throw fileError(error, this.root, 'read')
+    }
+  }
+
+  /** Copies the bytes after the last complete record to a `.torn-<time>` file, syncs it, then cuts them off. */
+  private async setTornTailAside(path: string, validBytes: number, size: number): Promise<void> {
+    const source = await open(path, 'r')
+    const torn = Buffer.alloc(size - validBytes)
+    try {
+      await source.read(torn, 0, torn.length, validBytes)
+    } finally {
+      await source.close()
+    }
+    const aside = await open(`${path}.torn-${Date.now()}`, 'wx', 0o600)
+    try {
+      await aside.writeFile(torn)
+      await aside.sync()
+    } finally {
+      await aside.close()
+    }
+    await truncate(path, validBytes)
+  }
+}
+
+/** Appends to one session file. Every `write` is synced (fdatasync) before it resolves. */
+class JsonlWriter implements SessionWriter {
+  private closed = false
+
+  constructor(
+    readonly path: string,
+    private readonly file: FileHandle,
+    /** Bytes in the file that hold complete, durable records: the point a failed write is cut back to. */
+    private size: number,
+  ) {}
+
+  async write(lines: readonly string[]): Promise<void> {
+    if (!lines.length) return
+    await this.writeRaw(`${lines.join('\n')}\n`)
+  }
+
+  async writeRaw(text: string): Promise<void> {
+    if (this.closed) throw new SessionError('closed', `session file ${this.path} is closed; open the session again to append.`)
+    const bytes = Buffer.from(text, 'utf8')
+    try {
+      let written = 0
+      while (written < bytes.length) {
+        const { bytesWritten } = await this.file.write(bytes, written, bytes.length - written)
+        written += bytesWritten
+      }
+      await this.file.datasync()
+      this.size += bytes.length
+    } catch (error) {
+      // Cut back a partial write so the file never holds half a record before later records.
+      await this.file.truncate(this.size).catch(() => {
+        // If even the cut fails, the next load treats the partial line as a torn tail and drops it.
+      })
+      throw fileError(error, this.path, 'write to')
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.file.close()
+  }
+}
+
+function checkedId(id: string): string {
+  if (!SAFE_ID.test(id)) {
+    throw new SessionError('not-found', `"${id}" is not a session id; ids hold only letters, digits and dashes.`)
+  }
+  return id
+}
+
+/** Makes a new directory entry durable. Some platforms cannot sync a directory; that only weakens crash safety there. */
+function syncDirectory(dir: string): void {
+  let fd: number | undefined
+  try {
+    fd = openSync(dir, 'r')
+    fsyncSync(fd)
+  } catch {
+    // Directory fsync is unsupported on some platforms (Windows); the file itself is already synced.
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
+function ignoreVanished(error: NodeJS.ErrnoException): string[] {
+  if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return []
+  throw error
+}
+
+/** A file-system failure as one sentence a person can act on. */
+function fileError(error: unknown, path: string, action: string): SessionError {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new SessionError('unreadable', `cannot ${action} ${path}: permission denied; check its permissions.`, { cause: error })
+  }
+  if (code === 'ENOENT') {
+    return new SessionError('not-found', `cannot ${action} ${path}: it does not exist.`, { cause: error })
+  }
+  if (code === 'ENOSPC') {
+    return new SessionError('unreadable', `cannot ${action} ${path}: the disk is full; free some space and try again.`, { cause: error })
+  }
+  const detail = error instanceof Error ? error.message : String(error)
+  return new SessionError('unreadable', `cannot ${action} ${path} (${detail}); check the path and try again.`, { cause: error })
+}

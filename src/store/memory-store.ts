@@ -1,0 +1,99 @@
+import type { SessionHeader } from '../session/events.js'
+import { damagedLine, SessionError } from './errors.js'
+import { cwdKey } from './home.js'
+import type { ReadEnd, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from './store.js'
+import { emptySummaryState, feedSummary, PREFIX_CHARS, summaryOf } from './summary-scan.js'
+
+/**
+ * A store that keeps each session as lines of JSON text in memory, for unit tests. It serializes and parses exactly
+ * as the JSONL store does, so a session round-trips through it the same way; nothing survives the process.
+ */
+export class MemoryStore implements SessionStore {
+  /** Every session's lines, header first. Tests may edit them to simulate damage. */
+  readonly lines = new Map<string, string[]>()
+
+  async create(header: SessionHeader): Promise<SessionWriter> {
+    if (this.lines.has(header.id)) {
+      throw new SessionError('exists', `a session with id ${header.id} already exists in memory; use a new id.`)
+    }
+    this.lines.set(header.id, [JSON.stringify(header)])
+    return this.writer(header.id)
+  }
+
+  async read(id: string, sink: RecordSink): Promise<ReadEnd> {
+    const lines = this.get(id)
+    let records = 0
+    for (let i = 0; i < lines.length; i++) {
+      let value: unknown
+      try {
+        value = JSON.parse(lines[i])
+      } catch {
+        if (i === lines.length - 1) {
+          return { records, validBytes: 0, endsWithNewline: true, torn: { line: i + 1, bytes: lines[i].length } }
+        }
+        throw damagedLine(`memory:${id}`, i + 1, 'is not valid JSON')
+      }
+      sink(value, i + 1)
+      records++
+    }
+    return { records, validBytes: 0, endsWithNewline: true }
+  }
+
+  async openAppend(id: string, end: ReadEnd): Promise<SessionWriter> {
+    const lines = this.get(id)
+    lines.length = end.records
+    return this.writer(id)
+  }
+
+  async location(id: string): Promise<string> {
+    this.get(id)
+    return `memory:${id}`
+  }
+
+  async ids(): Promise<StoredId[]> {
+    return [...this.lines].map(([id, lines]) => ({ id, cwdKey: cwdKey(headerCwd(lines)) }))
+  }
+
+  async summaries(cwd: string | 'all'): Promise<SessionSummary[]> {
+    const key = cwd === 'all' ? undefined : cwdKey(cwd)
+    const summaries: SessionSummary[] = []
+    for (const lines of this.lines.values()) {
+      if (key !== undefined && cwdKey(headerCwd(lines)) !== key) continue
+      const state = emptySummaryState()
+      for (const line of lines) feedSummary(state, line.slice(0, PREFIX_CHARS), () => line)
+      const summary = summaryOf(state, lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0))
+      if (summary) summaries.push(summary)
+    }
+    return summaries
+  }
+
+  private get(id: string): string[] {
+    const lines = this.lines.get(id)
+    if (!lines) throw new SessionError('not-found', `no session ${id} in memory; check the id.`)
+    return lines
+  }
+
+  private writer(id: string): SessionWriter {
+    let closed = false
+    return {
+      path: undefined,
+      write: async (lines) => {
+        if (closed) throw new SessionError('closed', `session ${id} is closed; open it again to append.`)
+        this.get(id).push(...lines)
+      },
+      close: async () => {
+        closed = true
+      },
+    }
+  }
+}
+
+function headerCwd(lines: string[]): string {
+  try {
+    const header = JSON.parse(lines[0]) as { cwd?: unknown }
+    return typeof header.cwd === 'string' ? header.cwd : '/'
+  } catch {
+    // A damaged header belongs to no directory; the root keeps it listable with --all.
+    return '/'
+  }
+}

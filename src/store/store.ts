@@ -1,0 +1,77 @@
+import type { SessionHeader } from '../session/events.js'
+
+/**
+ * Where a read stopped and what it dropped. The JSONL store uses `validBytes` to cut a torn last line before the
+ * first append; other stores may ignore it. Pass it back unchanged to `openAppend`.
+ */
+export interface ReadEnd {
+  /** Complete records read, the header included. */
+  records: number
+  /** Bytes of the record data that hold complete records; anything after is a torn tail. */
+  validBytes: number
+  /** False when the last complete record was not followed by a newline (the file ends right after it). */
+  endsWithNewline: boolean
+  /** The torn last line that was dropped, if any: its 1-based line number and length in bytes. */
+  torn?: { line: number; bytes: number }
+}
+
+/** Called once per complete record, in order; the header is line 1. Throwing stops the read. */
+export type RecordSink = (value: unknown, line: number) => void
+
+/** Appends to one session's record. Writes are durable when `write` resolves. */
+export interface SessionWriter {
+  /** The file that holds the session, when the store keeps files. */
+  readonly path: string | undefined
+  /** Appends complete records (each one line of JSON, without its newline) and syncs them to stable storage. */
+  write(lines: readonly string[]): Promise<void>
+  /** Releases the writer; later writes fail. */
+  close(): Promise<void>
+}
+
+/** What the listing shows for one session, gathered without parsing its whole log. Times are ms since the epoch. */
+export interface SessionSummary {
+  id: string
+  cwd: string
+  /** The latest `session/title`, else the first prompt's first words, else empty. */
+  title: string
+  createdAt: number
+  /** Time of the last complete event (the creation time when there is none). */
+  updatedAt: number
+  /** Number of `turn/start` events. */
+  turns: number
+  /** Size of the record in bytes. */
+  bytes: number
+  parent?: { id: string; seq: number }
+}
+
+/** A stored session id and the cwd key of the directory it belongs to (see `cwdKey`). */
+export interface StoredId {
+  id: string
+  cwdKey: string
+}
+
+/**
+ * The seam between the session log and where it lives. The JSONL store is the embedded default; a server backend
+ * can implement the same calls. A store deals in header and record lines; event meaning belongs to `src/session`.
+ */
+export interface SessionStore {
+  /** Creates a session holding only its header, durably, and opens it for appending. Fails when the id exists. */
+  create(header: SessionHeader): Promise<SessionWriter>
+  /**
+   * Streams the records of a session in order, header first, parsing each line as JSON. A last line that is not
+   * valid JSON is torn and dropped (reported in the result); any earlier line that is not valid JSON is an error
+   * naming the location and line. Never changes the stored session.
+   */
+  read(id: string, sink: RecordSink): Promise<ReadEnd>
+  /** Opens an existing session for appending after a read that ended at `end` (cutting off a torn tail, kept aside). */
+  openAppend(id: string, end: ReadEnd): Promise<SessionWriter>
+  /** How a person finds the record in errors: a file path, or a store-specific name. */
+  location(id: string): Promise<string>
+  /** Every stored session id, for prefix resolution. */
+  ids(): Promise<StoredId[]>
+  /** Summaries of the sessions of one working directory (`cwd`) or of all of them, in no particular order. */
+  summaries(cwd: string | 'all'): Promise<SessionSummary[]>
+}
+
+export { JsonlStore } from './jsonl-store.js'
+export { MemoryStore } from './memory-store.js'

@@ -1,0 +1,132 @@
+import { open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { scanLines } from './line-reader.js'
+import type { SessionSummary } from './store.js'
+import { emptySummaryState, feedSummary, PREFIX_CHARS, summaryOf, type SummaryState } from './summary-scan.js'
+
+/** The index file kept in each cwd directory. Starts with a dot so it never looks like a session. */
+export const INDEX_FILE = '.index.json'
+const INDEX_VERSION = 1
+
+/** How many session files a listing scans at once: enough to overlap I/O, few enough to stay far from fd limits. */
+const PARALLEL_SCANS = 16
+
+/**
+ * One indexed file. `state` covers the bytes before `scannedTo` (complete lines only), so a file that grew is
+ * summarized by scanning just its new bytes: logs are append-only. `size` and `mtimeMs` say whether it is current.
+ */
+interface IndexEntry {
+  size: number
+  mtimeMs: number
+  scannedTo: number
+  state: SummaryState
+  /** The summary at `size` bytes, a complete last line without its newline included. */
+  summary?: SessionSummary
+}
+
+interface IndexFile {
+  version: number
+  files: Record<string, IndexEntry>
+}
+
+/**
+ * Summaries of every session file in one cwd directory. Uses the directory's index where a file's size and mtime
+ * match, scans only the new bytes of files that grew, scans other files whole (line starts only, see
+ * `feedSummary`), and rewrites the index when anything changed.
+ */
+export async function summarizeDirectory(dir: string): Promise<SessionSummary[]> {
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.jsonl'))
+  const index = await readIndex(dir)
+  const next: IndexFile = { version: INDEX_VERSION, files: {} }
+  let changed = Object.keys(index.files).length !== names.length
+  const summaries: SessionSummary[] = []
+
+  let cursor = 0
+  const worker = async (): Promise<void> => {
+    while (cursor < names.length) {
+      const name = names[cursor++]
+      const id = name.slice(0, -'.jsonl'.length)
+      const result = await summarizeFile(join(dir, name), index.files[id])
+      if (!result) continue
+      next.files[id] = result.entry
+      if (result.entry !== index.files[id]) changed = true
+      if (result.summary) summaries.push(result.summary)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_SCANS, names.length) }, worker))
+
+  if (changed) await writeIndex(dir, next)
+  return summaries
+}
+
+async function summarizeFile(
+  path: string,
+  cached: IndexEntry | undefined,
+): Promise<{ entry: IndexEntry; summary: SessionSummary | undefined } | undefined> {
+  let info
+  try {
+    info = await stat(path)
+  } catch (error) {
+    // The file went away between readdir and stat (deleted by a person or another process): it is no longer listed.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  if (cached && cached.size === info.size && cached.mtimeMs === info.mtimeMs) {
+    return { entry: cached, summary: cached.summary }
+  }
+  const grew = cached !== undefined && info.size >= cached.size && cached.scannedTo <= info.size
+  const state: SummaryState = grew ? structuredClone(cached.state) : emptySummaryState()
+  const from = grew ? cached.scannedTo : 0
+  const file = await open(path, 'r')
+  try {
+    const end = await scanLines(file, from, (buffer, start, stop) => {
+      const prefix = buffer.latin1Slice(start, Math.min(stop, start + PREFIX_CHARS))
+      feedSummary(state, prefix, () => buffer.toString('utf8', start, stop))
+    })
+    const summary = summaryOf(withTail(state, end.tail), info.size)
+    const entry: IndexEntry = { size: info.size, mtimeMs: info.mtimeMs, scannedTo: end.completeTo, state }
+    if (summary) entry.summary = summary
+    return { entry, summary }
+  } finally {
+    await file.close()
+  }
+}
+
+/** The state including a last line that has no newline yet, when that line is complete JSON. */
+function withTail(state: SummaryState, tail: Buffer): SummaryState {
+  if (!tail.length) return state
+  const text = tail.toString('utf8')
+  try {
+    JSON.parse(text)
+  } catch {
+    // A torn last line: the loader drops it, and so does the listing.
+    return state
+  }
+  const copy = structuredClone(state)
+  feedSummary(copy, text.slice(0, PREFIX_CHARS), () => text)
+  return copy
+}
+
+async function readIndex(dir: string): Promise<IndexFile> {
+  try {
+    const parsed = JSON.parse(await readFile(join(dir, INDEX_FILE), 'utf8')) as IndexFile
+    if (parsed.version === INDEX_VERSION && parsed.files && typeof parsed.files === 'object') return parsed
+  } catch {
+    // A missing, unreadable or damaged index is rebuilt from the session files, which are the truth.
+  }
+  return { version: INDEX_VERSION, files: {} }
+}
+
+/** Writes the index atomically (a temp file renamed over it), so a reader never sees half an index. */
+async function writeIndex(dir: string, index: IndexFile): Promise<void> {
+  const temp = join(dir, `${INDEX_FILE}.${process.pid}.${Date.now()}.tmp`)
+  try {
+    await writeFile(temp, JSON.stringify(index))
+    await rename(temp, join(dir, INDEX_FILE))
+  } catch {
+    // The index only saves time: a read-only directory lists correctly, just without the speed-up.
+    await unlink(temp).catch(() => {
+      // Nothing was written, or the directory refuses changes: there is no temp file to clean up.
+    })
+  }
+}

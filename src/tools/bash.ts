@@ -1,0 +1,114 @@
+import { constants } from 'node:os'
+import { z } from 'zod'
+import { startJob } from './job-table.js'
+import { OutputBuffer } from './output-buffer.js'
+import { exitStatus, killGroup, spawnCommand } from './process-group.js'
+import type { Tool, ToolOutput } from './tool.js'
+
+export const DEFAULT_TIMEOUT_MS = 120_000
+export const MAX_TIMEOUT_MS = 600_000
+/**
+ * How long to keep reading after the command itself exited. A background child (`server &`) inherits the pipes and
+ * may hold them open for ever; the result must not wait for it.
+ */
+const PIPE_GRACE_MS = 250
+
+const schema = z.object({
+  command: z.string().describe('Shell command for bash -c'),
+  description: z.string().optional().describe('What it does, in a few words'),
+  timeout: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe(`ms, default ${DEFAULT_TIMEOUT_MS}`),
+  run_in_background: z.boolean().optional().describe('Start as a job; read it with job_output'),
+})
+
+const description =
+  'Run a shell command in the working directory. Returns the output tail and exit code; full long output goes to a file.'
+
+type Args = z.infer<typeof schema>
+
+export const bashTool: Tool<Args> = {
+  name: 'bash',
+  description,
+  schema,
+  readOnly: false,
+  kind: 'execute',
+  async run(args, ctx) {
+    if (args.run_in_background) {
+      const job = startJob(ctx.state, args.command, ctx.cwd)
+      if ('error' in job) return fail(job.error)
+      return {
+        content: [{ type: 'text', text: `Started job ${job.id} (pid ${job.pid}). Read its output with job_output, stop it with job_kill.` }],
+        meta: { jobId: job.id, pid: job.pid ?? null },
+      }
+    }
+    return runForeground(args.command, args.timeout ?? DEFAULT_TIMEOUT_MS, ctx)
+  },
+}
+
+const fail = (text: string): ToolOutput => ({ content: [{ type: 'text', text }], isError: true })
+
+async function runForeground(command: string, timeoutMs: number, ctx: Parameters<Tool['run']>[1]): Promise<ToolOutput> {
+  const started = Date.now()
+  const output = new OutputBuffer(ctx.state, `bash-${ctx.callId}`)
+  const child = spawnCommand(command, ctx.cwd, ctx.state)
+  let stopped: 'timeout' | 'cancel' | undefined
+  let killing: Promise<void> | undefined
+  const stop = (why: 'timeout' | 'cancel') => {
+    stopped ??= why
+    killing ??= killGroup(child.pid)
+  }
+  const timer = setTimeout(() => stop('timeout'), timeoutMs)
+  const onAbort = () => stop('cancel')
+  ctx.signal.addEventListener('abort', onAbort)
+  if (ctx.signal.aborted) onAbort()
+
+  const onData = (chunk: Buffer) => {
+    output.push(chunk)
+    ctx.progress?.(chunk.toString('utf8'))
+  }
+  child.stdout.on('data', onData)
+  child.stderr.on('data', onData)
+
+  const result = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined
+    let grace: NodeJS.Timeout | undefined
+    child.on('error', (error) => resolve({ code: null, signal: null, error }))
+    child.on('exit', (code, signal) => {
+      exit = { code, signal }
+      grace = setTimeout(() => {
+        child.stdout.destroy()
+        child.stderr.destroy()
+        resolve(exit!)
+      }, PIPE_GRACE_MS)
+    })
+    child.on('close', (code, signal) => {
+      clearTimeout(grace)
+      resolve(exit ?? { code, signal })
+    })
+  })
+  clearTimeout(timer)
+  ctx.signal.removeEventListener('abort', onAbort)
+  await killing
+  output.close()
+  if (result.error) return fail(`Error: could not start bash: ${result.error.message}.`)
+
+  const status = exitStatus(result.code, result.signal, constants.signals)
+  const tail = output.tail()
+  const lines: string[] = []
+  if (tail.cut) {
+    lines.push(`[showing the last ${Buffer.byteLength(tail.text)} of ${output.total} bytes; full output in ${output.file}]`)
+  }
+  if (tail.text) lines.push(tail.text.replace(/\n$/, ''))
+  if (stopped === 'timeout') lines.push(`[timed out after ${timeoutMs} ms; the command and its children were killed]`)
+  if (stopped === 'cancel') lines.push('[cancelled; the command and its children were killed]')
+  lines.push(`[exit code: ${status}]`)
+  return {
+    content: [{ type: 'text', text: lines.join('\n') }],
+    isError: stopped !== undefined,
+    meta: {
+      exitCode: status,
+      durationMs: Date.now() - started,
+      ...(stopped ? { stopped } : {}),
+      ...(output.file ? { outputFile: output.file } : {}),
+    },
+  }
+}

@@ -1,0 +1,92 @@
+import { readFile } from 'node:fs/promises'
+import { z } from 'zod'
+import { writeFileAtomic } from './atomic-write.js'
+import { unifiedDiff } from './diff-meta.js'
+import { checkFresh, freshnessError, hashBytes, recordVersion } from './file-versions.js'
+import { displayPath, realPathOf, resolveToolPath } from './paths.js'
+import type { Tool, ToolOutput } from './tool.js'
+
+const schema = z.object({
+  file_path: z.string().describe('Absolute, or relative to the working directory'),
+  old_string: z.string().describe('Exact text to replace, unique in the file'),
+  new_string: z.string().describe('Replacement text'),
+  replace_all: z.boolean().optional().describe('Replace every occurrence'),
+})
+
+const description =
+  'Replace exact text in a file you have read. old_string must match once (include surrounding lines) unless replace_all.'
+
+type Args = z.infer<typeof schema>
+
+export const editTool: Tool<Args> = {
+  name: 'edit',
+  description,
+  schema,
+  readOnly: false,
+  kind: 'edit',
+  async run(args, ctx) {
+    const named = resolveToolPath(ctx.cwd, args.file_path)
+    const shown = displayPath(ctx.cwd, named)
+    const absolute = realPathOf(named)
+    if (args.old_string === '') return fail('Error: old_string is empty; to create a file use write.')
+    if (args.old_string === args.new_string) return fail('Error: old_string and new_string are the same; nothing to change.')
+    let bytes: Buffer
+    try {
+      bytes = await readFile(absolute)
+    } catch {
+      return fail(`Error: ${shown} does not exist or cannot be read; use write to create a file.`)
+    }
+    const before = bytes.toString('utf8')
+    if (!Buffer.from(before, 'utf8').equals(bytes)) {
+      return fail(`Error: ${shown} is not valid UTF-8 text, so edit would corrupt it; change it with bash instead.`)
+    }
+    const fresh = await checkFresh(ctx.state, absolute)
+    if (!fresh.ok) return fail(freshnessError(shown, fresh.reason))
+
+    const match = findMatch(before, args.old_string, args.new_string)
+    if (match.count === 0) {
+      return fail(`Error: old_string was not found in ${shown}; read the file again and copy the text exactly, whitespace included.`)
+    }
+    if (match.count > 1 && !args.replace_all) {
+      return fail(
+        `Error: old_string occurs ${match.count} times in ${shown}; add surrounding lines to make it unique, or set replace_all.`,
+      )
+    }
+    const after = before.split(match.old).join(match.new)
+    try {
+      await writeFileAtomic(absolute, after)
+    } catch (error) {
+      return fail(`Error: could not write ${shown}: ${(error as Error).message}.`)
+    }
+    await recordVersion(ctx.state, absolute, hashBytes(after))
+    const diff = unifiedDiff(shown, before, after)
+    const count = args.replace_all ? match.count : 1
+    return {
+      content: [{ type: 'text', text: `Edited ${shown}: replaced ${count} occurrence${count === 1 ? '' : 's'}.` }],
+      meta: { path: absolute, replacements: count, ...(diff !== undefined ? { diff } : { diffOmitted: true }) },
+    }
+  },
+}
+
+const fail = (text: string): ToolOutput => ({ content: [{ type: 'text', text }], isError: true })
+
+/**
+ * Finds `oldText` in `content`, keeping the file's line endings: models write `\n`, so in a file with CRLF endings
+ * the strings are first tried with `\r\n`, and the replacement takes the same form. The literal strings are the
+ * fallback (a mixed file, or text that really has bare `\n`).
+ */
+function findMatch(content: string, oldText: string, newText: string): { count: number; old: string; new: string } {
+  if (content.includes('\r\n')) {
+    const toCrlf = (s: string) => s.replace(/\r\n/g, '\n').replace(/\n/g, '\r\n')
+    const crlfOld = toCrlf(oldText)
+    const count = occurrences(content, crlfOld)
+    if (count > 0) return { count, old: crlfOld, new: toCrlf(newText) }
+  }
+  return { count: occurrences(content, oldText), old: oldText, new: newText }
+}
+
+function occurrences(haystack: string, needle: string): number {
+  let count = 0
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count++
+  return count
+}

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process'
+import type { Readable } from 'node:stream'
+import type { ToolState } from './tool.js'
+
+/** Always withheld from commands the model runs: the harness's own key. Settings may name more (`secretEnv`). */
+export const ALWAYS_SECRET = ['DEEPSEEK_API_KEY']
+
+/** The environment a model-run command sees: ours, less every secret, with pagers and colours turned off. */
+export function commandEnv(state: ToolState): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of ALWAYS_SECRET) delete env[name]
+  for (const name of state.secretEnv) delete env[name]
+  env.NO_COLOR = '1'
+  env.PAGER = 'cat'
+  env.GIT_PAGER = 'cat'
+  return env
+}
+
+export type CommandProcess = ChildProcessByStdio<null, Readable, Readable>
+
+/**
+ * Starts `bash -c command` as the leader of its own process group (`detached`), so the command and everything it
+ * starts can be signalled together by `killGroup(child.pid)`. stdin is closed: a command waiting for input ends.
+ */
+export function spawnCommand(command: string, cwd: string, state: ToolState): CommandProcess {
+  return spawn('bash', ['-c', command], {
+    cwd,
+    env: commandEnv(state),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch {
+    // ESRCH: no process is left in the group (EPERM cannot happen for a group we started).
+    return false
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Ends a process group: SIGTERM, up to `graceMs` for it to go, then SIGKILL. Resolves once the group is gone or,
+ * if members linger as zombies nobody reaps, after a bounded wait; it never throws.
+ */
+export async function killGroup(pgid: number | undefined, graceMs = 1000): Promise<void> {
+  if (pgid === undefined || !groupAlive(pgid)) return
+  signalGroup(pgid, 'SIGTERM')
+  for (let waited = 0; waited < graceMs && groupAlive(pgid); waited += 50) await sleep(50)
+  if (!groupAlive(pgid)) return
+  signalGroup(pgid, 'SIGKILL')
+  for (let waited = 0; waited < 500 && groupAlive(pgid); waited += 25) await sleep(25)
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // The group ended between the check and the signal: nothing left to kill.
+  }
+}
+
+/** The conventional exit status: the code, or 128 + the signal number for a process killed by a signal. */
+export function exitStatus(code: number | null, signal: NodeJS.Signals | null, signals: Record<string, number>): number {
+  if (code !== null) return code
+  return signal ? 128 + (signals[signal] ?? 0) : -1
+}
