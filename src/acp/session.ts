@@ -55,6 +55,8 @@ export class AcpSession {
   /** How many times the client has cancelled. Compared, not reset, so overlapping prompts each see their own. */
   private cancels = 0
   private cancelPending = false
+  /** Messages delivered before their prompt was registered: message id → turn. Cleared at each turn end. */
+  private readonly delivered = new Map<string, number>()
   private closing: Promise<void> | undefined
 
   constructor(
@@ -96,7 +98,8 @@ export class AcpSession {
     const cancelsAtStart = this.cancels
     const ended = new Promise<TurnEnd | undefined>((settle) => {
       const messageId = steering ? this.agent.steer(content, ACP_SOURCE) : this.agent.followUp(content, ACP_SOURCE)
-      this.pending.push({ messageId, cancelsAtStart, settle })
+      // The agent may deliver the message before followUp returns; `delivered` remembers where it went.
+      this.pending.push({ messageId, cancelsAtStart, settle, turn: this.delivered.get(messageId) })
     })
     const end = await ended
     await this.sending
@@ -173,6 +176,7 @@ export class AcpSession {
         const done = this.pending.filter((p) => p.turn === event.data.turn)
         this.pending = this.pending.filter((p) => p.turn !== event.data.turn)
         for (const p of done) p.settle(this.lastEnd)
+        this.delivered.clear()
         return
       }
     }
@@ -180,7 +184,8 @@ export class AcpSession {
 
   private assignTurn(messageId: string): void {
     const prompt = this.pending.find((p) => p.messageId === messageId)
-    if (prompt && prompt.turn === undefined) prompt.turn = this.currentTurn
+    if (prompt) prompt.turn ??= this.currentTurn
+    else this.delivered.set(messageId, this.currentTurn)
   }
 
   /** Queues one notification behind those already queued, so the client sees updates in the order they happened. */

@@ -17,6 +17,8 @@ const KINDS: Record<string, ToolKind> = {
   write: 'edit',
   edit: 'edit',
   bash: 'execute',
+  job_output: 'read',
+  job_kill: 'execute',
   grep: 'search',
   glob: 'search',
   ls: 'search',
@@ -125,31 +127,38 @@ export function diffFromMeta(meta: JsonValue | undefined, cwd: string): ToolCall
   const unified = stringArg(meta, 'diff', 'patch', 'unifiedDiff')
   if (unified === undefined) return undefined
   const sides = sidesOfUnifiedDiff(unified)
-  return sides ? { type: 'diff', path: absolute, oldText: sides.oldText, newText: sides.newText } : undefined
+  if (!sides) return undefined
+  // A created file has no old text; ACP says so with null rather than an empty string.
+  return { type: 'diff', path: absolute, oldText: meta.created === true ? null : sides.oldText, newText: sides.newText }
 }
 
-/** The old and new side of a unified diff's hunks, or undefined when it has no hunk. */
+/**
+ * The old and new side of a unified diff's hunks, or undefined when it has no hunk. Each line keeps its newline,
+ * except where the diff says `\ No newline at end of file`.
+ */
 export function sidesOfUnifiedDiff(diff: string): { oldText: string; newText: string } | undefined {
   const oldLines: string[] = []
   const newLines: string[] = []
   let inHunk = false
+  let last = ' '
   for (const line of diff.split('\n')) {
     if (line.startsWith('@@')) {
       inHunk = true
       continue
     }
-    if (!inHunk) continue
-    if (line.startsWith(' ')) {
-      oldLines.push(line.slice(1))
-      newLines.push(line.slice(1))
-    } else if (line.startsWith('-')) {
-      oldLines.push(line.slice(1))
-    } else if (line.startsWith('+')) {
-      newLines.push(line.slice(1))
+    if (!inHunk || line === '') continue
+    const mark = line[0]
+    const text = line.slice(1) + '\n'
+    if (mark === ' ' || mark === '-') oldLines.push(text)
+    if (mark === ' ' || mark === '+') newLines.push(text)
+    if (mark === '\\') {
+      if (last !== '+') oldLines.push(oldLines.pop()?.slice(0, -1) ?? '')
+      if (last !== '-') newLines.push(newLines.pop()?.slice(0, -1) ?? '')
     }
+    last = mark
   }
   if (!inHunk) return undefined
-  return { oldText: oldLines.join('\n'), newText: newLines.join('\n') }
+  return { oldText: oldLines.join(''), newText: newLines.join('') }
 }
 
 function fenced(text: string): string {

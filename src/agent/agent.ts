@@ -9,12 +9,13 @@ import type { FinishReason } from '../llm/stream.js'
 import type { JsonValue, LoggedError, SessionEvent, Source, TurnEndReason } from '../session/events.js'
 import type { Session } from '../session/session.js'
 import type { AnyTool, ToolState } from '../tools/tool.js'
+import type { CompactionOutcome, Compactor } from '../compaction/compactor.js'
 import type { EnteringMessage, Extension, SessionStartSource, ToolCallInfo } from './extensions.js'
 import { Inbox, type InboxItem } from './inbox.js'
 import { ListenerError, Listeners } from './listeners.js'
 import { buildRequest, encodeRequest, sameHeader, type RequestHeader } from './request.js'
 import { runToolCalls } from './tool-runner.js'
-import type { AgentApi, ContentInput, LiveEvent, PermissionAsker, PermissionMode, TurnOutcome } from './types.js'
+import type { AgentApi, ContentInput, LiveEvent, PermissionAsker, PermissionMode, PermissionRequest, TurnOutcome } from './types.js'
 import { toBlocks } from './types.js'
 
 export interface AgentOptions {
@@ -37,6 +38,10 @@ export interface AgentOptions {
   /** Injectable for tests: how retry waits are slept and jitter drawn. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
   random?: () => number
+  /** Told whenever a front end is asked for permission (Notification hooks). */
+  onPermissionAsked?: (request: PermissionRequest) => void
+  /** Keeps the prompt inside the context window (src/compaction); absent means never compact. */
+  compactor?: Compactor
   /** Released when the agent closes (background jobs, MCP servers). */
   onClose?: () => Promise<void>
 }
@@ -89,6 +94,8 @@ export class Agent implements AgentApi {
   private lastOutcome: TurnOutcome | undefined
   private idleWaiters: ((outcome: TurnOutcome | undefined) => void)[] = []
   private closed = false
+  /** Set while a manual compaction runs outside a turn. */
+  private compacting: AbortController | null = null
   private readonly unsubscribe: () => void
 
   private constructor(options: AgentOptions) {
@@ -127,7 +134,7 @@ export class Agent implements AgentApi {
     return this.mode
   }
   get busy(): boolean {
-    return this.loop !== null
+    return this.loop !== null || this.compacting !== null
   }
   /** The queued inputs not yet delivered, oldest first. */
   get queued(): readonly InboxItem[] {
@@ -158,6 +165,7 @@ export class Agent implements AgentApi {
 
   cancel(): void {
     if (this.loop && this.abort && !this.abort.signal.aborted) this.abort.abort()
+    this.compacting?.abort()
   }
 
   whenIdle(): Promise<TurnOutcome | undefined> {
@@ -189,6 +197,25 @@ export class Agent implements AgentApi {
 
   notify(level: 'info' | 'warning' | 'error', message: string): void {
     this.emit({ type: 'notice', level, message })
+  }
+
+  /** Compacts the session now (`/compact`, RPC `compact`). Only while idle. */
+  async compact(focus?: string): Promise<CompactionOutcome> {
+    const compactor = this.options.compactor
+    if (!compactor) return { outcome: 'nothing', message: 'Compaction is not available in this session.' }
+    if (this.loop || this.compacting) throw new Error('Cannot compact while a turn runs; wait for it to end or cancel it.')
+    this.compacting = new AbortController()
+    try {
+      const outcome = await compactor.compact('manual', { turn: this.turnNumber, step: 0, signal: this.compacting.signal, focus })
+      await this.session.flush()
+      return outcome
+    } finally {
+      this.compacting = null
+    }
+  }
+
+  private reportCompaction(outcome: CompactionOutcome): void {
+    this.notify(changed(outcome) ? 'info' : 'warning', outcome.message)
   }
 
   /** Adds an extension after creation (front ends that attach late). */
@@ -309,6 +336,7 @@ export class Agent implements AgentApi {
             agent: this,
             signal,
             asker: this.permissionAsker,
+            onAsk: this.options.onPermissionAsked,
             permissionNeeded: this.options.permissionNeeded ?? defaultPermissionNeeded,
             emit: (event) => this.emit(event),
             concurrency: this.options.toolConcurrency ?? 4,
@@ -356,10 +384,17 @@ export class Agent implements AgentApi {
     signal: AbortSignal,
   ): Promise<{ end?: TurnEnd; message: AssistantMessage; finish?: FinishReason }> {
     const header = this.currentHeader()
-    const request = buildRequest(header, this.session.messages())
-    const { body, sha256, bytes } = encodeRequest(this.adapter, request)
+    let encoded = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
+    const compactor = this.options.compactor
+    if (compactor && Math.ceil(encoded.bytes / 4) > compactor.threshold()) {
+      const outcome = await compactor.compact('auto', { turn, step, signal, promptTokens: Math.ceil(encoded.bytes / 4) })
+      this.reportCompaction(outcome)
+      if (changed(outcome)) encoded = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
+    }
     await this.session.flush()
-    this.session.append('request/sent', { turn, step, sha256, bytes })
+    this.session.append('request/sent', { turn, step, sha256: encoded.sha256, bytes: encoded.bytes })
+    let body = encoded.body
+    let overflowHandled = false
 
     const empty: AssistantMessage = { role: 'assistant', content: [] }
     for (let retries = 0; ; retries++) {
@@ -387,6 +422,19 @@ export class Agent implements AgentApi {
         return { message: result.message, finish: result.finish }
       }
       const error = result.error ?? new ModelError('empty-response', 'DeepSeek ended the response without saying why; try again.')
+      if (error.code === 'context-too-long' && compactor && !overflowHandled) {
+        // Compact, then retry once with the smaller request.
+        overflowHandled = true
+        const outcome = await compactor.compact('overflow', { turn, step, signal })
+        this.reportCompaction(outcome)
+        if (changed(outcome)) {
+          const again = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
+          await this.session.flush()
+          this.session.append('request/sent', { turn, step, sha256: again.sha256, bytes: again.bytes })
+          body = again.body
+          continue
+        }
+      }
       const delay = retryDelay(error, retries, this.options.random)
       if (delay === null) return { end: new TurnEnd('error', failure(error)), message: empty }
       this.session.append('llm/retry', { turn, step, attempt: retries + 1, delayMs: delay, error: failure(error) })
@@ -421,6 +469,8 @@ export class Agent implements AgentApi {
     return assembler.result()
   }
 }
+
+const changed = (outcome: CompactionOutcome): boolean => outcome.outcome === 'replaced' || outcome.outcome === 'trimmed'
 
 /** A model error as the log keeps it. Context-too-long names the remedy. */
 function failure(error: ModelError): LoggedError {

@@ -16,6 +16,7 @@ import { reinHome } from '../store/home.js'
 import { listSessions, resolveSessionId } from '../store/listing.js'
 import { JsonlStore } from '../store/store.js'
 import { builtinTools, createToolState, disposeToolState, toolSchemas } from '../tools/registry.js'
+import { Compactor, type CompactionSettings } from '../compaction/compactor.js'
 import { Agent } from './agent.js'
 import type { Extension, SessionStartSource } from './extensions.js'
 import type { AgentApi, PermissionMode } from './types.js'
@@ -112,6 +113,19 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   })
   const tools = () => [...builtinTools(), ...mcp.tools()]
 
+  let agentRefForWindow: Agent | undefined
+  const compaction = (settings.compaction ?? {}) as Partial<CompactionSettings>
+  const compactor = new Compactor({
+    session,
+    adapter,
+    contextWindow: () => {
+      const current = agentRefForWindow?.config.model ?? modelId
+      return modelInfo(current, (settings.models ?? {}) as Record<string, Partial<ModelInfo>>).contextWindow
+    },
+    settings: { ...compaction, ...perModelCompaction(settings, modelId) },
+    preCompact: (trigger) => hooks.runPreCompact(trigger === 'manual' ? 'manual' : 'auto'),
+  })
+
   const agent = await Agent.create({
     session,
     adapter,
@@ -123,6 +137,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     permissionMode: mode,
     start,
     maxSteps: options.maxSteps,
+    compactor,
+    onPermissionAsked: (request) => void hooks.permissionAsked(request),
     permissionNeeded: permissionNeededMessage,
     extensions: [
       hooks.extension,
@@ -137,6 +153,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     },
   })
   agentRef = agent
+  agentRefForWindow = agent
   mode = agent.permissionMode
   mcp.onToolsChanged(() => agent.setTools(tools()))
   return { agent, model: info, settings, mcp, problems }
@@ -144,6 +161,12 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
 export async function openAgent(options: OpenAgentOptions): Promise<Agent> {
   return (await openAgentWithContext(options)).agent
+}
+
+/** `models.<id>.compactAt` in settings sets the compaction ratio for one model. */
+function perModelCompaction(settings: Settings, model: string): Partial<CompactionSettings> {
+  const entry = (settings.models as Record<string, { compactAt?: unknown }> | undefined)?.[model]
+  return typeof entry?.compactAt === 'number' ? { ratio: entry.compactAt } : {}
 }
 
 /** A resumed session keeps the model it ran with unless told otherwise. */

@@ -5,7 +5,7 @@ import type { Session } from '../session/session.js'
 import type { AnyTool, ToolContext, ToolOutput, ToolState } from '../tools/tool.js'
 import type { ToolCallInfo } from './extensions.js'
 import type { Listeners } from './listeners.js'
-import type { AgentApi, LiveEvent, PermissionAsker } from './types.js'
+import type { AgentApi, LiveEvent, PermissionAsker, PermissionRequest } from './types.js'
 
 /** What the runner needs from the agent for one step's tool calls. */
 export interface ToolStep {
@@ -18,6 +18,7 @@ export interface ToolStep {
   agent: AgentApi
   signal: AbortSignal
   asker: PermissionAsker | undefined
+  onAsk?: (request: PermissionRequest) => void
   /** The sentence a model reads when a call needs permission and no front end can ask. */
   permissionNeeded: (call: ToolCallInfo) => string
   emit: (event: LiveEvent) => void
@@ -171,7 +172,9 @@ async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
   }
   if (decided.verdict === 'ask') {
     if (!s.asker) return { ...base, answer: errorResult(s.permissionNeeded(decided.call)) }
-    const answer = await s.asker({ call: decided.call, reason: decided.reason ?? 'This call needs permission.' }, s.signal).catch(
+    const request: PermissionRequest = { call: decided.call, reason: decided.reason ?? 'This call needs permission.' }
+    s.onAsk?.(request)
+    const answer = await s.asker(request, s.signal).catch(
       () => ({ outcome: 'deny' as const, note: undefined }),
     )
     if (answer.outcome === 'deny') {

@@ -13,13 +13,35 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** `Unexpected token } in JSON at position 42` → `line 3`, so the person can find the mistake. */
+/** The largest file whose JSON mistake is located by re-parsing prefixes; settings files are far smaller. */
+const LOCATE_LIMIT = 64 * 1024
+
+/**
+ * Where a JSON text stops being valid, as `line N`. Node 20 gives a position for some mistakes and none for others
+ * (`Unexpected token ','`), so the first prefix whose error is not just "input ended early" marks the spot; when
+ * there is none, the file stops too soon and the mistake is its end.
+ */
+function jsonErrorLine(text: string): number | undefined {
+  if (text.length > LOCATE_LIMIT) return undefined
+  for (let end = 1; end <= text.length; end++) {
+    try {
+      JSON.parse(text.slice(0, end))
+    } catch (error) {
+      const message = (error as Error).message
+      const position = /at position (\d+)/.exec(message)
+      const endedEarly = message.includes('Unexpected end') || (position !== null && Number(position[1]) >= end)
+      if (!endedEarly) return text.slice(0, position ? Number(position[1]) + 1 : end).split('\n').length
+    }
+  }
+  // Every prefix was only unfinished: the file ends before its JSON does.
+  return text.split('\n').length
+}
+
+/** `Unexpected token ','` on line 3, so the person can find the mistake. */
 function jsonErrorPlace(text: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
-  const position = /position (\d+)/.exec(message)
-  if (!position) return message
-  const line = text.slice(0, Number(position[1])).split('\n').length
-  return `${message.replace(/\s*in JSON at position \d+.*$/, '')} on line ${line}`
+  const message = (error instanceof Error ? error.message : String(error)).split(/,? "|\s+in JSON at position/)[0]
+  const line = jsonErrorLine(text)
+  return line === undefined ? message : `${message} on line ${line}`
 }
 
 /** The trust hash: what the handler does and where it is written, in a fixed key order. */
@@ -84,13 +106,13 @@ export function parseHookFile(text: string, file: HookFile, firstOrder: number, 
       }
       group.hooks.forEach((handler, handlerIndex) => {
         const at = `handler ${handlerIndex + 1} of the ${where}`
-        if (!isRecord(handler) || typeof handler.command !== 'string' || handler.command.trim() === '') {
-          problems.push(`Skipped ${at}: it needs a "command" string.`)
+        const type = isRecord(handler) ? (handler.type ?? 'command') : undefined
+        if (type !== undefined && type !== 'command') {
+          problems.push(`Skipped ${at}: Rein runs only "command" hooks, not "${String(type)}".`)
           return
         }
-        const type = handler.type ?? 'command'
-        if (type !== 'command') {
-          problems.push(`Skipped ${at}: Rein runs only "command" hooks, not "${String(type)}".`)
+        if (!isRecord(handler) || typeof handler.command !== 'string' || handler.command.trim() === '') {
+          problems.push(`Skipped ${at}: it needs a "command" string.`)
           return
         }
         let timeoutSec: number | undefined

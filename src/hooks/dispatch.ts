@@ -46,7 +46,7 @@ export function selectHandlers(definitions: readonly HookDefinition[], event: Ho
 export function sessionFacts(agent: AgentApi, turn?: number): SessionFacts {
   return {
     sessionId: agent.session.id,
-    transcriptPath: agent.session.path,
+    transcriptPath: agent.session.path ?? null,
     cwd: agent.cwd,
     permissionMode: agent.permissionMode,
     model: agent.config.model,
@@ -94,7 +94,7 @@ export async function runHooks(
     const reason = verdict.failure ?? verdict.stop ?? verdict.block ?? verdict.permissionReason
     if (reason) data.reason = reason
     agent.session.append('hook/result', data)
-    const name = `The ${event} hook "${definition.command}" from ${displayPath(definition.file.path, agent.cwd)}`
+    const name = `The ${event} hook ${handlerName(definition, agent.cwd)}`
     if (verdict.failure) agent.notify('warning', `${name} ${verdict.failure}; Rein went on without it.`)
     if (verdict.systemMessage) agent.notify('info', verdict.systemMessage)
     outcomes.push({ definition, verdict })

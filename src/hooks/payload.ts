@@ -39,7 +39,8 @@ const PEER_PERMISSION_MODES: Readonly<Record<PermissionMode, string>> = {
 /** Facts about the session every payload carries. */
 export interface SessionFacts {
   sessionId: string
-  transcriptPath: string
+  /** The session's JSONL file; `null` for a session kept only in memory. */
+  transcriptPath: string | null
   cwd: string
   permissionMode: PermissionMode
   model: string

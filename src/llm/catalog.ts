@@ -38,6 +38,9 @@ const BUILT_IN: readonly ModelInfo[] = [
   { id: 'deepseek-reasoner', contextWindow: 128_000, maxOutput: 65_536, prices: FLASH_PRICES, images: false },
 ]
 
+/** The ids Rein ships figures for, in catalog order. */
+export const KNOWN_MODEL_IDS: readonly string[] = BUILT_IN.map((m) => m.id)
+
 /** What an unknown id gets: a conservative window, and Flash prices so cost is an estimate rather than zero. */
 const UNKNOWN: Omit<ModelInfo, 'id'> = { contextWindow: 128_000, maxOutput: 32_768, prices: FLASH_PRICES, images: false }
 

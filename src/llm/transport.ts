@@ -2,6 +2,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { classifyHttpError } from './classify.js'
 import { modelError } from './describe.js'
 import { ModelError } from './errors.js'
+import { postRequest, type OpenResponse } from './http.js'
 import type { Usage } from './messages.js'
 import type { FinishReason, StreamChunk } from './stream.js'
 
@@ -71,13 +72,12 @@ export async function* streamHttp(call: HttpCall, decoder: WireDecoder, options:
     return beforeResponse ? modelError('transport', { url: call.url, detail }) : modelError('transport', { detail })
   }
 
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  let response: OpenResponse | undefined
   let clean = false
   try {
-    let response: Response
     try {
       arm()
-      response = await fetch(call.url, { method: 'POST', headers: call.headers, body: call.body, signal: controller.signal })
+      response = await postRequest(call.url, call.headers, call.body, controller.signal)
     } catch (cause) {
       yield failed(networkFailure(cause, true))
       return
@@ -85,7 +85,7 @@ export async function* streamHttp(call: HttpCall, decoder: WireDecoder, options:
       disarm()
     }
 
-    if (!response.ok) {
+    if (response.status < 200 || response.status >= 300) {
       let text: string
       try {
         arm()
@@ -105,20 +105,19 @@ export async function* streamHttp(call: HttpCall, decoder: WireDecoder, options:
     const parser = createParser({ onEvent: (event) => pending.push(event) })
     const text = new TextDecoder()
     let sawContent = false
-    reader = response.body?.getReader()
-    while (reader && !decoder.done) {
-      let read: ReadableStreamReadResult<Uint8Array>
+    while (!decoder.done) {
+      let bytes: Buffer | null
       try {
         arm()
-        read = await reader.read()
+        bytes = await response.read()
       } catch (cause) {
         yield failed(networkFailure(cause, false))
         return
       } finally {
         disarm()
       }
-      if (read.done) break
-      parser.feed(text.decode(read.value, { stream: true }))
+      if (bytes === null) break
+      parser.feed(text.decode(bytes, { stream: true }))
       for (const event of pending.splice(0)) {
         let chunks: StreamChunk[]
         try {
@@ -153,9 +152,12 @@ export async function* streamHttp(call: HttpCall, decoder: WireDecoder, options:
   } finally {
     disarm()
     signal?.removeEventListener('abort', onAbort)
-    // A stream left before its end (cancel, error, consumer stopped) must not keep its socket: abort tears it down.
-    if (!clean) controller.abort()
-    else if (reader) reader.cancel().catch(() => undefined /* the body already ended; nothing is left to release */)
+    // A stream left before its end (cancel, error, consumer stopped) must not keep its socket.
+    if (clean) response?.release()
+    else {
+      response?.destroy()
+      controller.abort()
+    }
   }
 }
 

@@ -32,6 +32,11 @@ export interface ConnectionOptions {
   onNotice(level: NoticeLevel, message: string): void
 }
 
+/** `60 s`, or `300 ms` below a second. */
+function duration(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`
+}
+
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
@@ -57,6 +62,7 @@ export class ServerConnection {
   /** True from the first failure report until the server is connected again: a lost server is reported once. */
   private reported = false
   private closing = false
+  private probing = false
 
   constructor(config: McpServerConfig, options: ConnectionOptions) {
     this.config = config
@@ -85,7 +91,7 @@ export class ServerConnection {
       if (signal.aborted) return errorOutput(`the call to MCP tool "${tool}" was cancelled by the user.`)
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         return errorOutput(
-          `MCP tool "${tool}" on server "${server}" did not finish within ${Math.round(timeoutMs / 1000)} s and was cancelled; its outcome is unknown.`,
+          `MCP tool "${tool}" on server "${server}" did not finish within ${duration(timeoutMs)} and was cancelled; its outcome is unknown.`,
         )
       }
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
@@ -139,6 +145,7 @@ export class ServerConnection {
       if (this.client !== client) return
       // Watched only from here on: a server that exits during the handshake is a start failure, reported below.
       client.onclose = () => this.lost(client, 'exited')
+      client.onerror = () => void this.probe(client)
       this.tools = tools
       this.state = 'connected'
       this.error = undefined
@@ -178,6 +185,23 @@ export class ServerConnection {
     } catch (error) {
       if (this.client !== client) return
       this.options.onNotice('warning', `MCP server "${this.config.name}" announced new tools but listing them failed (${describeError(error)}); keeping the previous list.`)
+    }
+  }
+
+  /**
+   * Checks, after a transport error, whether the server still answers. Needed for HTTP: when the server dies
+   * mid-call the SDK reports the broken response stream as an error but leaves the request pending until its
+   * timeout. A failed ping closes the client, which fails every pending call at once.
+   */
+  private async probe(client: Client): Promise<void> {
+    if (this.probing || this.client !== client) return
+    this.probing = true
+    try {
+      await client.ping({ timeout: Math.min(this.options.connectTimeoutMs, 5000) })
+    } catch (error) {
+      this.lost(client, `stopped responding (${describeError(error)})`)
+    } finally {
+      this.probing = false
     }
   }
 

@@ -66,7 +66,8 @@ export interface EventDataMap {
     meta?: JsonValue
   }
   'request/header': { reason: string; config: ModelConfig; system: string; tools: ToolSchema[] }
-  'request/sent': { turn: number; step: number; sha256: string; bytes: number }
+  /** `purpose` `compaction`: the summary request of the open compaction, not a step's request. */
+  'request/sent': { turn: number; step: number; sha256: string; bytes: number; purpose?: 'compaction' }
   'inbox/queued': { id: string; verb: InboxVerb; content: InputBlock[]; source: Source }
   'inbox/dequeued': { id: string; reason: 'delivered' | 'withdrawn' | 'rejected' }
   'hook/invoked': { id: string; event: string; handler: string; sourceFile: string }
@@ -79,8 +80,13 @@ export interface EventDataMap {
     stderr?: string
     reason?: string
   }
-  'compaction/start': { id: string; trigger: string; start: number; end: number }
-  'compaction/end': { id: string; outcome: 'replaced' | 'failed' | 'no-gain' | 'blocked'; message?: string }
+  /**
+   * Opens a compaction. `mode` `summary` asks the model for a summary of surface entries `start..end` with
+   * `instruction` as the final message; `trim` shortens old tool results in that range without a model call.
+   */
+  'compaction/start': { id: string; trigger: string; start: number; end: number; mode?: 'summary' | 'trim'; instruction?: string }
+  /** `usage` is the summary request's, when one was made. */
+  'compaction/end': { id: string; outcome: 'replaced' | 'failed' | 'no-gain' | 'blocked'; message?: string; usage?: Usage }
   'llm/retry': { turn: number; step: number; attempt: number; delayMs: number; error: LoggedError }
   'todo/write': { todos: { content: string; status: 'pending' | 'in_progress' | 'completed' }[] }
   'session/title': { title: string }

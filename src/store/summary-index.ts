@@ -80,7 +80,7 @@ async function summarizeFile(
   const file = await open(path, 'r')
   try {
     const end = await scanLines(file, from, (buffer, start, stop) => {
-      const prefix = buffer.latin1Slice(start, Math.min(stop, start + PREFIX_CHARS))
+      const prefix = buffer.toString('latin1', start, Math.min(stop, start + PREFIX_CHARS))
       feedSummary(state, prefix, () => buffer.toString('utf8', start, stop))
     })
     const summary = summaryOf(withTail(state, end.tail), info.size)

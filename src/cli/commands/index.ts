@@ -1,9 +1,15 @@
 import type { Command } from 'commander'
+import { registerAcpCommand } from './acp.js'
 import { registerRunCommand } from './run.js'
 import { registerRpcCommand } from './rpc.js'
+import { registerDemoCommand } from './demo.js'
+import { registerMcpCommand } from './mcp.js'
 
 /** Every subcommand registers itself here, one line each. */
 export function registerCommands(program: Command): void {
+  registerAcpCommand(program)
   registerRunCommand(program)
   registerRpcCommand(program)
+  registerDemoCommand(program)
+  registerMcpCommand(program)
 }

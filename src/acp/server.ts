@@ -1,0 +1,193 @@
+import { isAbsolute } from 'node:path'
+import {
+  agent as agentApp,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentContext,
+  type ClientCapabilities,
+  type McpServer,
+  type SessionInfo,
+  type Stream,
+} from '@agentclientprotocol/sdk'
+import { parseServerList } from '../mcp/config.js'
+import type { McpServerConfig } from '../mcp/config.js'
+import type { OpenAcpAgent } from './agent-port.js'
+import { modeState } from './modes.js'
+import { AcpSession } from './session.js'
+
+export interface AcpServerOptions {
+  openAgent: OpenAcpAgent
+  /** Stored sessions for `session/list`, newest first; `cwd` filters by working directory. */
+  listSessions?: (cwd: string | undefined) => Promise<SessionInfo[]>
+  /** Whether a DeepSeek key is configured (environment or credentials file). */
+  apiKeyAvailable: () => boolean
+  /** The sentence that tells a person how to configure the key. */
+  missingKeyMessage: string
+  /** Whether the configured model accepts images. */
+  acceptsImages: boolean
+  version: string
+  /** Diagnostics; never stdout, which carries protocol frames only. */
+  log: (line: string) => void
+}
+
+export interface AcpServer {
+  /** Resolves when the client has gone and every session is closed (turns cancelled, logs flushed). */
+  readonly closed: Promise<void>
+  /** Closes the connection and every session, as a client disconnect does. */
+  close(): Promise<void>
+}
+
+const AUTH_METHOD = 'deepseek-api-key'
+
+/**
+ * Serves ACP on `stream`: one Rein agent per ACP session, all on this one connection. The SDK answers malformed
+ * frames (bad JSON, batches, invalid params, unknown methods) with JSON-RPC errors and keeps the connection open.
+ */
+export function startAcpServer(stream: Stream, options: AcpServerOptions): AcpServer {
+  const sessions = new Map<string, AcpSession>()
+  const opening = new Map<string, Promise<AcpSession>>()
+  let clientCapabilities: ClientCapabilities = {}
+  let client: AgentContext | undefined
+
+  const sessionOptions = () => ({
+    images: options.acceptsImages,
+    notices: clientCapabilities.session?.notices != null,
+    log: options.log,
+  })
+
+  const requireSession = (sessionId: string): AcpSession => {
+    const session = sessions.get(sessionId)
+    if (!session) throw RequestError.sessionNotFound(sessionId)
+    return session
+  }
+
+  const requireKey = (): void => {
+    if (!options.apiKeyAvailable()) throw RequestError.authRequired({ env: 'DEEPSEEK_API_KEY' }, options.missingKeyMessage)
+  }
+
+  const open = async (
+    params: { cwd: string; mcpServers: McpServer[] },
+    resume: string | undefined,
+  ): Promise<AcpSession> => {
+    if (!isAbsolute(params.cwd)) {
+      throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path')
+    }
+    requireKey()
+    const mcpServers = parseMcpServers(params.mcpServers)
+    let agent
+    try {
+      agent = await options.openAgent({ cwd: params.cwd, resume, mcpServers })
+    } catch (error) {
+      throw new RequestError(-32603, error instanceof Error ? error.message : String(error))
+    }
+    if (!client) throw RequestError.internalError(undefined, 'the connection is not open')
+    const session = new AcpSession(agent, client, sessionOptions())
+    sessions.set(session.id, session)
+    return session
+  }
+
+  const app = agentApp({ name: 'rein' })
+    .onRequest('initialize', ({ params }) => {
+      clientCapabilities = params.clientCapabilities ?? {}
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentInfo: { name: 'rein', title: 'Rein', version: options.version },
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: options.acceptsImages, audio: false, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: false },
+          sessionCapabilities: { ...(options.listSessions ? { list: {} } : {}), close: {} },
+        },
+        authMethods: [
+          {
+            id: AUTH_METHOD,
+            name: 'DeepSeek API key',
+            description: 'Set DEEPSEEK_API_KEY in the environment Rein starts in, or put the key in ~/.rein/credentials.',
+          },
+        ],
+      }
+    })
+    .onRequest('authenticate', ({ params }) => {
+      if (params.methodId !== AUTH_METHOD) {
+        throw RequestError.invalidParams({ methodId: params.methodId }, `unknown method; use "${AUTH_METHOD}"`)
+      }
+      requireKey()
+      return {}
+    })
+    .onRequest('session/new', async ({ params }) => {
+      const session = await open(params, undefined)
+      // The client learns the session id from this answer, so the command list follows it.
+      setImmediate(() => void session.announceCommands())
+      return { sessionId: session.id, modes: modeState(session.agent.permissionMode) }
+    })
+    .onRequest('session/load', async ({ params }) => {
+      let session = sessions.get(params.sessionId)
+      if (!session) {
+        const pending = opening.get(params.sessionId) ?? open(params, params.sessionId)
+        opening.set(params.sessionId, pending)
+        try {
+          session = await pending
+        } finally {
+          opening.delete(params.sessionId)
+        }
+      }
+      await session.replay()
+      setImmediate(() => void session.announceCommands())
+      return { modes: modeState(session.agent.permissionMode) }
+    })
+    .onRequest('session/list', async ({ params }) => {
+      if (!options.listSessions) throw RequestError.methodNotFound('session/list')
+      return { sessions: await options.listSessions(params.cwd ?? undefined) }
+    })
+    .onRequest('session/prompt', ({ params }) => requireSession(params.sessionId).prompt(params.prompt))
+    .onNotification('session/cancel', ({ params }) => {
+      sessions.get(params.sessionId)?.cancel()
+    })
+    .onRequest('session/set_mode', ({ params }) => {
+      requireSession(params.sessionId).setMode(params.modeId)
+      return {}
+    })
+    .onRequest('session/close', async ({ params }) => {
+      const session = requireSession(params.sessionId)
+      sessions.delete(params.sessionId)
+      await session.close('acp session/close')
+      return {}
+    })
+
+  const connection = app.connect(stream)
+  client = connection.client
+
+  let closing: Promise<void> | undefined
+  const closeAll = (): Promise<void> => {
+    closing ??= (async () => {
+      // Cancel every turn first so no session waits for another's turn to wind down.
+      for (const session of sessions.values()) session.cancel()
+      const results = await Promise.allSettled([...sessions.values()].map((s) => s.close('acp disconnect')))
+      for (const result of results) {
+        if (result.status === 'rejected') options.log(`closing a session failed: ${String(result.reason)}`)
+      }
+      sessions.clear()
+    })()
+    return closing
+  }
+
+  const closed = connection.closed.then(closeAll, (error: unknown) => {
+    options.log(`the connection failed: ${String(error)}`)
+    return closeAll()
+  })
+
+  return {
+    closed,
+    async close() {
+      connection.close()
+      await closed
+    },
+  }
+}
+
+/** The client's MCP servers in Rein's shape; any it cannot use is an invalid-params error naming the fix. */
+function parseMcpServers(servers: readonly McpServer[]): McpServerConfig[] {
+  const parsed = parseServerList(servers)
+  if (parsed.problems.length > 0) throw RequestError.invalidParams({ mcpServers: parsed.problems }, parsed.problems.join(' '))
+  return parsed.servers
+}

@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs'
+import type { Command } from 'commander'
+import type { SessionInfo } from '@agentclientprotocol/sdk'
+import { serveAcpOnStdio } from '../../acp/stdio.js'
+import { openAgent } from '../../agent/open.js'
+import type { Effort } from '../../llm/adapter.js'
+import { DEFAULT_MODEL, modelInfo } from '../../llm/catalog.js'
+import { MISSING_KEY_MESSAGE, resolveApiKey } from '../../llm/credentials.js'
+import type { PermissionMode } from '../../agent/types.js'
+import { reinHome } from '../../store/home.js'
+import { JsonlStore } from '../../store/store.js'
+import { fail } from '../fail.js'
+
+interface AcpFlags {
+  model?: string
+  effort?: Effort
+  permissionMode?: PermissionMode
+  allow?: string[]
+  trustProjectHooks?: boolean
+}
+
+/** `rein acp`: serve the Agent Client Protocol on stdio for editors such as Zed (docs/acp.md). */
+export function registerAcpCommand(program: Command): void {
+  program
+    .command('acp')
+    .description('serve the Agent Client Protocol on stdin/stdout, for editors such as Zed')
+    .option('--model <id>', 'model id')
+    .option('--effort <level>', 'thinking effort: off, low, high, max')
+    .option('--permission-mode <mode>', 'permission mode of new sessions: default, accept-edits, plan, bypass')
+    .option('--allow <rule...>', 'extra allow rules')
+    .option('--trust-project-hooks', 'run project hooks and MCP servers without asking')
+    .action(async (flags: AcpFlags) => {
+      try {
+        process.exitCode = await runAcp(flags)
+      } catch (error) {
+        fail(error)
+      }
+      // Every session is closed and its log flushed by now; child processes and timers left by other parts must
+      // not keep an editor's agent process alive after the editor has gone.
+      process.exit()
+    })
+}
+
+async function runAcp(flags: AcpFlags): Promise<number> {
+  const env = process.env
+  const home = reinHome(env)
+  const store = new JsonlStore(home)
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+  return serveAcpOnStdio({
+    version: pkg.version,
+    acceptsImages: modelInfo(flags.model ?? DEFAULT_MODEL).images,
+    apiKeyAvailable: () => resolveApiKey(env, home) !== undefined,
+    missingKeyMessage: MISSING_KEY_MESSAGE,
+    openAgent: (options) =>
+      openAgent({
+        ...options,
+        home,
+        env,
+        model: flags.model,
+        effort: flags.effort,
+        permissionMode: options.permissionMode ?? flags.permissionMode,
+        allow: flags.allow,
+        trustProjectHooks: flags.trustProjectHooks,
+      }),
+    listSessions: async (cwd) => {
+      const summaries = await store.summaries(cwd ?? 'all')
+      summaries.sort((a, b) => b.updatedAt - a.updatedAt)
+      return summaries.map(
+        (s): SessionInfo => ({
+          sessionId: s.id,
+          cwd: s.cwd,
+          title: s.title || null,
+          updatedAt: new Date(s.updatedAt).toISOString(),
+        }),
+      )
+    },
+  })
+}

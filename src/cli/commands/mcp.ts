@@ -1,0 +1,115 @@
+import type { Command } from 'commander'
+import { loadSettings } from '../../config/settings.js'
+import { loadMcpConfig, McpManager, readProjectMcpFile, trustProjectMcp, type McpServerStatus } from '../../mcp/index.js'
+import { reinHome } from '../../store/home.js'
+import { fail } from '../fail.js'
+
+export interface McpListOptions {
+  cwd: string
+  home: string
+  json?: boolean
+  trustProject?: boolean
+  /** How long each server may take to start and list its tools, in milliseconds. */
+  timeoutMs?: number
+  write(text: string): void
+  writeError(text: string): void
+}
+
+function describeServer(status: McpServerStatus, descriptions: Map<string, string>): string {
+  const where = [status.transport, status.origin].filter(Boolean).join(', ')
+  const head =
+    status.state === 'connected'
+      ? `${status.name} (${where}): connected, ${status.tools.length} tool${status.tools.length === 1 ? '' : 's'}`
+      : `${status.name} (${where}): ${status.state}${status.error ? ` — ${status.error}` : ''}`
+  const width = Math.max(0, ...status.tools.map((tool) => tool.length))
+  const tools = status.tools.map((tool) => {
+    const description = (descriptions.get(tool) ?? '').split('\n')[0]
+    return `  ${tool.padEnd(width)}  ${description}`.trimEnd()
+  })
+  return [head, ...tools].join('\n')
+}
+
+/**
+ * `rein mcp list`: connects every configured server once (no restarts), prints each with its state and tools, and
+ * closes them. Problems (untrusted or malformed entries) and failure reports go to stderr. Returns the exit code:
+ * 0 even when a server failed, since showing that is the command's job.
+ */
+export async function listMcpServers(options: McpListOptions): Promise<number> {
+  const settings = loadSettings(options.cwd, options.home)
+  const { servers, problems } = loadMcpConfig({ cwd: options.cwd, settings, home: options.home, trustProject: options.trustProject })
+  for (const problem of problems) options.writeError(`rein: ${problem}\n`)
+  if (servers.length === 0) {
+    if (options.json) options.write('[]\n')
+    else options.write('No MCP servers are configured. Add them to .mcp.json or to "mcpServers" in Rein\'s settings.\n')
+    return 0
+  }
+  const manager = new McpManager(servers, {
+    cwd: options.cwd,
+    connectTimeoutMs: options.timeoutMs ?? 30_000,
+    restart: { maxAttempts: 0 },
+    onNotice: (_level, message) => options.writeError(`rein: ${message}\n`),
+  })
+  try {
+    await manager.start()
+    const status = manager.status()
+    if (options.json) {
+      options.write(JSON.stringify(status, null, 2) + '\n')
+    } else {
+      const descriptions = new Map(manager.tools().map((tool) => [tool.name, tool.description]))
+      options.write(status.map((server) => describeServer(server, descriptions)).join('\n') + '\n')
+    }
+  } finally {
+    await manager.close()
+  }
+  return 0
+}
+
+/** `rein mcp trust`: trusts every server now in the project's `.mcp.json`. */
+export function trustMcpServers(options: { cwd: string; home: string; write(text: string): void }): number {
+  const names = trustProjectMcp(options)
+  const path = readProjectMcpFile(options.cwd).path
+  options.write(
+    names.length === 0
+      ? `${path} defines no servers; nothing was trusted.\n`
+      : `Trusted ${names.length} MCP server${names.length === 1 ? '' : 's'} from ${path}: ${names.join(', ')}.\n`,
+  )
+  return 0
+}
+
+/** `rein mcp list` and `rein mcp trust`. */
+export function registerMcpCommand(program: Command): void {
+  const mcp = program.command('mcp').description('show and trust the MCP servers Rein connects')
+  mcp
+    .command('list')
+    .description('connect each configured MCP server and show its status and tools')
+    .option('--json', 'print the status as JSON')
+    .option('--trust-project', "include the project's .mcp.json servers without checking trust")
+    .option('--timeout <seconds>', 'how long each server may take to start', '30')
+    .action(async (flags: { json?: boolean; trustProject?: boolean; timeout: string }) => {
+      try {
+        const seconds = Number(flags.timeout)
+        if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--timeout must be a number of seconds above 0, not "${flags.timeout}".`)
+        process.exitCode = await listMcpServers({
+          cwd: process.cwd(),
+          home: reinHome(),
+          json: flags.json,
+          trustProject: flags.trustProject,
+          timeoutMs: seconds * 1000,
+          write: (text) => process.stdout.write(text),
+          writeError: (text) => process.stderr.write(text),
+        })
+      } catch (error) {
+        fail(error)
+      }
+    })
+  mcp
+    .command('trust')
+    .description("trust the servers defined in this project's .mcp.json (until their definitions change)")
+    .action(() => {
+      try {
+        process.exitCode = trustMcpServers({ cwd: process.cwd(), home: reinHome(), write: (text) => process.stdout.write(text) })
+      } catch (error) {
+        fail(error)
+      }
+    })
+}

@@ -1,0 +1,159 @@
+import { Command, InvalidArgumentError, Option } from 'commander'
+import type { SessionEvent, SessionHeader } from '../../session/events.js'
+import { forkSession } from '../../session/fork.js'
+import { readSessionLog } from '../../session/load.js'
+import { verifySession, type VerifyCheck } from '../../session/verify.js'
+import { reinHome } from '../../store/home.js'
+import { listSessions, resolveSessionId } from '../../store/listing.js'
+import { JsonlStore } from '../../store/jsonl-store.js'
+import { renderMarkdown, renderTranscript } from '../sessions/transcript.js'
+import { renderSessionTable } from '../sessions/table.js'
+
+export interface SessionsCommandOptions {
+  /** Checks `verify` runs after the structural ones (later issues add request re-derivation). */
+  verifyChecks?: readonly VerifyCheck[]
+}
+
+/**
+ * `rein sessions list|show|export|fork|verify`. Sessions come from the JSONL store under `reinHome()`; ids may be
+ * abbreviated to a unique prefix. These commands only read a session (fork writes a new one): they never repair,
+ * so they are safe on a session another process is running.
+ */
+export function registerSessionsCommand(program: Command, options: SessionsCommandOptions = {}): void {
+  const sessions = program.command('sessions').description('List, show, export, fork and verify session logs.')
+
+  sessions
+    .command('list')
+    .description('List the sessions of this directory, newest first.')
+    .option('--all', 'list the sessions of every directory')
+    .action(
+      run(async (flags: { all?: boolean }) => {
+        const cwd = process.cwd()
+        const found = await listSessions(store(), flags.all ? 'all' : cwd)
+        if (!found.length) {
+          process.stdout.write(flags.all ? 'No sessions yet.\n' : `No sessions in ${cwd} yet; \`rein sessions list --all\` lists every directory.\n`)
+          return
+        }
+        process.stdout.write(renderSessionTable(found, flags.all === true))
+      }),
+    )
+
+  sessions
+    .command('show <id>')
+    .description('Print a readable transcript of a session.')
+    .action(
+      run(async (id: string) => {
+        const log = await readLog(id)
+        await write(renderTranscript(log.header, log.events))
+      }),
+    )
+
+  sessions
+    .command('export <id>')
+    .description('Write a session to standard output as JSONL, JSON or Markdown.')
+    .addOption(new Option('--format <format>', 'output format').choices(['jsonl', 'json', 'md']).default('jsonl'))
+    .action(
+      run(async (id: string, flags: { format: 'jsonl' | 'json' | 'md' }) => {
+        const log = await readLog(id)
+        if (flags.format === 'md') await write(renderMarkdown(log.header, log.events))
+        else if (flags.format === 'json') await writeJson(log.header, log.events)
+        else await writeJsonl(log.header, log.events)
+      }),
+    )
+
+  sessions
+    .command('fork <id>')
+    .description('Start a new session from a copy of a session up to a seq (default: its last finished turn); prints the new id.')
+    .option('--at <seq>', 'the last seq to copy (not inside a turn)', parseSeq)
+    .action(
+      run(async (id: string, flags: { at?: number }) => {
+        const fullId = await resolveSessionId(store(), id, process.cwd())
+        const fork = await forkSession(store(), fullId, flags.at)
+        await fork.close()
+        process.stdout.write(`${fork.id}\n`)
+      }),
+    )
+
+  sessions
+    .command('verify <id>')
+    .description("Check a session log's structure and surface rules; exits 1 when it finds problems.")
+    .action(
+      run(async (id: string) => {
+        const log = await readLog(id)
+        const problems = await verifySession(log, options.verifyChecks ?? [])
+        if (log.end.torn) {
+          process.stdout.write(`note: line ${log.end.torn.line} is torn; it is dropped when the session is next opened.\n`)
+        }
+        for (const problem of problems) {
+          process.stdout.write(`${problem.seq < 0 ? 'header' : `seq ${problem.seq}`}: ${problem.message}\n`)
+        }
+        if (problems.length) {
+          process.stderr.write(`rein: session ${log.header.id} has ${problems.length} problem${problems.length === 1 ? '' : 's'}.\n`)
+          process.exitCode = 1
+        } else {
+          process.stdout.write(`session ${log.header.id}: ${log.events.length} events, no problems.\n`)
+        }
+      }),
+    )
+}
+
+let shared: JsonlStore | undefined
+function store(): JsonlStore {
+  shared ??= new JsonlStore(reinHome())
+  return shared
+}
+
+async function readLog(prefix: string): Promise<Awaited<ReturnType<typeof readSessionLog>>> {
+  const id = await resolveSessionId(store(), prefix, process.cwd())
+  return readSessionLog(store(), id)
+}
+
+/** Runs a command body; any error becomes one line on stderr and exit code 1. */
+function run<A extends unknown[]>(body: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await body(...args)
+    } catch (error) {
+      process.stderr.write(`rein: ${error instanceof Error ? error.message : String(error)}\n`)
+      process.exitCode = 1
+    }
+  }
+}
+
+function parseSeq(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('a seq is a whole number from `rein sessions show`.')
+  return Number(value)
+}
+
+/** Writes to stdout and waits until the stream takes more, so a large export never piles up in memory. */
+function write(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ok = process.stdout.write(text, (error) => (error ? reject(error) : undefined))
+    if (ok) resolve()
+    else process.stdout.once('drain', resolve)
+  })
+}
+
+/** Chunk size for exports: about a megabyte of text per write. */
+const EXPORT_CHUNK = 1 << 20
+
+async function writeJsonl(header: SessionHeader, events: readonly SessionEvent[]): Promise<void> {
+  let chunk = `${JSON.stringify(header)}\n`
+  for (const event of events) {
+    chunk += `${JSON.stringify(event)}\n`
+    if (chunk.length >= EXPORT_CHUNK) {
+      await write(chunk)
+      chunk = ''
+    }
+  }
+  await write(chunk)
+}
+
+/** One JSON document `{"header":…,"events":[…]}`, one event per line so it stays readable and streamable. */
+async function writeJson(header: SessionHeader, events: readonly SessionEvent[]): Promise<void> {
+  let chunk = `{"header":${JSON.stringify(header)},"events":[`
+  events.forEach((event, index) => {
+    chunk += `${index ? ',' : ''}\n${JSON.stringify(event)}`
+  })
+  await write(`${chunk}\n]}\n`)
+}

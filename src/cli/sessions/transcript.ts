@@ -1,0 +1,175 @@
+import type { InputBlock } from '../../llm/messages.js'
+import type { EventType, SessionEvent, SessionHeader } from '../../session/events.js'
+
+/**
+ * A readable account of a session for people (`rein sessions show` and the Markdown export). This is a UI, not the
+ * projection: it labels injected context `[context]` and steering `[steering]`, which the model never sees.
+ */
+type Entry =
+  | { kind: 'turn-start'; turn: number }
+  | { kind: 'turn-end'; turn: number; reason: string; error?: string }
+  | { kind: 'prompt' | 'context' | 'steering' | 'assistant' | 'reasoning'; text: string; note?: string }
+  | { kind: 'tool-call'; name: string; arguments: string }
+  | { kind: 'tool-result'; name: string; text: string; isError: boolean }
+  | { kind: 'title'; text: string }
+
+/** How many lines of a tool result `show` prints before eliding the rest. */
+const RESULT_LINES = 12
+/** Characters of reasoning `show` prints. */
+const REASONING_CHARS = 600
+
+function entriesOf(events: readonly SessionEvent[]): Entry[] {
+  const entries: Entry[] = []
+  const toolNames = new Map<string, string>()
+  for (const event of events) {
+    const replaces = typeof event.surfaceOp === 'object' ? `replaces seqs ${event.surfaceOp.start}–${event.surfaceOp.end}` : undefined
+    const e = event as SessionEvent<EventType>
+    switch (e.type) {
+      case 'turn/start':
+        entries.push({ kind: 'turn-start', turn: (e as SessionEvent<'turn/start'>).data.turn })
+        break
+      case 'turn/end': {
+        const data = (e as SessionEvent<'turn/end'>).data
+        entries.push({ kind: 'turn-end', turn: data.turn, reason: data.reason, ...(data.error ? { error: data.error.message } : {}) })
+        break
+      }
+      case 'user/message':
+      case 'context/message':
+      case 'steering/message': {
+        const data = (e as SessionEvent<'user/message'>).data
+        const kind = e.type === 'user/message' ? 'prompt' : e.type === 'context/message' ? 'context' : 'steering'
+        entries.push({ kind, text: blocksText(data.content), ...(replaces ? { note: replaces } : {}) })
+        break
+      }
+      case 'assistant/message': {
+        const data = (e as SessionEvent<'assistant/message'>).data
+        for (const block of data.message.content) {
+          if (block.type === 'reasoning') entries.push({ kind: 'reasoning', text: block.text })
+          else if (block.type === 'text') {
+            entries.push({ kind: 'assistant', text: block.text, ...(data.interrupted ? { note: 'interrupted' } : {}) })
+          } else {
+            toolNames.set(block.id, block.name)
+            entries.push({ kind: 'tool-call', name: block.name, arguments: block.arguments })
+          }
+        }
+        break
+      }
+      case 'tool/result': {
+        const data = (e as SessionEvent<'tool/result'>).data
+        const name = toolNames.get(data.callId) ?? data.callId
+        entries.push({ kind: 'tool-result', name, text: blocksText(data.content), isError: data.isError })
+        break
+      }
+      case 'session/title':
+        entries.push({ kind: 'title', text: (e as SessionEvent<'session/title'>).data.title })
+        break
+    }
+  }
+  return entries
+}
+
+function blocksText(blocks: readonly InputBlock[]): string {
+  return blocks
+    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}, ${Math.round((block.data.length * 3) / 4 / 1024)} KiB]`))
+    .join('\n')
+}
+
+function indent(text: string, prefix: string): string {
+  return text
+    .split('\n')
+    .map((line) => prefix + line)
+    .join('\n')
+}
+
+function elide(text: string, lines: number): string {
+  const all = text.split('\n')
+  return all.length <= lines ? text : `${all.slice(0, lines).join('\n')}\n… (${all.length - lines} more lines)`
+}
+
+/** The terminal transcript: one block per entry, long tool results and reasoning shortened. */
+export function renderTranscript(header: SessionHeader, events: readonly SessionEvent[]): string {
+  const out: string[] = [`session ${header.id}`, `cwd     ${header.cwd}`, `created ${new Date(header.createdAt).toISOString()}`]
+  if (header.parent) out.push(`forked  from ${header.parent.id} at seq ${header.parent.seq}`)
+  for (const entry of entriesOf(events)) {
+    switch (entry.kind) {
+      case 'turn-start':
+        out.push('', `── turn ${entry.turn} ──`)
+        break
+      case 'turn-end':
+        if (entry.reason !== 'completed') out.push(`── turn ${entry.turn} ended: ${entry.reason}${entry.error ? ` (${entry.error})` : ''} ──`)
+        break
+      case 'prompt':
+        out.push(indent(entry.text, '> ') + (entry.note ? `  (${entry.note})` : ''))
+        break
+      case 'context':
+      case 'steering':
+        out.push(`[${entry.kind}]${entry.note ? ` (${entry.note})` : ''} ${indent(entry.text, '  ').trimStart()}`)
+        break
+      case 'reasoning': {
+        const text = entry.text.length > REASONING_CHARS ? `${entry.text.slice(0, REASONING_CHARS)}…` : entry.text
+        out.push(`[reasoning] ${indent(text, '  ').trimStart()}`)
+        break
+      }
+      case 'assistant':
+        out.push(entry.text + (entry.note ? `  [${entry.note}]` : ''))
+        break
+      case 'tool-call':
+        out.push(`→ ${entry.name} ${entry.arguments}`)
+        break
+      case 'tool-result':
+        out.push(`← ${entry.name}${entry.isError ? ' (error)' : ''}\n${indent(elide(entry.text, RESULT_LINES), '  ')}`)
+        break
+      case 'title':
+        out.push(`[title] ${entry.text}`)
+        break
+    }
+  }
+  return `${out.join('\n')}\n`
+}
+
+/** The Markdown export: the whole transcript, tool calls and results in full inside code fences. */
+export function renderMarkdown(header: SessionHeader, events: readonly SessionEvent[]): string {
+  const out: string[] = [`# Session ${header.id}`, '', `- cwd: \`${header.cwd}\``, `- created: ${new Date(header.createdAt).toISOString()}`]
+  if (header.parent) out.push(`- forked from \`${header.parent.id}\` at seq ${header.parent.seq}`)
+  for (const entry of entriesOf(events)) {
+    switch (entry.kind) {
+      case 'turn-start':
+        out.push('', `## Turn ${entry.turn}`)
+        break
+      case 'turn-end':
+        if (entry.reason !== 'completed') out.push('', `*Turn ${entry.turn} ended: ${entry.reason}${entry.error ? ` — ${entry.error}` : ''}*`)
+        break
+      case 'prompt':
+        out.push('', '**User**', '', entry.text)
+        break
+      case 'context':
+      case 'steering':
+        out.push('', `**[${entry.kind}]**${entry.note ? ` (${entry.note})` : ''}`, '', fence(entry.text))
+        break
+      case 'reasoning':
+        out.push('', '<details><summary>Reasoning</summary>', '', entry.text, '', '</details>')
+        break
+      case 'assistant':
+        out.push('', `**Assistant**${entry.note ? ` (${entry.note})` : ''}`, '', entry.text)
+        break
+      case 'tool-call':
+        out.push('', `**Tool call** \`${entry.name}\``, '', fence(entry.arguments, 'json'))
+        break
+      case 'tool-result':
+        out.push('', `**Tool result** \`${entry.name}\`${entry.isError ? ' (error)' : ''}`, '', fence(entry.text))
+        break
+      case 'title':
+        out.push('', `*Title: ${entry.text}*`)
+        break
+    }
+  }
+  return `${out.join('\n')}\n`
+}
+
+/** A code fence longer than any backtick run inside `text`, so the content can never close it. */
+function fence(text: string, language = ''): string {
+  let longest = 2
+  for (const run of text.matchAll(/`+/g)) longest = Math.max(longest, run[0].length)
+  const ticks = '`'.repeat(longest + 1)
+  return `${ticks}${language}\n${text}\n${ticks}`
+}

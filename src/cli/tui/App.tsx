@@ -1,0 +1,224 @@
+import { Box, Static, useStdout } from 'ink'
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react'
+import type { AgentApi, PermissionAnswer, PermissionRequest } from '../../agent/types.js'
+import type { SessionEvent } from '../../session/events.js'
+import { Footer } from './Footer.js'
+import { ItemView } from './ItemView.js'
+import { LiveView } from './LiveView.js'
+import { PermissionPrompt } from './PermissionPrompt.js'
+import { Picker, type PickerChoice } from './Picker.js'
+import { PromptEditor, type SubmitHow } from './PromptEditor.js'
+import { QueueList } from './QueueList.js'
+import type { TuiExit, TuiServices } from './services.js'
+import { parseSlash } from './slash-commands.js'
+import { runSlash, type SlashContext } from './slash-run.js'
+import { Transcript, type Item } from './transcript.js'
+import { UsageLedger } from './usage-ledger.js'
+
+export interface AppProps {
+  agent: AgentApi
+  services: TuiServices
+  onExit(action: TuiExit): void
+  /** Text to start the editor with (the prompt a fork starts from). */
+  prefill?: string
+  /** Lines shown first: the session banner, problems found while opening the agent. */
+  initialNotices?: string[]
+}
+
+interface PendingAsk {
+  request: PermissionRequest
+  resolve(answer: PermissionAnswer): void
+}
+
+/** Rows kept free for the editor, queue and footer when sizing the live area. */
+const RESERVED_ROWS = 9
+
+/** The agent's log as an array: `session.events` when the session keeps them in memory. */
+function eventsOf(agent: AgentApi): readonly SessionEvent[] {
+  const events = (agent.session as { events?: readonly SessionEvent[] } | undefined)?.events
+  return Array.isArray(events) ? events : []
+}
+
+/** Builds the conversation and usage folds from history and keeps them current from the agent's live events. */
+function useConversation(agent: AgentApi, services: TuiServices, notices: readonly string[]) {
+  const [store] = useState(() => {
+    const transcript = new Transcript()
+    const ledger = new UsageLedger(services.facts, agent.config.model)
+    const history = eventsOf(agent)
+    transcript.load(history)
+    for (const text of notices) transcript.note({ kind: 'notice', level: 'info', text })
+    ledger.load(history)
+    return { transcript, ledger }
+  })
+  const [busy, setBusy] = useState(agent.busy)
+  const [, setVersion] = useState(0)
+  useEffect(() => {
+    return agent.subscribe((live) => {
+      if (live.type === 'event') {
+        store.ledger.apply(live.event)
+        if (live.event.type === 'permission/mode' || live.event.type === 'request/header') setVersion((v) => v + 1)
+      }
+      store.transcript.apply(live)
+      setBusy(agent.busy)
+    })
+  }, [agent, store])
+  const snapshot = useSyncExternalStore(
+    (listener) => store.transcript.subscribe(listener),
+    () => store.transcript.snapshot(),
+  )
+  return { ...store, snapshot, busy, refresh: () => setVersion((v) => v + 1) }
+}
+
+function useTerminalSize(): { columns: number; rows: number } {
+  const { stdout } = useStdout()
+  const read = () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 })
+  const [size, setSize] = useState(read)
+  useEffect(() => {
+    const onResize = () => setSize(read())
+    stdout.on('resize', onResize)
+    return () => {
+      stdout.off('resize', onResize)
+    }
+  }, [stdout])
+  return size
+}
+
+/**
+ * The whole interactive screen. Finished items go to `<Static>` (printed once into the scrollback); only the live
+ * step, the queue, the prompt or picker and the footer redraw.
+ */
+export function App({ agent, services, onExit, prefill, initialNotices = [] }: AppProps) {
+  const { transcript, ledger, snapshot, busy, refresh } = useConversation(agent, services, initialNotices)
+  const { columns, rows } = useTerminalSize()
+  const [asks, setAsks] = useState<PendingAsk[]>([])
+  const [picker, setPicker] = useState<{ title: string; choices: PickerChoice[]; onPick(value: string): void } | null>(null)
+  const [hint, setHint] = useState<string | undefined>()
+  const [files, setFiles] = useState<readonly string[]>([])
+
+  useEffect(() => {
+    services.workspaceFiles(agent.cwd).then(setFiles, (error: unknown) => {
+      transcript.note({ kind: 'notice', level: 'warning', text: `Could not list workspace files for @ completion: ${String(error)}` })
+    })
+  }, [agent, services, transcript])
+
+  useEffect(() => {
+    agent.permissionAsker = (request, signal) =>
+      new Promise<PermissionAnswer>((resolve) => {
+        const entry: PendingAsk = { request, resolve }
+        setAsks((list) => [...list, entry])
+        signal.addEventListener(
+          'abort',
+          () => {
+            setAsks((list) => list.filter((a) => a !== entry))
+            resolve({ outcome: 'deny', note: 'The request was cancelled.' })
+          },
+          { once: true },
+        )
+      })
+    return () => {
+      agent.permissionAsker = undefined
+    }
+  }, [agent])
+
+  const answer = useCallback(
+    (ask: PendingAsk, reply: PermissionAnswer) => {
+      setAsks((list) => list.filter((a) => a !== ask))
+      if (reply.outcome === 'allow-always' && reply.rule) {
+        try {
+          services.addLocalAllowRule(agent.cwd, reply.rule)
+          transcript.note({ kind: 'notice', level: 'info', text: `Added ${reply.rule} to .rein/settings.local.json.` })
+        } catch (error) {
+          transcript.note({
+            kind: 'notice',
+            level: 'warning',
+            text: `Allowed this call, but could not save the rule: ${error instanceof Error ? error.message : String(error)}`,
+          })
+        }
+      }
+      ask.resolve(reply)
+    },
+    [agent, services, transcript],
+  )
+
+  const slashContext: SlashContext = {
+    agent,
+    ledger,
+    services,
+    events: () => eventsOf(agent),
+    sessionId: () => String((agent.session as { id?: string } | undefined)?.id ?? ''),
+    title: () => snapshot.title,
+    say: (text, level = 'info') => transcript.note({ kind: 'notice', level, text }),
+    show: (title, text) => transcript.note({ kind: 'expanded', title, text }),
+    pick: (title, choices, onPick) =>
+      setPicker({
+        title,
+        choices,
+        onPick: (value) => {
+          setPicker(null)
+          onPick(value)
+        },
+      }),
+    exit: onExit,
+    refresh,
+  }
+
+  const submit = (text: string, how: SubmitHow) => {
+    const slash = how === 'send' ? parseSlash(text) : undefined
+    if (slash) {
+      runSlash(slashContext, slash.name, slash.arg).catch((error: unknown) => {
+        transcript.note({ kind: 'notice', level: 'error', text: error instanceof Error ? error.message : String(error) })
+      })
+      return
+    }
+    if (how === 'send' && agent.busy) agent.steer(text)
+    else agent.followUp(text)
+  }
+
+  const takeBack = (): string | undefined => {
+    const last = snapshot.queued[snapshot.queued.length - 1]
+    if (!last) return undefined
+    // The agent class offers `withdraw`; the AgentApi contract does not require it.
+    const withdraw = (agent as unknown as { withdraw?: (id: string) => unknown }).withdraw
+    if (typeof withdraw !== 'function' || !withdraw.call(agent, last.id)) return undefined
+    return last.text
+  }
+
+  const expand = () => {
+    const item = transcript.lastCollapsed()
+    if (!item) return
+    transcript.note({ kind: 'expanded', title: item.kind === 'reasoning' ? 'reasoning' : `context · ${item.label}`, text: item.text })
+  }
+
+  const ask = asks[0]
+  const liveRows = Math.max(4, rows - RESERVED_ROWS - snapshot.queued.length)
+  return (
+    <Box flexDirection="column">
+      <Static items={snapshot.finished as Item[]}>{(item) => <ItemView key={item.key} item={item} />}</Static>
+      <LiveView live={snapshot.live} maxLines={liveRows} width={columns} />
+      <QueueList items={snapshot.queued} width={columns} />
+      {ask ? <PermissionPrompt key={ask.request.call.callId} request={ask.request} onAnswer={(reply) => answer(ask, reply)} /> : null}
+      {picker ? <Picker title={picker.title} choices={picker.choices} onPick={picker.onPick} onClose={() => setPicker(null)} /> : null}
+      <PromptEditor
+        active={!ask && !picker}
+        busy={busy}
+        files={files}
+        initialText={prefill}
+        onSubmit={submit}
+        onTakeBack={takeBack}
+        onCancel={() => agent.cancel()}
+        onExpand={expand}
+        onExit={() => onExit({ kind: 'quit' })}
+        onHint={setHint}
+      />
+      <Footer
+        model={agent.config.model}
+        effort={agent.config.effort}
+        mode={agent.permissionMode}
+        figures={ledger.figures(agent.config.model)}
+        queued={snapshot.queued.length}
+        busy={busy}
+        hint={hint}
+      />
+    </Box>
+  )
+}

@@ -1,0 +1,83 @@
+import { render } from 'ink'
+import { createElement } from 'react'
+import { openAgentWithContext, type OpenAgentOptions } from '../../agent/open.js'
+import { credentialsPath, resolveApiKey } from '../../llm/credentials.js'
+import { reinHome } from '../../store/home.js'
+import { App } from './App.js'
+import { FirstRun } from './FirstRun.js'
+import { realServices } from './real-services.js'
+import type { TuiExit } from './services.js'
+
+export type TuiOptions = OpenAgentOptions & { stdin?: NodeJS.ReadStream; stdout?: NodeJS.WriteStream }
+
+/**
+ * Runs the interactive terminal UI until the user quits; resolves with the process exit code. `/new`, `/resume` and
+ * `/fork` close the current agent and open another in the same terminal: what was printed stays in the scrollback.
+ */
+export async function runTui(options: TuiOptions): Promise<number> {
+  const stdin = options.stdin ?? process.stdin
+  const stdout = options.stdout ?? process.stdout
+  const env = options.env ?? process.env
+  const home = options.home ?? reinHome(env)
+
+  if (!stdin.isTTY) {
+    process.stderr.write('The terminal UI needs an interactive terminal; use `rein -p "prompt"` in scripts and pipes.\n')
+    return 2
+  }
+  if (!resolveApiKey(env, home) && !options.adapter) {
+    const app = render(createElement(FirstRun, { credentialsFile: credentialsPath(home) }), { stdin, stdout })
+    await app.waitUntilExit()
+    return 1
+  }
+
+  let open: OpenAgentOptions = { ...options, home, env }
+  let prefill: string | undefined
+  for (;;) {
+    let opened: Awaited<ReturnType<typeof openAgentWithContext>>
+    try {
+      opened = await openAgentWithContext(open)
+    } catch (error) {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+      return 1
+    }
+    const { agent } = opened
+    const exit = await new Promise<TuiExit>((resolve) => {
+      const app = render(
+        createElement(App, {
+          agent,
+          services: realServices({ home, settings: opened.settings }),
+          prefill,
+          initialNotices: [sessionBanner(agent.session.id, open), ...opened.problems],
+          onExit: (action: TuiExit) => {
+            app.unmount()
+            resolve(action)
+          },
+        }),
+        { stdin, stdout, exitOnCtrlC: false },
+      )
+    })
+    await agent.close(exit.kind === 'quit' ? 'exit' : 'switch')
+    if (exit.kind === 'quit') return 0
+    prefill = exit.prefill
+    open = {
+      cwd: agent.cwd,
+      home,
+      env,
+      model: agent.config.model,
+      effort: agent.config.effort,
+      permissionMode: agent.permissionMode,
+      allow: options.allow,
+      trustProjectHooks: options.trustProjectHooks,
+      mcpServers: options.mcpServers,
+      extensions: options.extensions,
+      adapter: options.adapter,
+      resume: exit.resume,
+      fork: exit.fork,
+    }
+  }
+}
+
+function sessionBanner(id: string, open: OpenAgentOptions): string {
+  const how = open.resume || open.continueLatest ? 'Resumed' : open.fork ? 'Forked into' : 'New'
+  return `${how} session ${id.slice(0, 8)} in ${open.cwd}. /help lists commands.`
+}

@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import ignore from 'ignore'
+import { glob } from 'tinyglobby'
+import { addLocalAllowRule, type Settings } from '../../config/settings.js'
+import { costOf, modelInfo, type ModelInfo } from '../../llm/catalog.js'
+import { JsonlStore } from '../../store/jsonl-store.js'
+import { listSessions } from '../../store/listing.js'
+import type { TuiServices } from './services.js'
+
+/** More files than this and `@` completion lists only the first ones found: completion must stay instant. */
+const MAX_FILES = 20_000
+
+/** Workspace files for `@path` completion: not ignored by the root `.gitignore`, never inside `.git` or `node_modules`. */
+export async function listWorkspaceFiles(cwd: string): Promise<string[]> {
+  const files = await glob('**/*', { cwd, ignore: ['**/node_modules/**', '**/.git/**'], dot: true, onlyFiles: true })
+  let rules = ignore()
+  try {
+    rules = rules.add(readFileSync(join(cwd, '.gitignore'), 'utf8'))
+  } catch {
+    // No .gitignore: nothing more to leave out.
+  }
+  return rules.filter(files).sort().slice(0, MAX_FILES)
+}
+
+/** The services backed by Rein's real catalog, settings and session store. */
+export function realServices(options: { home: string; settings: Settings }): TuiServices {
+  const overrides = (options.settings.models ?? {}) as Record<string, Partial<ModelInfo>>
+  const store = new JsonlStore(options.home)
+  return {
+    facts: (model) => {
+      const info = modelInfo(model, overrides)
+      return { contextWindow: info.contextWindow, cost: (usage) => costOf(usage, info) }
+    },
+    addLocalAllowRule,
+    listSessions: async (cwd) =>
+      (await listSessions(store, cwd)).map((s) => ({
+        id: s.id,
+        title: s.title || undefined,
+        updatedAt: s.updatedAt,
+        bytes: s.bytes,
+        turns: s.turns,
+      })),
+    workspaceFiles: listWorkspaceFiles,
+    permissionRules: () => ({
+      allow: options.settings.permissions?.allow ?? [],
+      ask: options.settings.permissions?.ask ?? [],
+      deny: options.settings.permissions?.deny ?? [],
+    }),
+  }
+}

@@ -1,0 +1,36 @@
+import type { ModelFactsLookup } from './usage-ledger.js'
+
+/** One row of the `/resume` picker. */
+export interface SessionChoice {
+  id: string
+  title?: string
+  /** ms since the epoch. */
+  updatedAt: number
+  bytes: number
+  turns: number
+}
+
+/**
+ * What the terminal UI needs from outside the agent: the model catalog, settings, the session listing and the
+ * workspace's files. index.ts wires the real modules; component tests pass plain functions.
+ */
+export interface TuiServices {
+  facts: ModelFactsLookup
+  /** "Allow always": adds the rule to `<cwd>/.rein/settings.local.json`. */
+  addLocalAllowRule(cwd: string, rule: string): void
+  listSessions(cwd: string): Promise<SessionChoice[]>
+  /** Workspace files for `@path` completion, relative to `cwd`, ignored files left out. */
+  workspaceFiles(cwd: string): Promise<string[]>
+  permissionRules(cwd: string): { allow: string[]; ask: string[]; deny: string[] }
+}
+
+/** How the UI asks to leave or to replace its agent (a new, resumed or forked session). */
+export type TuiExit =
+  | { kind: 'quit' }
+  | {
+      kind: 'switch'
+      resume?: string
+      fork?: { id: string; seq?: number }
+      /** Text to put in the editor of the new session (the prompt a fork starts from). */
+      prefill?: string
+    }

@@ -1,0 +1,158 @@
+import { writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { PERMISSION_MODES, type AgentApi, type PermissionMode } from '../../agent/types.js'
+import type { Effort } from '../../llm/adapter.js'
+import type { AnyEvent, SessionEvent } from '../../session/events.js'
+import type { PickerChoice } from './Picker.js'
+import type { TuiExit, TuiServices } from './services.js'
+import { contextReport, costReport, exportMarkdown, hooksReport } from './session-reports.js'
+import { KEY_HELP, SLASH_COMMANDS, suggestCommand } from './slash-commands.js'
+import { blocksText } from './transcript.js'
+import type { UsageLedger } from './usage-ledger.js'
+
+const EFFORTS: readonly Effort[] = ['off', 'low', 'high', 'max']
+
+/** What a slash command may do to the UI around it. */
+export interface SlashContext {
+  agent: AgentApi
+  ledger: UsageLedger
+  services: TuiServices
+  events(): readonly SessionEvent[]
+  sessionId(): string
+  title(): string | undefined
+  say(text: string, level?: 'info' | 'warning' | 'error'): void
+  show(title: string, text: string): void
+  pick(title: string, choices: PickerChoice[], onPick: (value: string) => void): void
+  exit(action: TuiExit): void
+  /** The agent's settings changed (model, effort, mode): re-read them for the footer. */
+  refresh(): void
+}
+
+function ago(ms: number): string {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000))
+  if (s < 60) return `${s}s ago`
+  if (s < 3600) return `${Math.round(s / 60)}m ago`
+  if (s < 86400) return `${Math.round(s / 3600)}h ago`
+  return `${Math.round(s / 86400)}d ago`
+}
+
+function size(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`
+}
+
+/**
+ * The seq to fork at so the new session ends just before the turn that held `promptSeq`: forks may not cut inside a
+ * turn. Undefined when the prompt opened the session (the fork then starts empty).
+ */
+export function forkSeqBefore(events: readonly SessionEvent[], promptSeq: number): number | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]
+    if (e.seq < promptSeq && e.type === 'turn/start') return e.seq > 0 ? e.seq - 1 : undefined
+  }
+  return promptSeq > 0 ? promptSeq - 1 : undefined
+}
+
+/** Runs `/name arg`. Unknown names get a suggestion. */
+export async function runSlash(ctx: SlashContext, name: string, arg: string): Promise<void> {
+  const { agent } = ctx
+  switch (name) {
+    case 'help': {
+      const commands = SLASH_COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''}`.padEnd(32) + c.summary)
+      const keys = KEY_HELP.map(([k, what]) => k.padEnd(32) + what)
+      return ctx.show('Commands and keys', [...commands, '', ...keys].join('\n'))
+    }
+    case 'quit':
+    case 'exit':
+      return ctx.exit({ kind: 'quit' })
+    case 'new':
+      return ctx.exit({ kind: 'switch' })
+    case 'resume': {
+      const sessions = (await ctx.services.listSessions(agent.cwd)).filter((s) => s.id !== ctx.sessionId())
+      if (!sessions.length) return ctx.say('There are no other sessions in this directory to resume.')
+      const choices = sessions
+        .sort((a, b) => b.updatedAt - a.updatedAt)
+        .map((s) => ({
+          value: s.id,
+          label: s.title ?? '(untitled)',
+          detail: `${ago(s.updatedAt)} · ${s.turns} turns · ${size(s.bytes)} · ${s.id.slice(0, 8)}`,
+        }))
+      return ctx.pick('Resume a session', choices, (id) => ctx.exit({ kind: 'switch', resume: id }))
+    }
+    case 'fork': {
+      const events = ctx.events() as readonly AnyEvent[]
+      const prompts = events.filter((e): e is Extract<AnyEvent, { type: 'user/message' }> => e.type === 'user/message')
+      if (!prompts.length) return ctx.say('There is no earlier prompt to fork from yet.')
+      const choices = prompts
+        .slice()
+        .reverse()
+        .map((e) => ({ value: String(e.seq), label: blocksText(e.data.content).replace(/\s+/g, ' ').slice(0, 100), detail: `seq ${e.seq}` }))
+      return ctx.pick('Fork from a prompt (it goes back into the editor)', choices, (value) => {
+        const prompt = prompts.find((p) => String(p.seq) === value)
+        if (!prompt) return
+        const seq = forkSeqBefore(events, prompt.seq)
+        const prefill = blocksText(prompt.data.content)
+        ctx.exit(seq === undefined ? { kind: 'switch', prefill } : { kind: 'switch', fork: { id: ctx.sessionId(), seq }, prefill })
+      })
+    }
+    case 'model': {
+      if (arg) {
+        agent.setModel({ model: arg })
+        ctx.refresh()
+        return ctx.say(`Model is now ${arg} (context window ${ctx.services.facts(arg).contextWindow.toLocaleString()} tokens).`)
+      }
+      return ctx.say(`Model: ${agent.config.model}. Use /model <id> to switch.`)
+    }
+    case 'effort': {
+      if (arg) {
+        if (!EFFORTS.includes(arg as Effort)) return ctx.say(`Effort must be one of ${EFFORTS.join(', ')}.`, 'warning')
+        agent.setModel({ effort: arg as Effort })
+        ctx.refresh()
+        return ctx.say(`Effort is now ${arg}.`)
+      }
+      return ctx.say(`Effort: ${agent.config.effort}. Use /effort ${EFFORTS.join('|')} to change it.`)
+    }
+    case 'permissions': {
+      if (arg) {
+        if (!PERMISSION_MODES.includes(arg as PermissionMode)) {
+          return ctx.say(`Permission mode must be one of ${PERMISSION_MODES.join(', ')}.`, 'warning')
+        }
+        agent.setPermissionMode(arg as PermissionMode)
+        ctx.refresh()
+        return
+      }
+      const rules = ctx.services.permissionRules(agent.cwd)
+      const list = (label: string, items: string[]) => `${label}: ${items.length ? items.join(', ') : '(none)'}`
+      return ctx.show(
+        'Permissions',
+        [`mode: ${agent.permissionMode} (one of ${PERMISSION_MODES.join(', ')})`, list('allow', rules.allow), list('ask', rules.ask), list('deny', rules.deny)].join('\n'),
+      )
+    }
+    case 'compact': {
+      // Compaction is a separate module; the agent exposes it as `compact(focus)` once it lands.
+      const compact = (agent as unknown as { compact?: (focus?: string) => Promise<unknown> }).compact
+      if (typeof compact !== 'function') {
+        return ctx.say('Compaction is coming in a later version; until then, /new starts a fresh session.')
+      }
+      await compact.call(agent, arg || undefined)
+      return
+    }
+    case 'cost':
+      return ctx.show('Cost by turn', costReport(ctx.ledger.byTurn()))
+    case 'context':
+      return ctx.show('What the next request contains', contextReport(ctx.events()))
+    case 'hooks':
+      return ctx.show('Hooks in this session', hooksReport(ctx.events()))
+    case 'export': {
+      const file = resolve(agent.cwd, arg || `rein-${ctx.sessionId().slice(0, 8)}.md`)
+      writeFileSync(file, exportMarkdown(ctx.events(), ctx.title()))
+      return ctx.say(`Wrote the conversation to ${file}.`)
+    }
+    default: {
+      const suggestion = suggestCommand(name)
+      return ctx.say(
+        suggestion ? `There is no /${name}; did you mean /${suggestion}?` : `There is no /${name}; /help lists the commands.`,
+        'warning',
+      )
+    }
+  }
+}

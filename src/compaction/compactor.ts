@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto'
+import { ResponseAssembler } from '../llm/assemble.js'
+import type { ModelAdapter } from '../llm/adapter.js'
+import { textOf, type Message, type Usage } from '../llm/messages.js'
+import type { SessionEvent, SurfaceEvent } from '../session/events.js'
+import { projectEvent } from '../session/projection.js'
+import type { Session } from '../session/session.js'
+import { encodeRequest } from '../agent/request.js'
+import { chooseShadow, estimateTokens } from './units.js'
+import { framedSummary, summaryInstruction, trimmedOutput } from './summary-text.js'
+
+export interface CompactionSettings {
+  /** Compact when the next prompt would exceed this share of the context window. */
+  ratio: number
+  /** Keep at least this share of the window of the most recent surface verbatim. */
+  keepRatio: number
+  /** Tool results above this many tokens may be trimmed to head and tail. */
+  trimAboveTokens: number
+  /** Characters kept at each end of a trimmed result. */
+  trimKeepChars: number
+}
+
+export const DEFAULT_COMPACTION: CompactionSettings = { ratio: 0.8, keepRatio: 0.15, trimAboveTokens: 2_000, trimKeepChars: 1_500 }
+
+export type CompactionTrigger = 'auto' | 'overflow' | 'manual'
+
+export interface CompactionOutcome {
+  outcome: 'replaced' | 'trimmed' | 'failed' | 'no-gain' | 'blocked' | 'nothing'
+  /** One sentence for the user. */
+  message: string
+}
+
+export interface CompactorOptions {
+  session: Session
+  adapter: ModelAdapter
+  contextWindow: () => number
+  settings?: Partial<CompactionSettings>
+  /** PreCompact hooks: a `blocked` reason stops the compaction. */
+  preCompact?: (trigger: CompactionTrigger) => Promise<{ blocked?: string }>
+}
+
+/**
+ * Cache-aware compaction (docs/compaction.md). One transaction bracketed by `compaction/start` and
+ * `compaction/end`: either old tool results are trimmed in place (each a replace of exactly that result), or the
+ * oldest whole units are summarized by a request that reuses the session's cached prefix, and the summary replaces
+ * them on the surface. A failure or a summary that does not shrink anything leaves the surface as it was.
+ */
+export class Compactor {
+  readonly settings: CompactionSettings
+
+  constructor(private readonly options: CompactorOptions) {
+    this.settings = { ...DEFAULT_COMPACTION, ...options.settings }
+  }
+
+  /** The prompt size, in estimated tokens, above which the next request compacts first. */
+  threshold(): number {
+    return Math.floor(this.options.contextWindow() * this.settings.ratio)
+  }
+
+  async compact(
+    trigger: CompactionTrigger,
+    at: { turn: number; step: number; signal: AbortSignal; focus?: string; promptTokens?: number },
+  ): Promise<CompactionOutcome> {
+    const session = this.options.session
+    const id = randomUUID()
+    const surface = session.surface()
+    const keep = Math.floor(this.options.contextWindow() * this.settings.keepRatio)
+    const shadow = chooseShadow(surface, keep)
+    if (!shadow) return { outcome: 'nothing', message: 'Nothing is old enough to compact yet.' }
+    const start = surface[0].seq
+    const end = surface[shadow.end].seq
+
+    const blocked = (await this.options.preCompact?.(trigger))?.blocked
+    if (blocked) {
+      session.append('compaction/start', { id, trigger, start, end })
+      session.append('compaction/end', { id, outcome: 'blocked', message: blocked })
+      return { outcome: 'blocked', message: `A PreCompact hook blocked compaction: ${blocked}` }
+    }
+
+    if (trigger !== 'manual' && at.promptTokens !== undefined) {
+      const trimmed = this.tryTrim(id, trigger, surface.slice(0, shadow.end + 1), at.promptTokens)
+      if (trimmed) return trimmed
+    }
+    return this.summarize(id, trigger, surface, shadow, at)
+  }
+
+  /** Trims old long tool results when that alone brings the prompt under the threshold. */
+  private tryTrim(
+    id: string,
+    trigger: CompactionTrigger,
+    old: readonly SurfaceEvent[],
+    promptTokens: number,
+  ): CompactionOutcome | null {
+    const candidates: { event: SessionEvent<'tool/result'>; text: string; saved: number }[] = []
+    for (const entry of old) {
+      if (entry.type !== 'tool/result') continue
+      const text = textOf(entry.data.content)
+      if (estimateTokens(text) <= this.settings.trimAboveTokens || entry.data.content.some((b) => b.type !== 'text')) continue
+      const shorter = trimmedOutput(text, this.settings.trimKeepChars)
+      candidates.push({ event: entry, text: shorter, saved: estimateTokens(text) - estimateTokens(shorter) })
+    }
+    const saved = candidates.reduce((n, c) => n + c.saved, 0)
+    if (!candidates.length || promptTokens - saved > this.threshold()) return null
+    const session = this.options.session
+    session.append('compaction/start', {
+      id,
+      trigger,
+      start: candidates[0].event.seq,
+      end: candidates[candidates.length - 1].event.seq,
+      mode: 'trim',
+    })
+    for (const { event, text } of candidates) {
+      const { content: _old, ...rest } = event.data
+      session.append('tool/result', { ...rest, content: [{ type: 'text', text }] }, {
+        surfaceOp: { op: 'replace', start: event.seq, end: event.seq },
+      })
+    }
+    const message = `Trimmed ${candidates.length} old tool output${candidates.length === 1 ? '' : 's'}, saving about ${saved} tokens.`
+    session.append('compaction/end', { id, outcome: 'replaced', message })
+    return { outcome: 'trimmed', message }
+  }
+
+  private async summarize(
+    id: string,
+    trigger: CompactionTrigger,
+    surface: readonly SurfaceEvent[],
+    shadow: { end: number; tokens: number },
+    at: { turn: number; step: number; signal: AbortSignal; focus?: string },
+  ): Promise<CompactionOutcome> {
+    const session = this.options.session
+    const header = session.last('request/header')?.data
+    if (!header) return { outcome: 'nothing', message: 'Nothing has been sent to the model yet, so there is nothing to compact.' }
+    const start = surface[0].seq
+    const end = surface[shadow.end].seq
+    const instruction = summaryInstruction(at.focus)
+    session.append('compaction/start', { id, trigger, start, end, mode: 'summary', instruction })
+
+    const request = { config: header.config, system: header.system, tools: header.tools, messages: summaryMessages(surface, shadow.end, instruction) }
+    const { body, sha256, bytes } = encodeRequest(this.options.adapter, request)
+    await session.flush()
+    session.append('request/sent', { turn: at.turn, step: at.step, sha256, bytes, purpose: 'compaction' })
+
+    const assembler = new ResponseAssembler()
+    for await (const chunk of this.options.adapter.stream(body, { signal: at.signal })) assembler.push(chunk)
+    const result = assembler.result()
+    const usage: Usage | undefined = result.usage
+    const failEnd = (message: string): CompactionOutcome => {
+      session.append('compaction/end', { id, outcome: 'failed', message, ...(usage ? { usage } : {}) })
+      return { outcome: 'failed', message }
+    }
+    if (result.finish === 'aborted') return failEnd('Compaction was cancelled; the session is unchanged.')
+    if (result.finish === 'error') return failEnd(`Compaction failed and the session is unchanged: ${result.error?.message ?? 'the model gave no summary.'}`)
+    const summary = textOf(result.message.content)
+    if (!summary.trim()) return failEnd('Compaction failed and the session is unchanged: the model returned no summary text.')
+
+    const text = framedSummary(summary, session.last('todo/write')?.data.todos ?? [])
+    const after = estimateTokens(text)
+    if (after >= shadow.tokens) {
+      const message = `The summary (about ${after} tokens) would not be smaller than what it replaces (about ${shadow.tokens}); the session is unchanged.`
+      session.append('compaction/end', { id, outcome: 'no-gain', message, ...(usage ? { usage } : {}) })
+      return { outcome: 'no-gain', message }
+    }
+    session.append(
+      'context/message',
+      { id: randomUUID(), content: [{ type: 'text', text }], source: { kind: 'compaction', compaction: id } },
+      { surfaceOp: { op: 'replace', start, end } },
+    )
+    const message = `Compacted ${shadow.end + 1} messages (about ${shadow.tokens} tokens) into a summary of about ${after} tokens.`
+    session.append('compaction/end', { id, outcome: 'replaced', message, ...(usage ? { usage } : {}) })
+    await session.flush()
+    return { outcome: 'replaced', message }
+  }
+}
+
+/**
+ * The summary request's messages: the projection of the shadowed surface entries — byte-identical to the start of
+ * the session's last request, so the provider serves them from its cache — then the instruction.
+ */
+export function summaryMessages(surface: readonly SurfaceEvent[], lastIndex: number, instruction: string): Message[] {
+  const messages: Message[] = []
+  for (let i = 0; i <= lastIndex; i++) {
+    const m = projectEvent(surface[i])
+    if (m) messages.push(m)
+  }
+  messages.push({ role: 'user', content: [{ type: 'text', text: instruction }] })
+  return messages
+}

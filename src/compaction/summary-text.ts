@@ -1,0 +1,42 @@
+/**
+ * The words of compaction. The instruction is the final message of the summary request; the frame opens the
+ * summary that replaces the shadowed messages. Both are the compaction producer's own content: the surface adds
+ * nothing around them.
+ */
+
+export function summaryInstruction(focus?: string): string {
+  const lines = [
+    'The conversation above is about to be replaced by a summary so the session can continue in a smaller context.',
+    'Write that summary now. Do not call any tools. Be specific and complete; the summary is all that will remain. Use these sections:',
+    "1. The user's original request and every constraint or preference they stated (quote them where wording matters).",
+    '2. Files read, created or changed, with what changed in each.',
+    '3. Errors hit and how each was fixed (or that it is still open).',
+    '4. The current task, what was being done when this summary was requested, and the exact next step.',
+    '5. Commands or background jobs still running, with their ids.',
+    '6. The open todo list.',
+  ]
+  if (focus?.trim()) lines.push(`The user asked the summary to focus on: ${focus.trim()}`)
+  return lines.join('\n')
+}
+
+export function framedSummary(summary: string, todos: readonly { content: string; status: string }[]): string {
+  const open = todos.filter((t) => t.status !== 'completed')
+  const todoText = open.length
+    ? `\n\nThe todo list when the summary was written:\n${open.map((t) => `- [${t.status}] ${t.content}`).join('\n')}`
+    : ''
+  return (
+    'This is a summary of the earlier part of this session, written when the conversation was compacted to fit the ' +
+    'context window. The messages it summarizes are no longer shown; continue the work from here.\n\n' +
+    summary.trim() +
+    todoText
+  )
+}
+
+/** Head and tail of a long tool output, with a line saying what was cut. */
+export function trimmedOutput(text: string, keepChars: number): string {
+  if (text.length <= keepChars * 2) return text
+  const head = text.slice(0, keepChars)
+  const tail = text.slice(-keepChars)
+  const cut = text.length - keepChars * 2
+  return `${head}\n[… ${cut} characters of this old tool output were trimmed to save context …]\n${tail}`
+}

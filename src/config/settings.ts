@@ -1,0 +1,182 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeSync } from 'node:fs'
+import path from 'node:path'
+import { z } from 'zod'
+import type { Effort } from '../llm/adapter.js'
+import type { PermissionMode } from '../agent/types.js'
+import { parseRule } from '../permissions/rules.js'
+import { JsonSyntaxError, parseJsonWithLines } from './json-with-lines.js'
+
+/**
+ * Rein's settings: the merge of the user, project and local files (`loadSettings`). Keys this module does not know
+ * are kept for the modules that own them (models, hooks, MCP servers).
+ */
+export interface Settings {
+  permissions?: {
+    allow?: string[]
+    ask?: string[]
+    deny?: string[]
+    defaultMode?: PermissionMode
+    /** More directories that count as the workspace for write and edit. */
+    additionalDirectories?: string[]
+  }
+  model?: string
+  effort?: Effort
+  /** Environment variables never passed to commands the model runs (DEEPSEEK_API_KEY always is withheld). */
+  secretEnv?: string[]
+  webFetch?: { allowPrivate?: boolean }
+  models?: Record<string, unknown>
+  hooks?: unknown
+  mcpServers?: unknown
+  [key: string]: unknown
+}
+
+/** A settings file Rein cannot use. The message names the file and line and says what to fix; Rein must not start. */
+export class SettingsError extends Error {
+  readonly code = 'SettingsError'
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly line?: number,
+  ) {
+    super(message)
+    this.name = 'SettingsError'
+  }
+}
+
+/** Claude Code's spellings of the modes, accepted so a copied settings file works. */
+const MODE_ALIASES: Record<string, PermissionMode> = { acceptEdits: 'accept-edits', bypassPermissions: 'bypass' }
+
+const ruleList = z.array(z.string())
+const settingsSchema = z.looseObject({
+  permissions: z
+    .looseObject({
+      allow: ruleList.optional(),
+      ask: ruleList.optional(),
+      deny: ruleList.optional(),
+      defaultMode: z.enum(['default', 'accept-edits', 'plan', 'bypass', 'acceptEdits', 'bypassPermissions']).optional(),
+      additionalDirectories: z.array(z.string()).optional(),
+    })
+    .optional(),
+  model: z.string().optional(),
+  effort: z.enum(['off', 'low', 'high', 'max']).optional(),
+  secretEnv: z.array(z.string()).optional(),
+  webFetch: z.looseObject({ allowPrivate: z.boolean().optional() }).optional(),
+  models: z.record(z.string(), z.unknown()).optional(),
+})
+
+/** The settings files in the order they refine each other: user, project (committable), local (personal). */
+export function settingsFiles(cwd: string, home: string): string[] {
+  return [path.join(home, 'settings.json'), path.join(cwd, '.rein', 'settings.json'), path.join(cwd, '.rein', 'settings.local.json')]
+}
+
+/**
+ * Loads and merges the settings files that exist. Later files refine earlier ones: objects merge key by key, arrays
+ * concatenate (so a project cannot drop a user's deny rule), other values are replaced. Any malformed file throws a
+ * `SettingsError` naming the file and line: silently dropping a rule could allow what the user denied.
+ */
+export function loadSettings(cwd: string, home: string): Settings {
+  let merged: Record<string, unknown> = {}
+  const seen = new Set<string>()
+  for (const file of settingsFiles(cwd, home)) {
+    if (!existsSync(file)) continue
+    const real = realpathSync(file)
+    if (seen.has(real)) continue
+    seen.add(real)
+    merged = mergeSettings(merged, readSettingsFile(file))
+  }
+  return merged as Settings
+}
+
+/** Reads and validates one settings file. */
+export function readSettingsFile(file: string): Settings {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new SettingsError(`Cannot read settings file ${file}: ${(error as Error).message}; fix its permissions.`, file)
+  }
+  if (text.trim() === '') return {}
+  let parsed
+  try {
+    parsed = parseJsonWithLines(text)
+  } catch (error) {
+    if (!(error instanceof JsonSyntaxError)) throw error
+    throw new SettingsError(
+      `Settings file ${file} is not valid JSON at line ${error.line}, column ${error.column}: ${error.message}. Fix it and start Rein again.`,
+      file,
+      error.line,
+    )
+  }
+  const lineOf = (p: PropertyKey[]) => {
+    for (let n = p.length; n >= 0; n--) {
+      const line = parsed.lines.get(p.slice(0, n).map(String).join('.'))
+      if (line !== undefined) return line
+    }
+    return 1
+  }
+  const checked = settingsSchema.safeParse(parsed.value)
+  if (!checked.success) {
+    const issue = checked.error.issues[0]
+    const line = lineOf(issue.path)
+    const where = issue.path.length ? issue.path.join('.') : 'the top level'
+    throw new SettingsError(`Settings file ${file}, line ${line}: ${where}: ${issue.message}. Fix it and start Rein again.`, file, line)
+  }
+  const settings = checked.data as Settings & { permissions?: { defaultMode?: string } }
+  for (const list of ['allow', 'ask', 'deny'] as const) {
+    settings.permissions?.[list]?.forEach((text, i) => {
+      const rule = parseRule(text)
+      if ('error' in rule) {
+        const line = lineOf(['permissions', list, i])
+        throw new SettingsError(`Settings file ${file}, line ${line}: ${rule.error}. Fix it and start Rein again.`, file, line)
+      }
+    })
+  }
+  const mode = settings.permissions?.defaultMode
+  if (mode && mode in MODE_ALIASES) settings.permissions!.defaultMode = MODE_ALIASES[mode]
+  return settings
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** `later` refines `earlier`: objects merge, arrays concatenate without repeating equal strings, the rest replaces. */
+export function mergeSettings(earlier: Record<string, unknown>, later: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...earlier }
+  for (const [key, value] of Object.entries(later)) {
+    const before = out[key]
+    if (Array.isArray(before) && Array.isArray(value)) {
+      out[key] = [...before, ...value.filter((v) => typeof v !== 'string' || !before.includes(v))]
+    } else if (isPlainObject(before) && isPlainObject(value)) {
+      out[key] = mergeSettings(before, value)
+    } else {
+      out[key] = value
+    }
+  }
+  return out
+}
+
+/**
+ * Adds `rule` to `permissions.allow` in `<cwd>/.rein/settings.local.json` (the personal file), for "allow always".
+ * The file is rewritten atomically; a malformed existing file throws rather than being replaced.
+ */
+export function addLocalAllowRule(cwd: string, rule: string): void {
+  const file = path.join(cwd, '.rein', 'settings.local.json')
+  const parsedRule = parseRule(rule)
+  if ('error' in parsedRule) throw new SettingsError(`Cannot save the rule: ${parsedRule.error}.`, file)
+  const current: Record<string, unknown> = existsSync(file) ? { ...readSettingsFile(file) } : {}
+  const permissions = isPlainObject(current.permissions) ? { ...current.permissions } : {}
+  const allow = Array.isArray(permissions.allow) ? [...(permissions.allow as string[])] : []
+  if (allow.includes(rule)) return
+  allow.push(rule)
+  permissions.allow = allow
+  current.permissions = permissions
+  mkdirSync(path.dirname(file), { recursive: true })
+  const temp = `${file}.${process.pid}.tmp`
+  const fd = openSync(temp, 'w', 0o600)
+  try {
+    writeSync(fd, `${JSON.stringify(current, null, 2)}\n`)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  renameSync(temp, file)
+}

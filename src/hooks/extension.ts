@@ -1,0 +1,186 @@
+import type { EnteringMessage, Extension, PreToolDecision, PostToolOutcome, ToolCallInfo } from '../agent/extensions.js'
+import type { AgentApi, PermissionRequest } from '../agent/types.js'
+import { textOf } from '../llm/messages.js'
+import type { JsonValue, Source } from '../session/events.js'
+import type { ToolOutput } from '../tools/tool.js'
+import type { HookDefinition, HookEvent } from './definitions.js'
+import { handlerName, runHooks, type HookOutcome, type HookRuntime } from './dispatch.js'
+import { peerToolName, toolInput, toolResponse } from './payload.js'
+import { StopGuard, type StopLimits } from './stop-guard.js'
+
+/** What the compaction code learns from PreCompact hooks. */
+export interface PreCompactResult {
+  /** Set when a hook blocked compaction: its reason, to show the user. */
+  blocked?: string
+}
+
+/** The hooks as the agent uses them: the extension, and the two events the loop does not see on its own. */
+export interface HooksHandle {
+  extension: Extension<AgentApi>
+  /** Runs PreCompact hooks; call before compacting. `trigger` is `manual` (a command) or `auto`. */
+  runPreCompact(trigger: 'manual' | 'auto', customInstructions?: string): Promise<PreCompactResult>
+  /** Runs Notification hooks for a permission prompt; call when the agent asks a person. Never rejects. */
+  permissionAsked(request: PermissionRequest): Promise<void>
+}
+
+/** The `source` of everything hooks put into the session. Never rendered to the model. */
+function hookSource(event: HookEvent, definition: HookDefinition): Source {
+  return { kind: 'hook', event, command: definition.command, file: definition.file.path }
+}
+
+function contextEntries(event: HookEvent, outcomes: HookOutcome[]): { content: { type: 'text'; text: string }[]; source: Source }[] {
+  return outcomes.flatMap(({ definition, verdict }) =>
+    verdict.context.map((text) => ({ content: [{ type: 'text' as const, text }], source: hookSource(event, definition) })),
+  )
+}
+
+function injectContext(agent: AgentApi, event: HookEvent, outcomes: HookOutcome[]): void {
+  for (const entry of contextEntries(event, outcomes)) agent.inject(entry.content, entry.source)
+}
+
+/** The reasons of every hook that blocked, or said `continue: false`, in load order. */
+function reasonsOf(outcomes: HookOutcome[], pick: (outcome: HookOutcome) => string | undefined): string[] {
+  return outcomes.map(pick).filter((reason): reason is string => reason !== undefined)
+}
+
+/**
+ * The Claude Code / Codex events on Rein's extension points. Each extension point runs the matching handlers and
+ * turns their verdicts into the point's decision; see docs/hooks.md for the whole mapping.
+ */
+export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): HooksHandle {
+  const guard = new StopGuard(limits)
+  let bound: AgentApi | undefined
+  const bind = (agent: AgentApi): AgentApi => (bound = agent)
+
+  const toolFields = (call: ToolCallInfo, agent: AgentApi) => {
+    const peer = peerToolName(call.name)
+    const input = toolInput(call.input, call.arguments, agent.cwd)
+    return { peer, input, fields: { tool_name: peer, tool_input: input, tool_use_id: call.callId } as Record<string, JsonValue> }
+  }
+
+  /** `continue: false` from a tool event ends the turn: the call is refused or blocked, and the turn cancelled. */
+  const stopTurn = (agent: AgentApi, event: HookEvent, reasons: string[]): string => {
+    const reason = reasons.filter((text) => text !== '').join('\n') || `A ${event} hook stopped the turn.`
+    agent.notify('warning', reason)
+    agent.cancel()
+    return reason
+  }
+
+  const extension: Extension<AgentApi> = {
+    name: 'hooks',
+
+    async sessionStart(agent, source) {
+      bind(agent)
+      const outcomes = await runHooks(runtime, agent, 'SessionStart', source, { source })
+      injectContext(agent, 'SessionStart', outcomes)
+    },
+
+    async preStep(step, entering, agent) {
+      bind(agent)
+      const prompts = entering.filter((message) => message.type === 'user/message')
+      if (prompts.length === 0) return
+      const prompt = prompts.map((message) => textOf(message.content)).join('\n\n')
+      const outcomes = await runHooks(runtime, agent, 'UserPromptSubmit', undefined, { prompt }, step.turn)
+      const stops = reasonsOf(outcomes, (o) => o.verdict.stop)
+      if (stops.length) return { action: 'reject', reason: stops.filter((text) => text !== '').join('\n') || 'A UserPromptSubmit hook stopped the turn.' }
+      const blocks = reasonsOf(outcomes, (o) => o.verdict.block)
+      if (blocks.length) return { action: 'reject', reason: blocks.join('\n') }
+      const context: EnteringMessage[] = contextEntries('UserPromptSubmit', outcomes).map((entry) => ({ type: 'context/message', ...entry }))
+      if (context.length === 0) return
+      return { action: 'enter', messages: [...entering, ...context] }
+    },
+
+    async preTool(call, agent): Promise<PreToolDecision | void> {
+      bind(agent)
+      const { peer, input, fields } = toolFields(call, agent)
+      const outcomes = await runHooks(runtime, agent, 'PreToolUse', peer, fields, call.turn)
+      injectContext(agent, 'PreToolUse', outcomes)
+      const stops = reasonsOf(outcomes, (o) => o.verdict.stop)
+      if (stops.length) return { action: 'deny', reason: stopTurn(agent, 'PreToolUse', stops) }
+      const denials = reasonsOf(outcomes, (o) =>
+        o.verdict.block ?? (o.verdict.permission === 'deny' ? (o.verdict.permissionReason ?? `Denied by the PreToolUse hook ${handlerName(o.definition, agent.cwd)}.`) : undefined),
+      )
+      if (denials.length) return { action: 'deny', reason: denials.join('\n') }
+      const asks = outcomes.filter((o) => o.verdict.permission === 'ask')
+      if (asks.length) {
+        const reason = asks.map((o) => o.verdict.permissionReason ?? `The PreToolUse hook ${handlerName(o.definition, agent.cwd)} asks for confirmation.`)
+        return { action: 'ask', reason: reason.join('\n') }
+      }
+      const rewrites = outcomes.filter((o) => o.verdict.updatedInput)
+      const allowReason = outcomes.find((o) => o.verdict.permission === 'allow')?.verdict.permissionReason
+      if (rewrites.length) {
+        // Several rewrites combine field by field in load order: a later hook's value for a field wins.
+        const merged = rewrites.reduce<Record<string, JsonValue>>((acc, o) => ({ ...acc, ...o.verdict.updatedInput }), { ...input })
+        return { action: 'rewrite', arguments: JSON.stringify(merged), reason: allowReason }
+      }
+      if (outcomes.some((o) => o.verdict.permission === 'allow')) return { action: 'allow', reason: allowReason }
+    },
+
+    async postTool(call: ToolCallInfo, result: ToolOutput, agent): Promise<PostToolOutcome | void> {
+      bind(agent)
+      const { peer, input, fields } = toolFields(call, agent)
+      const failed = result.isError === true
+      const event: HookEvent = failed ? 'PostToolUseFailure' : 'PostToolUse'
+      if (failed) fields.error = textOf(result.content)
+      else fields.tool_response = toolResponse(peer, input, result)
+      const outcomes = await runHooks(runtime, agent, event, peer, fields, call.turn)
+      const outcome: PostToolOutcome = {}
+      const context = contextEntries(event, outcomes)
+      if (context.length) outcome.context = context
+      const stops = reasonsOf(outcomes, (o) => o.verdict.stop)
+      const blocks = reasonsOf(outcomes, (o) => o.verdict.block)
+      if (stops.length) outcome.decision = { action: 'block', reason: stopTurn(agent, event, stops) }
+      else if (blocks.length) outcome.decision = { action: 'block', reason: blocks.join('\n') }
+      return outcome.decision || outcome.context ? outcome : undefined
+    },
+
+    async turnStopping(info, agent) {
+      bind(agent)
+      const lastMessage = info.lastAssistant ? textOf(info.lastAssistant.content) : ''
+      const fields = { stop_hook_active: info.continuations > 0, last_assistant_message: lastMessage }
+      const outcomes = await runHooks(runtime, agent, 'Stop', undefined, fields, info.turn)
+      injectContext(agent, 'Stop', outcomes)
+      const stops = outcomes.filter((o) => o.verdict.stop !== undefined)
+      const blocking = outcomes.filter((o) => o.verdict.block !== undefined)
+      if (stops.length || blocking.length === 0) {
+        guard.clear()
+        for (const o of stops) if (o.verdict.stop) agent.notify('info', o.verdict.stop)
+        return
+      }
+      const combined = blocking.map((o) => o.verdict.block).join('\n\n')
+      const ruling = guard.rule(info.turn, info.continuations, combined)
+      if (!ruling.steer) {
+        const names = blocking.map((o) => handlerName(o.definition, agent.cwd)).join(', ')
+        agent.notify('warning', `Rein ended the turn although the Stop hook ${names} blocked it again, because ${ruling.why}.`)
+        guard.clear()
+        return
+      }
+      for (const o of blocking) agent.steer(o.verdict.block as string, hookSource('Stop', o.definition))
+    },
+
+    async sessionEnd(agent, reason) {
+      bind(agent)
+      await runHooks(runtime, agent, 'SessionEnd', reason, { reason })
+    },
+  }
+
+  return {
+    extension,
+    async runPreCompact(trigger, customInstructions = '') {
+      if (!bound) return {}
+      const outcomes = await runHooks(runtime, bound, 'PreCompact', trigger, { trigger, custom_instructions: customInstructions })
+      const reasons = reasonsOf(outcomes, (o) => o.verdict.block ?? o.verdict.stop)
+      return reasons.length ? { blocked: reasons.filter((text) => text !== '').join('\n') || 'A PreCompact hook blocked compaction.' } : {}
+    },
+    async permissionAsked(request) {
+      if (!bound) return
+      const peer = peerToolName(request.call.name)
+      const fields = { message: `Rein needs your permission to use ${peer}`, title: 'Permission needed', notification_type: 'permission_prompt' }
+      try {
+        await runHooks(runtime, bound, 'Notification', 'permission_prompt', fields, request.call.turn)
+      } catch (error) {
+        bound.notify('warning', `Notification hooks could not run: ${error instanceof Error ? error.message : String(error)}.`)
+      }
+    },
+  }
+}

@@ -1,0 +1,62 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+
+/** An HTTP response whose body is read chunk by chunk and can be torn down at once. */
+export interface OpenResponse {
+  status: number
+  headers: Headers
+  /** The next body chunk, or null at the end. Rejects when the connection fails or is destroyed. */
+  read(): Promise<Buffer | null>
+  /** Reads the rest of the body as text (for error bodies). */
+  text(): Promise<string>
+  /** Lets an ended or no-longer-needed body drain so a keep-alive socket can be reused. */
+  release(): void
+  /** Destroys the socket now: nothing more is read and the server sees the connection close. */
+  destroy(): void
+}
+
+/**
+ * POSTs `body` and resolves when the status line and headers arrive. Built on node:http rather than `fetch`: when
+ * a stream is cancelled, Rein must close the connection at once, and Node's `fetch` keeps reading an aborted body to
+ * its end before it lets the socket go. Aborting `signal` destroys the request and socket.
+ */
+export function postRequest(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<OpenResponse> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url)
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest
+    const payload = Buffer.from(body, 'utf8')
+    const req = send(target, { method: 'POST', headers: { ...headers, 'content-length': String(payload.length) }, signal })
+    req.once('error', reject)
+    req.once('response', (res) => {
+      req.off('error', reject)
+      // From here, failures surface through read(); a late socket error must not go unhandled.
+      req.on('error', () => undefined)
+      resolve(openResponse(res, () => req.destroy()))
+    })
+    req.end(payload)
+  })
+}
+
+function openResponse(res: IncomingMessage, destroy: () => void): OpenResponse {
+  const iterator = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
+  }
+  const read = async (): Promise<Buffer | null> => {
+    const next = await iterator.next()
+    return next.done ? null : next.value
+  }
+  return {
+    status: res.statusCode ?? 0,
+    headers,
+    read,
+    async text() {
+      const parts: Buffer[] = []
+      for (let part = await read(); part !== null; part = await read()) parts.push(part)
+      return Buffer.concat(parts).toString('utf8')
+    },
+    release: () => void res.resume(),
+    destroy,
+  }
+}

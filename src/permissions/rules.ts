@@ -1,0 +1,69 @@
+/**
+ * Permission rules in the syntax users of other harnesses know: `Tool` or `Tool(pattern)`. Rule names are the
+ * capitalized names (`Bash`, `Edit`, `WebFetch`); MCP tools use their full name (`mcp__server__tool`) and may end
+ * in `*` (`mcp__server__*`).
+ */
+export interface Rule {
+  /** The text as written in settings or on the command line. */
+  text: string
+  /** The canonical rule name: `Bash`, `Read`, … or an MCP tool name (possibly ending in `*`). */
+  tool: string
+  /** The part in parentheses; absent (or `*`) means every call of the tool. */
+  pattern?: string
+}
+
+/** Built-in tool names (what the model calls) and the rule names users write. */
+export const RULE_NAMES: Readonly<Record<string, string>> = {
+  read: 'Read',
+  write: 'Write',
+  edit: 'Edit',
+  bash: 'Bash',
+  grep: 'Grep',
+  glob: 'Glob',
+  ls: 'LS',
+  web_fetch: 'WebFetch',
+  todo_write: 'TodoWrite',
+  job_output: 'JobOutput',
+  job_kill: 'JobKill',
+}
+
+const CANONICAL = new Map<string, string>()
+for (const [tool, rule] of Object.entries(RULE_NAMES)) {
+  CANONICAL.set(tool.toLowerCase(), rule)
+  CANONICAL.set(rule.toLowerCase(), rule)
+}
+
+/** The rule name for a tool the model called: `bash` → `Bash`; an MCP or unknown tool keeps its name. */
+export function ruleNameOf(toolName: string): string {
+  return RULE_NAMES[toolName] ?? toolName
+}
+
+/** Parses one rule; a malformed one gives a sentence saying what is wrong and what is expected. */
+export function parseRule(text: string): Rule | { error: string } {
+  const m = /^\s*([A-Za-z0-9_*-]+)\s*(?:\((.*)\))?\s*$/s.exec(text)
+  if (!m) return { error: `"${text}" is not a rule; write Tool or Tool(pattern), e.g. Bash(npm test) or Edit(src/**)` }
+  const [, name, inner] = m
+  const canonical = CANONICAL.get(name.toLowerCase())
+  if (!canonical && !name.startsWith('mcp__')) {
+    return { error: `"${text}" names an unknown tool "${name}"; use one of ${Object.values(RULE_NAMES).join(', ')} or mcp__server__tool` }
+  }
+  if (name.includes('*') && !name.startsWith('mcp__')) return { error: `"${text}": only MCP rule names may use *` }
+  if (inner !== undefined && inner.trim() === '') return { error: `"${text}" has empty parentheses; drop them to match every call` }
+  const pattern = inner === undefined || inner.trim() === '*' ? undefined : inner.trim()
+  return { text, tool: canonical ?? name, ...(pattern !== undefined ? { pattern } : {}) }
+}
+
+/** Whether a rule's name covers a call of the tool with this rule name. */
+export function ruleNameMatches(rule: Rule, ruleName: string): boolean {
+  if (rule.tool.endsWith('*')) return ruleName.startsWith(rule.tool.slice(0, -1))
+  return rule.tool === ruleName
+}
+
+/** Parses a list of rules, throwing on the first malformed one (callers validate settings before this). */
+export function parseRules(texts: readonly string[]): Rule[] {
+  return texts.map((text) => {
+    const rule = parseRule(text)
+    if ('error' in rule) throw new Error(`Invalid permission rule: ${rule.error}.`)
+    return rule
+  })
+}

@@ -1,0 +1,79 @@
+import { parse, type ParseEntry } from 'shell-quote'
+
+/** One simple command of a compound command line, as words (quotes removed) and those words joined by spaces. */
+export interface CommandPart {
+  words: string[]
+  text: string
+}
+
+/**
+ * A command line split at `&&`, `||`, `;`, `|`, `&` and newlines. `opaque` is set when some of what bash would run
+ * cannot be seen in the parts: command substitution (`$(…)`, backticks), process substitution, subshells, here
+ * documents, a command name taken from a variable, or output redirected to a file. An opaque command is never
+ * allowed by rules, only by mode or an explicit bare `Bash` rule; deny rules still apply to the parts that are seen.
+ */
+export interface SplitCommand {
+  parts: CommandPart[]
+  opaque: boolean
+}
+
+const SEPARATORS = new Set(['&&', '||', ';', '|', '&', '|&', ';;'])
+const OUTPUT_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>'])
+
+export function splitCommand(command: string): SplitCommand {
+  // A backslash-newline is a line continuation; any other newline separates commands.
+  const joined = command.replace(/\\\r?\n/g, '')
+  let opaque = /\$\(|`|<\(|>\(/.test(joined)
+  let tokens: ParseEntry[]
+  try {
+    // Variables stay as written (`$HOME`): the policy judges the text the model wrote, not our environment.
+    tokens = parse(joined.replace(/\r?\n/g, ' ; '), (name) => `$${name}`)
+  } catch {
+    return { parts: [{ words: [joined], text: joined.trim() }], opaque: true }
+  }
+  const parts: CommandPart[] = []
+  let words: string[] = []
+  const endPart = () => {
+    if (words.length) parts.push({ words, text: words.join(' ') })
+    words = []
+  }
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]
+    if (typeof token === 'string') {
+      words.push(token)
+      continue
+    }
+    if ('comment' in token) {
+      // shell-quote reads a comment to the end of the input, past the newlines we turned into `;`.
+      if (/\n/.test(joined)) opaque = true
+      break
+    }
+    if (token.op === 'glob') {
+      words.push(token.pattern)
+      continue
+    }
+    const op = token.op as string
+    if (SEPARATORS.has(op)) {
+      endPart()
+      continue
+    }
+    const target = tokens[i + 1]
+    const fdWord = words.length > 1 && /^\d+$/.test(words[words.length - 1])
+    if (OUTPUT_REDIRECTS.has(op) || op === '>&' || op === '<&' || op === '<') {
+      if (typeof target !== 'string') {
+        opaque = true
+        continue
+      }
+      i++
+      if (fdWord) words.pop()
+      const harmless = op === '<' || target === '/dev/null' || ((op === '>&' || op === '<&') && /^(\d+|-)$/.test(target))
+      if (!harmless) opaque = true
+      continue
+    }
+    // Subshells, here documents, process substitution and anything shell-quote reports that we do not model.
+    opaque = true
+  }
+  endPart()
+  if (parts.some((p) => p.words[0].includes('$'))) opaque = true
+  return { parts, opaque }
+}

@@ -1,0 +1,143 @@
+import { readdir, readFile, stat } from 'node:fs/promises'
+import path from 'node:path'
+import ignore, { type Ignore } from 'ignore'
+import picomatch from 'picomatch'
+import { displayPath, isInside } from './paths.js'
+import { GREP_LINE_CHARS, type GrepQuery, type GrepResult } from './grep-query.js'
+
+/** Files larger than this are skipped by the built-in search (ripgrep has no such limit). */
+const MAX_FILE_BYTES = 16 * 1024 * 1024
+
+interface IgnoreLevel {
+  dir: string
+  rules: Ignore
+}
+
+/**
+ * The search used when ripgrep is not installed. It follows ripgrep's defaults where they matter to a model:
+ * `.gitignore` files from the working directory down are honoured, `.git` is skipped, hidden files are searched,
+ * files with a NUL byte in their first 8 KiB count as binary and are skipped, and results come in path order in
+ * ripgrep's output format. Patterns are JavaScript regular expressions.
+ */
+export async function builtinGrep(q: GrepQuery): Promise<GrepResult> {
+  let regex: RegExp
+  try {
+    regex = new RegExp(q.pattern, q.ignoreCase ? 'i' : '')
+  } catch (error) {
+    return { error: `Error: invalid regular expression: ${(error as Error).message}.` }
+  }
+  const matchGlob = q.glob ? picomatch(q.glob, { dot: true, basename: !q.glob.includes('/') }) : undefined
+  const lines: string[] = []
+  const state = { cut: false, lastFileHadContext: false }
+
+  const searchFile = async (file: string, relToBase: string): Promise<void> => {
+    if (matchGlob && !matchGlob(relToBase)) return
+    let bytes: Buffer
+    try {
+      if ((await stat(file)).size > MAX_FILE_BYTES) return
+      bytes = await readFile(file)
+    } catch {
+      return // Unreadable (permissions, vanished while walking): ripgrep skips these too.
+    }
+    if (bytes.subarray(0, 8192).includes(0)) return
+    emitMatches(displayPath(q.cwd, file), bytes.toString('utf8').split(/\r?\n/), regex, q, lines, state)
+  }
+
+  const walk = async (dir: string, levels: IgnoreLevel[]): Promise<void> => {
+    const here = await loadIgnore(dir)
+    const stack = here ? [...levels, here] : levels
+    let entries
+    try {
+      entries = await readdir(dir, { withFileTypes: true })
+    } catch {
+      return // A directory we may not list: skipped, as ripgrep does.
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    for (const entry of entries) {
+      if (state.cut || q.signal.aborted) return
+      if (entry.name === '.git') continue
+      const full = path.join(dir, entry.name)
+      const isDir = entry.isDirectory()
+      if (ignored(stack, full, isDir)) continue
+      if (isDir) await walk(full, stack)
+      else if (entry.isFile()) await searchFile(full, path.relative(q.target, full))
+    }
+  }
+
+  let info
+  try {
+    info = await stat(q.target)
+  } catch {
+    return { error: `Error: ${displayPath(q.cwd, q.target)} does not exist.` }
+  }
+  if (info.isFile()) await searchFile(q.target, path.basename(q.target))
+  else await walk(q.target, await ancestorsIgnore(q.cwd, q.target))
+  return { lines: lines.slice(0, q.maxLines), cut: state.cut }
+}
+
+function emitMatches(
+  shown: string,
+  fileLines: string[],
+  regex: RegExp,
+  q: GrepQuery,
+  out: string[],
+  state: { cut: boolean; lastFileHadContext: boolean },
+): void {
+  if (fileLines.length > 0 && fileLines[fileLines.length - 1] === '') fileLines.pop()
+  const hits: number[] = []
+  for (let i = 0; i < fileLines.length; i++) if (regex.test(fileLines[i])) hits.push(i)
+  if (hits.length === 0) return
+  const push = (line: string) => {
+    if (out.length >= q.maxLines) state.cut = true
+    else out.push(line)
+  }
+  if (q.mode === 'files_with_matches') return push(shown)
+  if (q.mode === 'count') return push(`${shown}:${hits.length}`)
+
+  const context = q.before > 0 || q.after > 0
+  const hitSet = new Set(hits)
+  let printedUpTo = -1
+  for (const hit of hits) {
+    const from = Math.max(hit - q.before, printedUpTo + 1)
+    const to = Math.min(hit + q.after, fileLines.length - 1)
+    if (context && (printedUpTo >= 0 ? from > printedUpTo + 1 : state.lastFileHadContext)) push('--')
+    for (let i = from; i <= to; i++) {
+      const sep = hitSet.has(i) ? ':' : '-'
+      const text = fileLines[i].length > GREP_LINE_CHARS ? `${fileLines[i].slice(0, GREP_LINE_CHARS)} [... line cut]` : fileLines[i]
+      push(q.lineNumbers ? `${shown}${sep}${i + 1}${sep}${text}` : `${shown}${sep}${text}`)
+    }
+    printedUpTo = Math.max(printedUpTo, to)
+  }
+  state.lastFileHadContext = context
+}
+
+async function loadIgnore(dir: string): Promise<IgnoreLevel | undefined> {
+  try {
+    const text = await readFile(path.join(dir, '.gitignore'), 'utf8')
+    return { dir, rules: ignore().add(text) }
+  } catch {
+    return undefined // No .gitignore here.
+  }
+}
+
+/** The `.gitignore` files between the working directory and the search root, which apply to the search too. */
+async function ancestorsIgnore(cwd: string, target: string): Promise<IgnoreLevel[]> {
+  if (!isInside(target, cwd) || target === cwd) return []
+  const levels: IgnoreLevel[] = []
+  for (let dir = cwd; dir !== target && isInside(target, dir); ) {
+    const level = await loadIgnore(dir)
+    if (level) levels.push(level)
+    const next = path.join(dir, path.relative(dir, target).split(path.sep)[0])
+    if (next === dir) break
+    dir = next
+  }
+  return levels
+}
+
+function ignored(levels: IgnoreLevel[], full: string, isDir: boolean): boolean {
+  for (const level of levels) {
+    const rel = path.relative(level.dir, full).split(path.sep).join('/')
+    if (rel && level.rules.ignores(isDir ? `${rel}/` : rel)) return true
+  }
+  return false
+}

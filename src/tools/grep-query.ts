@@ -1,0 +1,21 @@
+/** One grep request as both search engines take it. Paths in results are shown relative to `cwd` when inside it. */
+export interface GrepQuery {
+  pattern: string
+  cwd: string
+  /** Absolute file or directory to search. */
+  target: string
+  glob?: string
+  mode: 'content' | 'files_with_matches' | 'count'
+  ignoreCase: boolean
+  lineNumbers: boolean
+  before: number
+  after: number
+  /** Stop after this many result lines; `cut` then says so. */
+  maxLines: number
+  signal: AbortSignal
+}
+
+export type GrepResult = { lines: string[]; cut: boolean } | { error: string }
+
+/** Characters of one matched line that are kept; longer lines are cut so one minified file cannot flood the result. */
+export const GREP_LINE_CHARS = 1000

@@ -1,0 +1,68 @@
+import { z } from 'zod'
+import { builtinGrep } from './grep-builtin.js'
+import type { GrepQuery } from './grep-query.js'
+import { findRipgrep, ripgrep } from './grep-ripgrep.js'
+import { resolveToolPath } from './paths.js'
+import { capForModel } from './spill.js'
+import type { Tool } from './tool.js'
+
+/** Result lines (files, counts or matched lines) one call returns at most. */
+export const GREP_MAX_LINES = 250
+
+const schema = z.object({
+  pattern: z.string().describe('Regular expression'),
+  path: z.string().optional().describe('File or directory (default: working directory)'),
+  glob: z.string().optional().describe('Filter files, e.g. "*.ts"'),
+  output_mode: z.enum(['content', 'files_with_matches', 'count']).optional().describe('Default files_with_matches'),
+  '-i': z.boolean().optional().describe('Ignore case'),
+  '-n': z.boolean().optional().describe('Line numbers (content mode, default true)'),
+  '-A': z.number().int().min(0).max(50).optional().describe('Lines after'),
+  '-B': z.number().int().min(0).max(50).optional().describe('Lines before'),
+  '-C': z.number().int().min(0).max(50).optional().describe('Lines around'),
+})
+
+const description = 'Search file contents with a regex (ripgrep syntax). Skips .gitignored files.'
+
+type Args = z.infer<typeof schema>
+
+/**
+ * Which engine runs: ripgrep when `rg` is on PATH, the built-in search otherwise. `REIN_GREP=builtin` forces the
+ * built-in one (tests use it to cover both paths on any machine).
+ */
+export function grepEngine(): { kind: 'ripgrep'; rg: string } | { kind: 'builtin' } {
+  if (process.env.REIN_GREP === 'builtin') return { kind: 'builtin' }
+  const rg = findRipgrep()
+  return rg ? { kind: 'ripgrep', rg } : { kind: 'builtin' }
+}
+
+export const grepTool: Tool<Args> = {
+  name: 'grep',
+  description,
+  schema,
+  readOnly: true,
+  kind: 'search',
+  async run(args, ctx) {
+    const query: GrepQuery = {
+      pattern: args.pattern,
+      cwd: ctx.cwd,
+      target: resolveToolPath(ctx.cwd, args.path ?? '.'),
+      glob: args.glob,
+      mode: args.output_mode ?? 'files_with_matches',
+      ignoreCase: args['-i'] ?? false,
+      lineNumbers: args['-n'] ?? true,
+      before: args['-B'] ?? args['-C'] ?? 0,
+      after: args['-A'] ?? args['-C'] ?? 0,
+      maxLines: GREP_MAX_LINES,
+      signal: ctx.signal,
+    }
+    const engine = grepEngine()
+    const result = engine.kind === 'ripgrep' ? await ripgrep(engine.rg, query) : await builtinGrep(query)
+    if ('error' in result) return { content: [{ type: 'text', text: result.error }], isError: true }
+    let text = result.lines.length ? result.lines.join('\n') : 'No matches.'
+    if (result.cut) text += `\n[results cut at ${GREP_MAX_LINES} lines; narrow the pattern, path or glob]`
+    return {
+      content: [{ type: 'text', text: capForModel(ctx.state, 'grep', text) }],
+      meta: { engine: engine.kind, lines: result.lines.length, cut: result.cut },
+    }
+  },
+}

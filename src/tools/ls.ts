@@ -1,0 +1,50 @@
+import { readdir, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { z } from 'zod'
+import { displayPath, resolveToolPath } from './paths.js'
+import type { Tool } from './tool.js'
+
+/** Entries one call lists at most. */
+export const LS_MAX_ENTRIES = 500
+
+const schema = z.object({
+  path: z.string().optional().describe('Directory (default: working directory)'),
+})
+
+const description = 'List a directory. Directories end with /.'
+
+type Args = z.infer<typeof schema>
+
+export const lsTool: Tool<Args> = {
+  name: 'ls',
+  description,
+  schema,
+  readOnly: true,
+  kind: 'read',
+  async run(args, ctx) {
+    const dir = resolveToolPath(ctx.cwd, args.path ?? '.')
+    const shown = displayPath(ctx.cwd, dir)
+    let entries
+    try {
+      entries = await readdir(dir, { withFileTypes: true })
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      const why = code === 'ENOTDIR' ? 'is a file; use read' : code === 'ENOENT' ? 'does not exist' : 'cannot be listed'
+      return { content: [{ type: 'text', text: `Error: ${shown} ${why}.` }], isError: true }
+    }
+    const names = await Promise.all(
+      entries.map(async (entry) => {
+        if (entry.isDirectory()) return `${entry.name}/`
+        if (entry.isSymbolicLink()) {
+          const target = await stat(path.join(dir, entry.name)).catch(() => undefined)
+          return target?.isDirectory() ? `${entry.name}/` : entry.name
+        }
+        return entry.name
+      }),
+    )
+    names.sort()
+    let text = names.length ? names.slice(0, LS_MAX_ENTRIES).join('\n') : `(${shown} is empty)`
+    if (names.length > LS_MAX_ENTRIES) text += `\n[${names.length} entries; showing the first ${LS_MAX_ENTRIES}. Use glob to narrow.]`
+    return { content: [{ type: 'text', text }], meta: { path: dir, entries: names.length } }
+  },
+}
