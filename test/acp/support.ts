@@ -51,7 +51,14 @@ export interface ReinAcp {
  * Spawns the built `rein acp` with a temporary REIN_HOME and the mock model's URL, and connects the SDK's
  * client-side connection to its stdio.
  */
-export function startReinAcp(env: { home: string; baseUrl: string; cwd: string; args?: string[] }): ReinAcp {
+export function startReinAcp(env: {
+  home: string
+  baseUrl: string
+  cwd: string
+  args?: string[]
+  /** Start without DEEPSEEK_API_KEY. */
+  noKey?: boolean
+}): ReinAcp {
   const child = spawn(process.execPath, [CLI, 'acp', ...(env.args ?? [])], {
     cwd: env.cwd,
     env: {
@@ -59,7 +66,7 @@ export function startReinAcp(env: { home: string; baseUrl: string; cwd: string; 
       HOME: env.home,
       REIN_HOME: env.home,
       DEEPSEEK_BASE_URL: env.baseUrl,
-      DEEPSEEK_API_KEY: 'test-key',
+      ...(env.noKey ? {} : { DEEPSEEK_API_KEY: 'test-key' }),
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   })

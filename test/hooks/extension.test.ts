@@ -1,14 +1,14 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { ToolCallInfo } from '../../src/agent/extensions.js'
 import { loadHooks } from '../../src/hooks/index.js'
-import { claudeHooks, installScript, makeWorkspace, recordingAgent, writeJson } from './support.js'
+import { claudeHooks, installScript, makeWorkspace, recordingAgent, writeJson, type Workspace } from './support.js'
 
 /** A workspace whose user settings hold `settings`, loaded into a hooks extension and a recording agent. */
-function setup(settings: unknown, options: { codex?: unknown; maxStopContinuations?: number } = {}) {
+function setup(settings: unknown | ((ws: Workspace) => unknown), options: { codex?: unknown; maxStopContinuations?: number } = {}) {
   const ws = makeWorkspace()
-  writeJson(join(ws.userHome, '.claude', 'settings.json'), settings)
+  writeJson(join(ws.userHome, '.claude', 'settings.json'), typeof settings === 'function' ? settings(ws) : settings)
   if (options.codex) writeJson(join(ws.userHome, '.codex', 'hooks.json'), options.codex)
   const hooks = loadHooks({ cwd: ws.project, home: ws.home, userHome: ws.userHome, maxStopContinuations: options.maxStopContinuations })
   const { agent, recorded } = recordingAgent(ws.project)
@@ -156,12 +156,8 @@ describe('the hooks extension', () => {
     })
 
     it('a block rejects the prompt with the reason', async () => {
-      const { ws, ext, agent } = setup({})
-      const script = installScript(ws.project, 'prompt-secret-guard.py')
-      writeJson(join(ws.userHome, '.claude', 'settings.json'), claudeHooks('UserPromptSubmit', `python3 ${script}`))
-      const hooks = loadHooks({ cwd: ws.project, home: ws.home, userHome: ws.userHome })
-      void ext
-      const decision = await hooks.extension.preStep!({ turn: 1, step: 1 }, [userPrompt('my key is sk-abcdefghijklmnopqrstuv')], agent)
+      const { ext, agent } = setup((ws) => claudeHooks('UserPromptSubmit', `python3 ${installScript(ws.project, 'prompt-secret-guard.py')}`))
+      const decision = await ext.preStep!({ turn: 1, step: 1 }, [userPrompt('my key is sk-abcdefghijklmnopqrstuv')], agent)
       expect(decision).toEqual({ action: 'reject', reason: 'Your prompt seems to contain an API key; remove it and try again.' })
     })
 
@@ -178,7 +174,7 @@ describe('the hooks extension', () => {
 
   describe('Stop', () => {
     it('a block steers the turn on with exactly the reason, and tells the next run stop_hook_active', async () => {
-      const { ws, ext, agent, recorded } = setup(claudeHooks('Stop', `tee -a stop-payloads.jsonl > /dev/null; echo; echo "Run the tests." >&2; exit 2`))
+      const { ws, ext, agent, recorded } = setup(claudeHooks('Stop', `cat >> stop-payloads.jsonl; echo >> stop-payloads.jsonl; echo "Run the tests." >&2; exit 2`))
       const last = { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Done.' }] }
       await ext.turnStopping!({ turn: 1, lastAssistant: last, continuations: 0 }, agent)
       await ext.turnStopping!({ turn: 1, lastAssistant: last, continuations: 1 }, agent)
@@ -189,17 +185,15 @@ describe('the hooks extension', () => {
     })
 
     it('after three continuations with the same reason the turn ends anyway and the user is told which hook', async () => {
-      const { ws, ext, agent, recorded } = setup({})
-      const script = installScript(ws.project, 'stop-always-blocks.sh')
-      writeJson(join(ws.userHome, '.claude', 'settings.json'), claudeHooks('Stop', script))
-      const hooks = loadHooks({ cwd: ws.project, home: ws.home, userHome: ws.userHome })
-      void ext
+      const { ws, ext, agent, recorded } = setup((ws) => claudeHooks('Stop', installScript(ws.project, 'stop-always-blocks.sh')))
+      const script = join(ws.project, '.claude', 'hooks', 'stop-always-blocks.sh')
       for (let continuations = 0; continuations < 4; continuations++) {
-        await hooks.extension.turnStopping!({ turn: 1, lastAssistant: null, continuations }, agent)
+        await ext.turnStopping!({ turn: 1, lastAssistant: null, continuations }, agent)
       }
       expect(recorded.steered).toHaveLength(3)
+      const file = join(ws.userHome, '.claude', 'settings.json')
       expect(recorded.notices).toEqual([
-        { level: 'warning', message: `Rein ended the turn although the Stop hook "${script}" from .claude/hooks/stop-always-blocks.sh blocked it again, because it had given the same reason 3 times in a row.`.replace('.claude/hooks/stop-always-blocks.sh', join(ws.userHome, '.claude', 'settings.json')) },
+        { level: 'warning', message: `Rein ended the turn although the Stop hook "${script}" from ${file} blocked it again, because it had given the same reason 3 times in a row.` },
       ])
     })
 
@@ -270,6 +264,5 @@ describe('the hooks extension', () => {
     const { agent, recorded } = recordingAgent(ws.project)
     await hooks.extension.sessionStart!(agent, 'startup')
     expect(recorded.injected[0].content).toEqual([{ type: 'text', text: `key=none dir=${ws.project}` }])
-    writeFileSync(join(ws.project, 'unused'), '')
   })
 })

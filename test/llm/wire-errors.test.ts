@@ -96,7 +96,8 @@ describe.each(WIRES)('the %s adapter classifies failures', (wire) => {
     mock.push({ text: 'slow answer', chunkSize: 2, chunkDelayMs: 1_000 })
     const result = await ask(adapterFor(wire, mock.url, { idleTimeoutMs: 200 }), requestOf([userSays('hi')]))
     expect(result.error?.code).toBe('timeout')
-    expect(result.message.content).toEqual([{ type: 'text', text: 'sl' }].slice(0, result.message.content.length))
+    const said = result.message.content.map((b) => (b.type === 'text' ? b.text : '')).join('')
+    expect('slow answer'.startsWith(said) && said.length < 'slow answer'.length).toBe(true)
   })
 
   it('reports a refused connection as a transport error naming the address', async () => {
@@ -112,13 +113,11 @@ describe.each(WIRES)('the %s adapter classifies failures', (wire) => {
     const adapter = adapterFor(wire, mock.url)
     const controller = new AbortController()
     const seen: string[] = []
-    let abortedAt = 0
     let finish: string | undefined
     for await (const chunk of adapter.stream(adapter.body(requestOf([userSays('hi')])), { signal: controller.signal })) {
       if (chunk.type === 'text-delta') {
         seen.push(chunk.text)
         if (seen.length === 3) {
-          abortedAt = Date.now()
           controller.abort()
         }
       }
@@ -129,8 +128,7 @@ describe.each(WIRES)('the %s adapter classifies failures', (wire) => {
     }
     expect(finish).toBe('aborted')
     expect(seen.length).toBe(3)
-    // The stream has 100 events 50 ms apart; ending well before the next few shows it did not read on.
-    expect(Date.now() - abortedAt).toBeLessThan(1_000)
+    // Nothing after the abort was passed on, and the server (still 97 events from its end) saw the socket close.
     await eventually(() => mock.connections === 0, 'the server saw the connection close')
   })
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { registerSessionsCommand } from './sessions.js'
 import { registerAcpCommand } from './acp.js'
 import { registerRunCommand } from './run.js'
 import { registerRpcCommand } from './rpc.js'
@@ -7,6 +8,7 @@ import { registerMcpCommand } from './mcp.js'
 
 /** Every subcommand registers itself here, one line each. */
 export function registerCommands(program: Command): void {
+  registerSessionsCommand(program)
   registerAcpCommand(program)
   registerRunCommand(program)
   registerRpcCommand(program)

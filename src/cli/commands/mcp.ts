@@ -65,7 +65,7 @@ export async function listMcpServers(options: McpListOptions): Promise<number> {
 }
 
 /** `rein mcp trust`: trusts every server now in the project's `.mcp.json`. */
-export function trustMcpServers(options: { cwd: string; home: string; write(text: string): void }): number {
+export function trustMcpServers(options: { cwd: string; home: string; settings?: { mcpServers?: unknown }; write(text: string): void }): number {
   const names = trustProjectMcp(options)
   const path = readProjectMcpFile(options.cwd).path
   options.write(
@@ -107,7 +107,9 @@ export function registerMcpCommand(program: Command): void {
     .description("trust the servers defined in this project's .mcp.json (until their definitions change)")
     .action(() => {
       try {
-        process.exitCode = trustMcpServers({ cwd: process.cwd(), home: reinHome(), write: (text) => process.stdout.write(text) })
+        const cwd = process.cwd()
+        const home = reinHome()
+        process.exitCode = trustMcpServers({ cwd, home, settings: loadSettings(cwd, home), write: (text) => process.stdout.write(text) })
       } catch (error) {
         fail(error)
       }

@@ -152,8 +152,12 @@ async function writeJsonl(header: SessionHeader, events: readonly SessionEvent[]
 /** One JSON document `{"header":…,"events":[…]}`, one event per line so it stays readable and streamable. */
 async function writeJson(header: SessionHeader, events: readonly SessionEvent[]): Promise<void> {
   let chunk = `{"header":${JSON.stringify(header)},"events":[`
-  events.forEach((event, index) => {
-    chunk += `${index ? ',' : ''}\n${JSON.stringify(event)}`
-  })
+  for (const event of events) {
+    chunk += `${event.seq ? ',' : ''}\n${JSON.stringify(event)}`
+    if (chunk.length >= EXPORT_CHUNK) {
+      await write(chunk)
+      chunk = ''
+    }
+  }
   await write(`${chunk}\n]}\n`)
 }

@@ -1,0 +1,77 @@
+import type { ToolCallInfo } from '../agent/extensions.js'
+import type { PermissionMode } from '../agent/types.js'
+import { displayPath, resolveToolPath } from '../tools/paths.js'
+import { callFacts } from './call-facts.js'
+
+/** What the user is asked about, in a few words: `Run: npm test`, `Edit src/a.ts`. */
+export function describeCall(call: ToolCallInfo, cwd: string): string {
+  const facts = callFacts(call, cwd)
+  if (facts.command) return `Run: ${facts.command.raw}`
+  if (facts.url) return `Fetch ${facts.url.href}`
+  if (facts.path && (facts.tool === 'write' || facts.tool === 'edit')) {
+    return `${facts.tool === 'write' ? 'Write' : 'Edit'} ${displayPath(cwd, facts.path.lexical)}`
+  }
+  return `Use ${call.name}`
+}
+
+/**
+ * A rule that would allow calls like this one, offered for "allow always": the exact command for a simple shell
+ * command, the file for an edit, the domain for a fetch, the tool for an MCP tool. Undefined when no narrow rule
+ * fits (a compound or opaque command), so "allow always" cannot grant more than the user saw.
+ */
+export function suggestedRule(call: ToolCallInfo, cwd?: string): string | undefined {
+  const facts = callFacts(call, cwd ?? process.cwd())
+  const input = (call.input ?? {}) as Record<string, unknown>
+  if (facts.command) {
+    const { parts, opaque } = facts.command
+    return !opaque && parts.length === 1 ? `Bash(${parts[0].text})` : undefined
+  }
+  if ((facts.tool === 'write' || facts.tool === 'edit') && typeof input.file_path === 'string') {
+    const shown = cwd ? displayPath(cwd, resolveToolPath(cwd, input.file_path)) : input.file_path
+    return `Edit(${shown})`
+  }
+  if (facts.tool === 'web_fetch') return facts.url ? `WebFetch(domain:${facts.url.hostname})` : undefined
+  if (facts.category === 'other') return call.name
+  return undefined
+}
+
+/**
+ * The result the model reads when a call needed the user's approval and no front end was attached to ask (one-shot
+ * mode, CI): what was refused, that retrying will not help, and how the user grants it next time.
+ */
+export function permissionNeededMessage(call: ToolCallInfo): string {
+  const facts = callFacts(call, process.cwd())
+  const rule = suggestedRule(call)
+  const what = facts.command
+    ? `running \`${facts.command.raw}\``
+    : facts.url
+      ? `fetching ${facts.url.href}`
+      : facts.path && facts.category === 'edit'
+        ? `changing ${facts.path.lexical}`
+        : `calling ${call.name}`
+  const grants = [
+    rule ? `re-run Rein with --allow '${rule}'` : undefined,
+    facts.category === 'edit' ? 'use --permission-mode accept-edits (edits inside the working directory)' : undefined,
+    'use --permission-mode bypass (everything)',
+  ].filter(Boolean)
+  return `Permission needed: ${what} requires the user's approval, and no one is attached to give it, so it was not done. \
+Do not retry it; continue without it or tell the user. The user can allow it if they ${grants.join(', or ')}.`
+}
+
+/** Why a call was refused in plan mode; the model is told it is planning and what to do instead. */
+export function planModeMessage(call: ToolCallInfo): string {
+  return `Denied: ${call.name} can change things, and Rein is in plan mode, which is read-only. You are planning: \
+explore with read-only tools, then present your plan and wait for the user to switch modes before changing anything.`
+}
+
+export function denyRuleMessage(call: ToolCallInfo, rule: string): string {
+  return `Denied: ${call.name} is blocked by the permission rule ${rule} in the user's settings. Do not retry it or work \
+around it; choose another approach or ask the user.`
+}
+
+export const modeNames: Readonly<Record<PermissionMode, string>> = {
+  default: 'default',
+  'accept-edits': 'accept-edits',
+  plan: 'plan',
+  bypass: 'bypass',
+}

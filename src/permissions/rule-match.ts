@@ -1,0 +1,98 @@
+import path from 'node:path'
+import picomatch from 'picomatch'
+import { expandHome } from '../tools/paths.js'
+import type { CallFacts, TouchedPath } from './call-facts.js'
+import { ruleNameMatches, type Rule } from './rules.js'
+import { splitCommand, type CommandPart } from './shell-split.js'
+
+/** Which rule names cover a tool's path: `Read` rules guard every tool that reads, `Edit` rules every tool that edits. */
+const PATH_RULES: Readonly<Record<string, readonly string[]>> = {
+  read: ['Read'],
+  grep: ['Read', 'Grep'],
+  glob: ['Read', 'Glob'],
+  ls: ['Read', 'LS'],
+  write: ['Edit', 'Write'],
+  edit: ['Edit'],
+}
+
+export interface MatchContext {
+  cwd: string
+  home: string
+  /** For allow rules on paths outside the workspace only the real path counts, so a symlink cannot borrow a rule. */
+  realOnly?: boolean
+}
+
+/**
+ * Whether `rule` covers the call. For a compound command `mode` says how parts combine: `any` (deny, ask: one part
+ * is enough) or `all` (allow: every part must be covered, and nothing may be hidden from view).
+ */
+export function ruleMatches(rule: Rule, facts: CallFacts, ctx: MatchContext, mode: 'any' | 'all'): boolean {
+  const pathRules = PATH_RULES[facts.tool]
+  const nameOk = pathRules ? pathRules.includes(rule.tool) : ruleNameMatches(rule, facts.ruleName)
+  if (!nameOk) return false
+  if (rule.pattern === undefined) return true
+  if (pathRules) return facts.path !== undefined && pathMatches(rule.pattern, facts.path, ctx)
+  if (facts.tool === 'bash') {
+    const command = facts.command
+    if (!command) return false
+    if (mode === 'all') return !command.opaque && command.parts.length > 0 && command.parts.every((p) => commandMatches(rule.pattern!, p))
+    return command.parts.some((p) => commandMatches(rule.pattern!, p)) || commandMatches(rule.pattern, asPart(command.raw))
+  }
+  if (facts.tool === 'web_fetch') return facts.url !== undefined && urlMatches(rule.pattern, facts.url)
+  // Other tools (todo_write, jobs, MCP) take no pattern: a rule with one is about arguments we do not model.
+  return false
+}
+
+const asPart = (raw: string): CommandPart => ({ words: [raw], text: raw.trim().replace(/\s+/g, ' ') })
+
+/** The words of a pattern, normalized the same way as a command's parts, so quoting does not matter. */
+function normalizedPattern(pattern: string): string {
+  const split = splitCommand(pattern)
+  return split.parts.map((p) => p.text).join(' ')
+}
+
+/**
+ * `Bash(git status:*)` matches `git status` and `git status --short` but not `git statusx`; `Bash(npm test)` matches
+ * exactly `npm test`; a `*` elsewhere matches any text (`Bash(npm run *)`).
+ */
+export function commandMatches(pattern: string, part: CommandPart): boolean {
+  if (pattern.endsWith(':*')) {
+    const prefix = normalizedPattern(pattern.slice(0, -2))
+    return part.text === prefix || part.text.startsWith(`${prefix} `)
+  }
+  if (pattern.includes('*')) {
+    const regex = new RegExp(`^${pattern.trim().split('*').map(escapeRegex).join('.*')}$`, 's')
+    return regex.test(part.text)
+  }
+  return part.text === normalizedPattern(pattern)
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * Path patterns are globs (picomatch, dotfiles included): `~/` is the home directory, absolute patterns are
+ * absolute, others are relative to the working directory, and a pattern without `/` matches a name at any depth
+ * (`*.env`), as in .gitignore. `dir/**` also matches `dir` itself.
+ */
+export function pathMatches(pattern: string, touched: TouchedPath, ctx: MatchContext): boolean {
+  const expanded = expandHome(pattern, ctx.home)
+  const absolute = path.isAbsolute(expanded)
+    ? expanded
+    : expanded.includes('/')
+      ? path.join(ctx.cwd, expanded)
+      : path.join(ctx.cwd, '**', expanded)
+  const matcher = picomatch(absolute, { dot: true })
+  if (matcher(touched.real)) return true
+  return !ctx.realOnly && matcher(touched.lexical)
+}
+
+/** `domain:example.com` matches that host and `domain:*.example.com` its subdomains; other patterns glob the URL. */
+function urlMatches(pattern: string, url: URL): boolean {
+  if (pattern.startsWith('domain:')) {
+    const domain = pattern.slice('domain:'.length).toLowerCase()
+    const host = url.hostname.toLowerCase()
+    if (domain.startsWith('*.')) return host.endsWith(domain.slice(1))
+    return host === domain
+  }
+  return picomatch.isMatch(url.href, pattern, { dot: true })
+}
