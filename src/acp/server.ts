@@ -143,8 +143,8 @@ export function startAcpServer(stream: Stream, options: AcpServerOptions): AcpSe
     .onNotification('session/cancel', ({ params }) => {
       sessions.get(params.sessionId)?.cancel()
     })
-    .onRequest('session/set_mode', ({ params }) => {
-      requireSession(params.sessionId).setMode(params.modeId)
+    .onRequest('session/set_mode', async ({ params }) => {
+      await requireSession(params.sessionId).setMode(params.modeId)
       return {}
     })
     .onRequest('session/close', async ({ params }) => {

@@ -121,11 +121,13 @@ export class AcpSession {
     this.agent.cancel()
   }
 
-  setMode(modeId: string): void {
+  /** Sets the permission mode; the `current_mode_update` it causes is sent before this resolves. */
+  async setMode(modeId: string): Promise<void> {
     if (!isPermissionMode(modeId)) {
       throw RequestError.invalidParams({ modeId }, `unknown mode "${modeId}"; use default, accept-edits, plan or bypass`)
     }
     this.agent.setPermissionMode(modeId)
+    await this.sending
   }
 
   /** Cancels any running turn, answers waiting prompts, and closes the agent (which flushes its log). */

@@ -40,6 +40,9 @@ export interface AgentOptions {
   random?: () => number
   /** Told whenever a front end is asked for permission (Notification hooks). */
   onPermissionAsked?: (request: PermissionRequest) => void
+  /** A rule that would allow calls like this one, offered with "allow always". */
+  suggestRule?: (call: ToolCallInfo) => string | undefined
+  allowAlways?: (rule: string) => void
   /** Keeps the prompt inside the context window (src/compaction); absent means never compact. */
   compactor?: Compactor
   /** Released when the agent closes (background jobs, MCP servers). */
@@ -337,6 +340,8 @@ export class Agent implements AgentApi {
             signal,
             asker: this.permissionAsker,
             onAsk: this.options.onPermissionAsked,
+            suggestRule: this.options.suggestRule,
+            allowAlways: this.options.allowAlways,
             permissionNeeded: this.options.permissionNeeded ?? defaultPermissionNeeded,
             emit: (event) => this.emit(event),
             concurrency: this.options.toolConcurrency ?? 4,
@@ -445,7 +450,7 @@ export class Agent implements AgentApi {
   }
 
   private currentHeader(): RequestHeader {
-    const fields = { config: this.modelConfig, system: this.system, tools: this.schemas }
+    const fields = { config: this.modelConfig, system: this.system, tools: this.schemas, wire: this.adapter.wire }
     const last = this.session.last('request/header')?.data
     if (!this.headerLogged) {
       this.headerLogged = true

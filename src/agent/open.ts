@@ -139,6 +139,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     maxSteps: options.maxSteps,
     compactor,
     onPermissionAsked: (request) => void hooks.permissionAsked(request),
+    suggestRule: (call) => policy.suggestedRule(call),
+    allowAlways: (rule) => policy.allowForSession(rule),
     permissionNeeded: permissionNeededMessage,
     extensions: [
       hooks.extension,

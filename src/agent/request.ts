@@ -9,6 +9,7 @@ export type RequestHeader = EventDataMap['request/header']
 export function sameHeader(a: Omit<RequestHeader, 'reason'>, b: Omit<RequestHeader, 'reason'>): boolean {
   return (
     a.system === b.system &&
+    a.wire === b.wire &&
     JSON.stringify(a.config) === JSON.stringify(b.config) &&
     JSON.stringify(a.tools) === JSON.stringify(b.tools)
   )

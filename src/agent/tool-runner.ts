@@ -19,6 +19,9 @@ export interface ToolStep {
   signal: AbortSignal
   asker: PermissionAsker | undefined
   onAsk?: (request: PermissionRequest) => void
+  suggestRule?: (call: ToolCallInfo) => string | undefined
+  /** Records an "allow always" answer so later calls it covers are allowed. */
+  allowAlways?: (rule: string) => void
   /** The sentence a model reads when a call needs permission and no front end can ask. */
   permissionNeeded: (call: ToolCallInfo) => string
   emit: (event: LiveEvent) => void
@@ -172,11 +175,20 @@ async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
   }
   if (decided.verdict === 'ask') {
     if (!s.asker) return { ...base, answer: errorResult(s.permissionNeeded(decided.call)) }
-    const request: PermissionRequest = { call: decided.call, reason: decided.reason ?? 'This call needs permission.' }
+    const rule = s.suggestRule?.(decided.call)
+    const request: PermissionRequest = {
+      call: decided.call,
+      reason: decided.reason ?? 'This call needs permission.',
+      ...(rule ? { suggestedRule: rule } : {}),
+    }
     s.onAsk?.(request)
     const answer = await s.asker(request, s.signal).catch(
       () => ({ outcome: 'deny' as const, note: undefined }),
     )
+    if (answer.outcome === 'allow-always') {
+      const always = answer.rule ?? rule
+      if (always) s.allowAlways?.(always)
+    }
     if (answer.outcome === 'deny') {
       const note = answer.note ? ` The user said: ${answer.note}` : ''
       return { ...base, answer: errorResult(`Error: the user denied permission for this ${block.name} call.${note}`) }

@@ -22,7 +22,13 @@ export interface HookCatalog {
   active: HookDefinition[]
   /** Project definitions that are new or changed since the user last trusted them; they do not run. */
   untrusted: HookDefinition[]
+  /** Files that could not be read or parsed, and the parts of files that were skipped: one sentence each. */
   problems: string[]
+}
+
+/** The sentence that tells a person a project hook was skipped, and how to allow it. */
+export function untrustedProblem(definition: HookDefinition, cwd: string): string {
+  return `Skipped the new or changed ${definition.event} hook "${definition.command}" in ${displayPath(definition.file.path, cwd)}; run \`rein hooks trust\` to allow it.`
 }
 
 /**
@@ -52,11 +58,6 @@ export function loadHookCatalog(options: CatalogOptions): HookCatalog {
   if (options.trustProjectHooks) recordTrust(options.home, projectDefinitions)
   const trusted = trustedHashes(options.home)
   const untrusted = projectDefinitions.filter((definition) => !trusted.has(definition.hash))
-  for (const definition of untrusted) {
-    problems.push(
-      `Skipped the new or changed ${definition.event} hook "${definition.command}" in ${displayPath(definition.file.path, options.cwd)}; run \`rein hooks trust\` to allow it.`,
-    )
-  }
   const skipped = new Set(untrusted)
   return { projectDir, active: all.filter((definition) => !skipped.has(definition)), untrusted, problems }
 }

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os'
 import type { AgentApi } from '../agent/types.js'
 import type { Extension } from '../agent/extensions.js'
-import { loadHookCatalog } from './catalog.js'
+import { loadHookCatalog, untrustedProblem } from './catalog.js'
 import { createHooksExtension, type HooksHandle } from './extension.js'
 import { DEFAULT_STOP_LIMITS } from './stop-guard.js'
 
@@ -46,10 +46,10 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
       maxIdenticalReasons: options.maxIdenticalStopReasons ?? DEFAULT_STOP_LIMITS.maxIdenticalReasons,
     },
   )
-  return { ...handle, problems: catalog.problems }
+  return { ...handle, problems: [...catalog.problems, ...catalog.untrusted.map((definition) => untrustedProblem(definition, options.cwd))] }
 }
 
-export { loadHookCatalog, type HookCatalog } from './catalog.js'
+export { loadHookCatalog, untrustedProblem, type HookCatalog } from './catalog.js'
 export { recordTrust, trustFilePath } from './trust.js'
 export { HOOK_EVENTS, type HookDefinition, type HookEvent } from './definitions.js'
 export type { PreCompactResult, HooksHandle } from './extension.js'

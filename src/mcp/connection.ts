@@ -142,7 +142,13 @@ export class ServerConnection {
     try {
       await client.connect(this.transport(), { timeout: this.options.connectTimeoutMs })
       const tools = await this.listTools(client)
-      if (this.client !== client) return
+      if (this.client !== client) {
+        // Closed (or replaced) while connecting: this client is nobody's, so it must not keep a process alive.
+        await client.close().catch(() => {
+          // Already closing; nothing else holds it.
+        })
+        return
+      }
       // Watched only from here on: a server that exits during the handshake is a start failure, reported below.
       client.onclose = () => this.lost(client, 'exited')
       client.onerror = () => void this.probe(client)

@@ -1,5 +1,4 @@
 import type { ToolCallInfo } from '../agent/extensions.js'
-import type { PermissionMode } from '../agent/types.js'
 import { displayPath, resolveToolPath } from '../tools/paths.js'
 import { callFacts } from './call-facts.js'
 
@@ -69,9 +68,3 @@ export function denyRuleMessage(call: ToolCallInfo, rule: string): string {
 around it; choose another approach or ask the user.`
 }
 
-export const modeNames: Readonly<Record<PermissionMode, string>> = {
-  default: 'default',
-  'accept-edits': 'accept-edits',
-  plan: 'plan',
-  bypass: 'bypass',
-}

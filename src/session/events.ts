@@ -1,5 +1,5 @@
 import type { AssistantMessage, InputBlock, ToolSchema, Usage } from '../llm/messages.js'
-import type { ModelConfig } from '../llm/adapter.js'
+import type { ModelConfig, Wire } from '../llm/adapter.js'
 
 /** Plain JSON: what the log can hold. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
@@ -65,7 +65,8 @@ export interface EventDataMap {
     error?: LoggedError
     meta?: JsonValue
   }
-  'request/header': { reason: string; config: ModelConfig; system: string; tools: ToolSchema[] }
+  /** `wire` names the adapter whose `body` turned requests into bytes, so a request can be re-derived. */
+  'request/header': { reason: string; config: ModelConfig; system: string; tools: ToolSchema[]; wire?: Wire }
   /** `purpose` `compaction`: the summary request of the open compaction, not a step's request. */
   'request/sent': { turn: number; step: number; sha256: string; bytes: number; purpose?: 'compaction' }
   'inbox/queued': { id: string; verb: InboxVerb; content: InputBlock[]; source: Source }

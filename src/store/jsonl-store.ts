@@ -118,7 +118,12 @@ export class JsonlStore implements SessionStore {
   async ids(): Promise<StoredId[]> {
     const ids: StoredId[] = []
     for (const key of await this.cwdKeys()) {
-      for (const name of await readdir(join(this.root, key)).catch(ignoreVanished)) {
+      const dir = join(this.root, key)
+      const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return []
+        throw fileError(error, dir, 'read')
+      })
+      for (const name of names) {
         if (name.endsWith('.jsonl')) ids.push({ id: name.slice(0, -'.jsonl'.length), cwdKey: key })
       }
     }
@@ -252,11 +257,6 @@ function syncDirectory(dir: string): void {
   } finally {
     if (fd !== undefined) closeSync(fd)
   }
-}
-
-function ignoreVanished(error: NodeJS.ErrnoException): string[] {
-  if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return []
-  throw error
 }
 
 /** A file-system failure as one sentence a person can act on. */

@@ -4,7 +4,7 @@ import { open, readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
 import type { InputBlock } from '../llm/messages.js'
 import { hashBytes } from './file-versions.js'
-import { displayPath, resolveToolPath } from './paths.js'
+import { displayPath, realPathOf, resolveToolPath } from './paths.js'
 import type { Tool, ToolOutput, ToolState } from './tool.js'
 
 export const MAX_LINES = 2000
@@ -34,8 +34,10 @@ export const readTool: Tool<Args> = {
   readOnly: true,
   kind: 'read',
   async run(args, ctx) {
-    const absolute = resolveToolPath(ctx.cwd, args.file_path)
-    const shown = displayPath(ctx.cwd, absolute)
+    const named = resolveToolPath(ctx.cwd, args.file_path)
+    const shown = displayPath(ctx.cwd, named)
+    // Versions are keyed by the real path, the one write and edit touch, so reading through a symlink counts.
+    const absolute = realPathOf(named)
     let info
     try {
       info = await stat(absolute)

@@ -12,8 +12,9 @@ beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`Build Rein first (npx tsc -p .): ${CLI} is missing.`)
 })
 
-afterEach(async () => {
+afterEach(async (context) => {
   for (const rein of running.splice(0)) {
+    if (context.task.result?.state === 'fail') console.error(`rein acp stderr:\n${rein.stderr()}`)
     if (rein.child.exitCode === null) rein.child.kill('SIGKILL')
   }
   await mock?.close()

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { loadHookCatalog } from '../../src/hooks/catalog.js'
 import { selectHandlers } from '../../src/hooks/dispatch.js'
 import { trustFilePath } from '../../src/hooks/trust.js'
+import { loadHooks } from '../../src/hooks/index.js'
 import { claudeHooks, makeWorkspace, writeJson } from './support.js'
 
 function load(ws: ReturnType<typeof makeWorkspace>, trustProjectHooks = false) {
@@ -152,7 +153,9 @@ describe('trusting project hooks', () => {
     const catalog = load(ws)
     expect(catalog.active.map((d) => d.command)).toEqual(['echo user'])
     expect(catalog.untrusted.map((d) => d.command)).toEqual(['./guard.sh'])
-    expect(catalog.problems).toEqual([
+    expect(catalog.problems).toEqual([])
+    const loaded = loadHooks({ cwd: ws.project, home: ws.home, userHome: ws.userHome })
+    expect(loaded.problems).toEqual([
       'Skipped the new or changed Stop hook "./guard.sh" in .claude/settings.json; run `rein hooks trust` to allow it.',
     ])
   })

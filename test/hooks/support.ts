@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -17,7 +17,7 @@ export interface Workspace {
 }
 
 export function makeWorkspace(): Workspace {
-  const root = mkdtempSync(join(tmpdir(), 'rein-hooks-'))
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'rein-hooks-')))
   const workspace = { root, userHome: join(root, 'user'), home: join(root, 'rein-home'), project: join(root, 'project') }
   mkdirSync(workspace.userHome, { recursive: true })
   mkdirSync(workspace.home, { recursive: true })

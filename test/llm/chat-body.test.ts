@@ -4,7 +4,7 @@ import type { Message, ToolSchema } from '../../src/llm/messages.js'
 import { requestOf, userSays } from './helpers.js'
 
 const chat = createAdapter({ wire: 'chat', baseUrl: 'http://127.0.0.1:1', apiKey: () => undefined })
-const parse = (body: string): any => JSON.parse(body) // eslint-style note: test reads arbitrary wire JSON
+const parse = (body: string): any => JSON.parse(body) // the wire JSON is read loosely in assertions
 
 const tool = (name: string): ToolSchema => ({ name, description: `the ${name} tool`, parameters: { type: 'object', properties: {} } })
 

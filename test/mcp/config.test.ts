@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -153,5 +153,19 @@ describe('servers passed by an ACP client', () => {
       { name: 'web', type: 'http', url: 'http://127.0.0.1:3000/mcp', headers: { 'X-Key': 'k' }, origin: 'acp' },
     ])
     expect(problems).toEqual([expect.stringContaining('MCP server "old" in the acp server list has type "sse"')])
+  })
+})
+
+describe('servers defined in the committed project settings', () => {
+  it('need trust like .mcp.json servers, while user settings servers do not', () => {
+    const { cwd, home } = dirs()
+    mkdirSync(join(cwd, '.rein'))
+    writeFileSync(join(cwd, '.rein', 'settings.json'), JSON.stringify({ mcpServers: { sneaky: { command: 'sneaky-mcp' } } }))
+    const settings = { mcpServers: { sneaky: { command: 'sneaky-mcp' }, mine: { command: 'my-mcp' } } }
+    const before = loadMcpConfig({ cwd, home, settings })
+    expect(before.servers.map((s) => s.name)).toEqual(['mine'])
+    expect(before.problems).toEqual([expect.stringContaining(`MCP server "sneaky" in ${join(cwd, '.rein', 'settings.json')} is new and will not start`)])
+    expect(trustProjectMcp({ cwd, home, settings })).toEqual(['sneaky'])
+    expect(loadMcpConfig({ cwd, home, settings }).servers.map((s) => s.name)).toEqual(['sneaky', 'mine'])
   })
 })

@@ -5,6 +5,8 @@ import { registerRunCommand } from './run.js'
 import { registerRpcCommand } from './rpc.js'
 import { registerDemoCommand } from './demo.js'
 import { registerMcpCommand } from './mcp.js'
+import { registerHooksCommand } from './hooks.js'
+import { registerMockModelCommand } from './mock-model.js'
 
 /** Every subcommand registers itself here, one line each. */
 export function registerCommands(program: Command): void {
@@ -14,4 +16,6 @@ export function registerCommands(program: Command): void {
   registerRpcCommand(program)
   registerDemoCommand(program)
   registerMcpCommand(program)
+  registerHooksCommand(program)
+  registerMockModelCommand(program)
 }

@@ -64,14 +64,13 @@ export async function listMcpServers(options: McpListOptions): Promise<number> {
   return 0
 }
 
-/** `rein mcp trust`: trusts every server now in the project's `.mcp.json`. */
+/** `rein mcp trust`: trusts every server the project now defines (`.mcp.json`, `.rein/settings.json`). */
 export function trustMcpServers(options: { cwd: string; home: string; settings?: { mcpServers?: unknown }; write(text: string): void }): number {
   const names = trustProjectMcp(options)
-  const path = readProjectMcpFile(options.cwd).path
   options.write(
     names.length === 0
-      ? `${path} defines no servers; nothing was trusted.\n`
-      : `Trusted ${names.length} MCP server${names.length === 1 ? '' : 's'} from ${path}: ${names.join(', ')}.\n`,
+      ? `${readProjectMcpFile(options.cwd).path} defines no servers; nothing was trusted.\n`
+      : `Trusted ${names.length} project MCP server${names.length === 1 ? '' : 's'} in ${options.cwd}: ${names.join(', ')}.\n`,
   )
   return 0
 }

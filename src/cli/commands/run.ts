@@ -66,7 +66,8 @@ async function run(words: string[], flags: RunFlags): Promise<number> {
       throw new UsageError('The terminal UI needs a terminal; use -p "<prompt>" to run one prompt without one.')
     }
     const { runTui } = await import('../tui/index.js')
-    return runTui({ ...open, initialPrompt: words.join(' ') || undefined })
+    if (words.length) throw new UsageError('To run a prompt without the terminal UI, pass it with -p "<prompt>".')
+    return runTui(open)
   }
   let prompt = [typeof flags.print === 'string' ? flags.print : '', ...words].filter(Boolean).join(' ')
   if (!process.stdin.isTTY) {

@@ -31,7 +31,12 @@ export async function runDemo(options: { keep?: boolean; write?: (text: string) 
     agent.followUp("Make the greeting follow this project's rules.")
     const outcome = await agent.whenIdle()
     write(`\ngreet.js now reads:\n${readFileSync(join(project, 'greet.js'), 'utf8')}`)
-    write(`\nThe session log is ${agent.session.path}\n(${agent.session.length} events; run \`rein sessions show ${agent.session.id.slice(0, 8)}\` with REIN_HOME=${home}).\n`)
+    write(`\nThe session log held ${agent.session.length} events.`)
+    write(
+      options.keep
+        ? ` It is kept: REIN_HOME=${home} rein sessions show ${agent.session.id.slice(0, 8)}\n`
+        : ' Run `rein demo --keep` to keep the project and log and inspect them with `rein sessions show`.\n',
+    )
     return outcome?.reason === 'completed' ? 0 : 1
   } finally {
     unsubscribe()

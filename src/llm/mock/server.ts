@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { KNOWN_MODEL_IDS } from '../catalog.js'
 import { anthropicFrames, anthropicMessage } from './anthropic-wire.js'
@@ -28,6 +29,8 @@ export interface RecordedRequest {
   cacheHitTokens?: number
   /** True when the script had nothing left and the mock answered with its exhausted text. */
   exhausted?: boolean
+  /** When the answer's first byte was written, in milliseconds on this process's `performance.now()` clock. */
+  firstByteAt?: number
 }
 
 export interface MockModelOptions {
@@ -125,6 +128,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
 
     if (response.delayMs) await sleep(response.delayMs)
     if (res.destroyed) return
+    record.firstByteAt = performance.now()
     if (response.error) {
       const { status, body: errorBody, headers } = response.error
       const payload = errorBody === undefined ? { error: { message: `mock error ${status}`, type: 'mock_error' } } : errorBody
