@@ -35,25 +35,31 @@ function p95(values) {
   return sorted[Math.floor(sorted.length * 0.95)]
 }
 
-async function streamBytes(mock, wire, adapter) {
+/** The exact bytes the mock streams for `bigAnswer` on one wire, so the timed runs replay them without rendering. */
+async function recordedStream(wire) {
+  const mock = await startMockModel({ script: [bigAnswer] })
+  const adapter = createAdapter({ wire, baseUrl: mock.url, apiKey: () => undefined })
   const path = wire === 'chat' ? '/chat/completions' : '/anthropic/v1/messages'
   const res = await fetch(mock.url + path, { method: 'POST', body: adapter.body(request) })
-  return (await res.arrayBuffer()).byteLength
+  const text = await res.text()
+  await mock.close()
+  return text
 }
 
 for (const wire of WIRES) {
-  const mock = await startMockModel({ script: [bigAnswer] })
+  const raw = await recordedStream(wire)
+  const bytes = Buffer.byteLength(raw)
+  const mock = await startMockModel({ script: [{ raw, repeat: true }] })
   const adapter = createAdapter({ wire, baseUrl: mock.url, apiKey: () => undefined })
-  const bytes = await streamBytes(mock, wire, adapter)
   const rates = []
-  let events = 0
+  let chunks = 0
   for (let run = 0; run < THROUGHPUT_RUNS; run++) {
     const assembler = new ResponseAssembler()
+    chunks = 0
     const start = performance.now()
-    events = 0
     for await (const chunk of adapter.stream(adapter.body(request))) {
       assembler.push(chunk)
-      events++
+      chunks++
     }
     const ms = performance.now() - start
     const result = assembler.result()
@@ -62,8 +68,8 @@ for (const wire of WIRES) {
   }
   await mock.close()
   console.log(
-    `${wire}: parse+assemble over loopback ${median(rates).toFixed(1)} MB/s (median of ${THROUGHPUT_RUNS}; ` +
-      `${(bytes / 1e6).toFixed(1)} MB stream, ${events} chunks)`,
+    `${wire}: SSE parse+assemble over loopback ${median(rates).toFixed(1)} MB/s (median of ${THROUGHPUT_RUNS}; ` +
+      `${(bytes / 1e6).toFixed(1)} MB stream, ${chunks} chunks)`,
   )
 }
 

@@ -103,21 +103,20 @@ export async function* streamHttp(call: HttpCall, decoder: WireDecoder, options:
 
     const pending: EventSourceMessage[] = []
     const parser = createParser({ onEvent: (event) => pending.push(event) })
-    const text = new TextDecoder()
     let sawContent = false
     while (!decoder.done) {
-      let bytes: Buffer | null
+      let text: string | null
       try {
         arm()
-        bytes = await response.read()
+        text = await response.read()
       } catch (cause) {
         yield failed(networkFailure(cause, false))
         return
       } finally {
         disarm()
       }
-      if (bytes === null) break
-      parser.feed(text.decode(bytes, { stream: true }))
+      if (text === null) break
+      parser.feed(text)
       for (const event of pending.splice(0)) {
         let chunks: StreamChunk[]
         try {

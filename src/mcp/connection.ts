@@ -96,7 +96,7 @@ export class ServerConnection {
       }
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         this.lost(client, 'closed the connection')
-        return errorOutput(`MCP server "${server}" stopped while running "${tool}"; the call's outcome is unknown. Rein is restarting the server.`)
+        return errorOutput(`MCP server "${server}" stopped while running "${tool}"; the call's outcome is unknown.`)
       }
       if (error instanceof McpError) return errorOutput(`MCP server "${server}" rejected the call to "${tool}": ${error.message}`)
       // Anything else is the transport failing (an HTTP server that went away, a broken pipe): the connection is gone.

@@ -36,7 +36,7 @@ export const bashTool: Tool<Args> = {
       const job = startJob(ctx.state, args.command, ctx.cwd)
       if ('error' in job) return fail(job.error)
       return {
-        content: [{ type: 'text', text: `Started job ${job.id} (pid ${job.pid}). Read its output with job_output, stop it with job_kill.` }],
+        content: [{ type: 'text', text: `Started ${job.id} (pid ${job.pid}). Read its output with job_output, stop it with job_kill.` }],
         meta: { jobId: job.id, pid: job.pid ?? null },
       }
     }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import type { ToolState } from './tool.js'
 
@@ -31,14 +32,36 @@ export function spawnCommand(command: string, cwd: string, state: ToolState): Co
   })
 }
 
+/**
+ * Whether any process of the group is still running. On Linux /proc tells zombies apart (a member whose parent died
+ * waits there until someone reaps it, and signals cannot touch it); elsewhere signal 0 answers, zombies included.
+ */
 function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0)
-    return true
   } catch {
     // ESRCH: no process is left in the group (EPERM cannot happen for a group we started).
     return false
   }
+  let entries: string[]
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    return true // No /proc (macOS): trust the signal.
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+    } catch {
+      continue // The process ended while we looked.
+    }
+    // Fields after the parenthesized command name: state, ppid, pgrp, …
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true
+  }
+  return false
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -1,42 +1,62 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { SessionUpdate } from '@agentclientprotocol/sdk'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { InitializeResponse, SessionUpdate } from '@agentclientprotocol/sdk'
 import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
 import { CLI, CLIENT_INIT, startReinAcp, tempDir, until, type ReinAcp } from './support.js'
 
-let mock: MockModel | undefined
-const running: ReinAcp[] = []
+/**
+ * Most tests share one `rein acp` process and one mock model, each test in a session of its own (several sessions
+ * on one connection is how editors use it); tests that need a fresh process (load, disconnect, no key) start one.
+ */
+let mock: MockModel
+let shared: ReinAcp
+let home: string
+let init: InitializeResponse
+const extra: ReinAcp[] = []
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!existsSync(CLI)) throw new Error(`Build Rein first (npx tsc -p .): ${CLI} is missing.`)
+  mock = await startMockModel()
+  home = tempDir('rein-acp-home-')
+  shared = startReinAcp({ home, baseUrl: mock.url, cwd: home })
+  init = await shared.connection.agent.request('initialize', CLIENT_INIT)
 })
 
 afterEach(async (context) => {
-  for (const rein of running.splice(0)) {
-    if (context.task.result?.state === 'fail') console.error(`rein acp stderr:\n${rein.stderr()}`)
+  const failed = context.task.result?.state === 'fail'
+  if (failed) console.error(`rein acp stderr:\n${shared.stderr()}`)
+  for (const rein of extra.splice(0)) {
+    if (failed) console.error(`rein acp stderr:\n${rein.stderr()}`)
     if (rein.child.exitCode === null) rein.child.kill('SIGKILL')
   }
+})
+
+afterAll(async () => {
+  if (shared && shared.child.exitCode === null) shared.child.kill('SIGKILL')
   await mock?.close()
-  mock = undefined
 })
 
 interface Setup {
   rein: ReinAcp
-  home: string
   project: string
   sessionId: string
 }
 
-async function setup(script: MockResponse[], options: { home?: string; project?: string } = {}): Promise<Setup> {
-  mock ??= await startMockModel({ script })
-  const home = options.home ?? tempDir('rein-acp-home-')
-  const project = options.project ?? tempDir('rein-acp-project-')
-  const rein = startReinAcp({ home, baseUrl: mock.url, cwd: project })
-  running.push(rein)
+/** A new session of the shared process in a fresh project directory, with `script` queued on the mock. */
+async function setup(script: MockResponse[]): Promise<Setup> {
+  mock.push(...script)
+  const project = tempDir('rein-acp-project-')
+  const { sessionId } = await shared.connection.agent.request('session/new', { cwd: project, mcpServers: [] })
+  return { rein: shared, project, sessionId }
+}
+
+/** A process of its own, initialized. */
+async function startOwn(options: { noKey?: boolean; home?: string } = {}): Promise<ReinAcp> {
+  const rein = startReinAcp({ home: options.home ?? tempDir('rein-acp-home-'), baseUrl: mock.url, cwd: home, noKey: options.noKey })
+  extra.push(rein)
   await rein.connection.agent.request('initialize', CLIENT_INIT)
-  const { sessionId } = await rein.connection.agent.request('session/new', { cwd: project, mcpServers: [] })
-  return { rein, home, project, sessionId }
+  return rein
 }
 
 function texts(updates: SessionUpdate[], kind: 'agent_message_chunk' | 'agent_thought_chunk' | 'user_message_chunk'): string {
@@ -45,17 +65,12 @@ function texts(updates: SessionUpdate[], kind: 'agent_message_chunk' | 'agent_th
     .join('')
 }
 
-function prompt(s: Setup, text: string, sessionId = s.sessionId) {
+function prompt(s: { rein: ReinAcp; sessionId: string }, text: string, sessionId = s.sessionId) {
   return s.rein.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
 }
 
 describe('rein acp, driven by the SDK client', () => {
-  it('initialize advertises session loading, embedded context and the DeepSeek key as the auth method', async () => {
-    mock = await startMockModel()
-    const home = tempDir('rein-acp-home-')
-    const rein = startReinAcp({ home, baseUrl: mock.url, cwd: home })
-    running.push(rein)
-    const init = await rein.connection.agent.request('initialize', CLIENT_INIT)
+  it('initialize advertises session loading, embedded context and the DeepSeek key as the auth method', () => {
     expect(init.protocolVersion).toBe(1)
     expect(init.agentCapabilities).toMatchObject({
       loadSession: true,
@@ -143,6 +158,7 @@ describe('rein acp, driven by the SDK client', () => {
       { match: 'also say hi', text: 'Slept, and hi.' },
     ])
     await s.rein.connection.agent.request('session/set_mode', { sessionId: s.sessionId, modeId: 'bypass' })
+    const before = mock.requests.length
     const first = prompt(s, 'run the slow command')
     await until(
       () => s.rein.updatesOf(s.sessionId).some((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === 'call_sleep' && u.status === 'in_progress'),
@@ -152,8 +168,8 @@ describe('rein acp, driven by the SDK client', () => {
     const [a, b] = await Promise.all([first, second])
     expect(a.stopReason).toBe('end_turn')
     expect(b.stopReason).toBe('end_turn')
-    expect(mock!.requests.filter((r) => r.path.includes('chat/completions'))).toHaveLength(2)
-    const lastBody = JSON.stringify(mock!.requests.at(-1)!.body)
+    expect(mock.requests.length - before).toBe(2)
+    const lastBody = JSON.stringify(mock.requests.at(-1)!.body)
     expect(lastBody.indexOf('slept')).toBeLessThan(lastBody.indexOf('also say hi'))
     const updates = s.rein.updatesOf(s.sessionId)
     expect(updates).toContainEqual({ sessionUpdate: 'current_mode_update', currentModeId: 'bypass' })
@@ -161,25 +177,23 @@ describe('rein acp, driven by the SDK client', () => {
   })
 
   it('session/load in a new process replays the history before answering, and the session continues', async () => {
-    const first = await setup([
-      { toolCalls: [{ id: 'call_read', name: 'read', arguments: { file_path: 'notes.md' } }] },
+    const ownHome = tempDir('rein-acp-home-')
+    const first = await startOwn({ home: ownHome })
+    mock.push(
+      { toolCalls: [{ id: 'call_notes', name: 'read', arguments: { file_path: 'notes.md' } }] },
       { text: 'The notes say hi.' },
       { text: 'Still here.' },
-    ])
-    writeFileSync(join(first.project, 'notes.md'), 'hi\n')
-    expect((await prompt(first, 'read my notes')).stopReason).toBe('end_turn')
-    expect(await first.rein.disconnect()).toBe(0)
+    )
+    const project = tempDir('rein-acp-project-')
+    writeFileSync(join(project, 'notes.md'), 'hi\n')
+    const { sessionId } = await first.connection.agent.request('session/new', { cwd: project, mcpServers: [] })
+    expect((await prompt({ rein: first, sessionId }, 'read my notes')).stopReason).toBe('end_turn')
+    expect(await first.disconnect()).toBe(0)
 
-    const rein = startReinAcp({ home: first.home, baseUrl: mock!.url, cwd: first.project })
-    running.push(rein)
-    await rein.connection.agent.request('initialize', CLIENT_INIT)
-    const loaded = await rein.connection.agent.request('session/load', {
-      sessionId: first.sessionId,
-      cwd: first.project,
-      mcpServers: [],
-    })
+    const rein = await startOwn({ home: ownHome })
+    const loaded = await rein.connection.agent.request('session/load', { sessionId, cwd: project, mcpServers: [] })
     expect(loaded.modes?.currentModeId).toBe('default')
-    const replayed = rein.updatesOf(first.sessionId).filter((u) => u.sessionUpdate !== 'available_commands_update')
+    const replayed = rein.updatesOf(sessionId).filter((u) => u.sessionUpdate !== 'available_commands_update')
     expect(replayed.map((u) => u.sessionUpdate)).toEqual([
       'user_message_chunk',
       'tool_call',
@@ -187,39 +201,41 @@ describe('rein acp, driven by the SDK client', () => {
       'agent_message_chunk',
     ])
     expect(texts(replayed, 'user_message_chunk')).toBe('read my notes')
-    expect(replayed[2]).toMatchObject({ toolCallId: 'call_read', status: 'completed' })
+    expect(replayed[2]).toMatchObject({ toolCallId: 'call_notes', status: 'completed' })
     expect(texts(replayed, 'agent_message_chunk')).toBe('The notes say hi.')
 
-    const again = await rein.connection.agent.request('session/prompt', {
-      sessionId: first.sessionId,
-      prompt: [{ type: 'text', text: 'still there?' }],
-    })
-    expect(again.stopReason).toBe('end_turn')
-    expect(JSON.stringify(mock!.requests.at(-1)!.body)).toContain('read my notes')
+    expect((await prompt({ rein, sessionId }, 'still there?')).stopReason).toBe('end_turn')
+    expect(JSON.stringify(mock.requests.at(-1)!.body)).toContain('read my notes')
   })
 
   it('runs two sessions of one connection in parallel without mixing their updates', async () => {
+    // The mock answers requests in arrival order, so which session gets which reply is open; each must get one whole.
     const s = await setup([
-      { match: 'alpha', text: 'reply for alpha', chunkSize: 3, chunkDelayMs: 5 },
-      { match: 'beta', text: 'reply for beta', chunkSize: 3, chunkDelayMs: 5 },
+      { text: 'the first reply', chunkSize: 3, chunkDelayMs: 5 },
+      { text: 'the second reply', chunkSize: 3, chunkDelayMs: 5 },
     ])
     const other = await s.rein.connection.agent.request('session/new', { cwd: s.project, mcpServers: [] })
     expect(other.sessionId).not.toBe(s.sessionId)
     const [a, b] = await Promise.all([prompt(s, 'alpha'), prompt(s, 'beta', other.sessionId)])
     expect(a.stopReason).toBe('end_turn')
     expect(b.stopReason).toBe('end_turn')
-    expect(texts(s.rein.updatesOf(s.sessionId), 'agent_message_chunk')).toBe('reply for alpha')
-    expect(texts(s.rein.updatesOf(other.sessionId), 'agent_message_chunk')).toBe('reply for beta')
+    const replies = [
+      texts(s.rein.updatesOf(s.sessionId), 'agent_message_chunk'),
+      texts(s.rein.updatesOf(other.sessionId), 'agent_message_chunk'),
+    ]
+    expect(replies.sort()).toEqual(['the first reply', 'the second reply'])
   })
 
   it('answers malformed frames with JSON-RPC errors and keeps serving', async () => {
     const s = await setup([{ text: 'fine' }])
+    const start = s.rein.frames.length
     s.rein.writeRaw('this is not json\n')
     s.rein.writeRaw('[1, 2]\n')
     s.rein.writeRaw('{"jsonrpc":"2.0","id":"bad-params","method":"session/prompt","params":{"nope":1}}\n')
     s.rein.writeRaw('{"jsonrpc":"2.0","id":"no-method","method":"rein/nothing","params":{}}\n')
     await until(() => s.rein.frames.some((f) => f.direction === 'received' && f.message.id === 'no-method'), 'the last error')
     const errors = s.rein.frames
+      .slice(start)
       .filter((f) => f.direction === 'received' && 'error' in f.message)
       .map((f) => [f.message.id, (f.message.error as { code: number }).code])
     expect(errors).toEqual([
@@ -233,11 +249,7 @@ describe('rein acp, driven by the SDK client', () => {
   })
 
   it('refuses a relative cwd and, without a key, names DEEPSEEK_API_KEY', async () => {
-    mock = await startMockModel()
-    const home = tempDir('rein-acp-home-')
-    const rein = startReinAcp({ home, baseUrl: mock.url, cwd: home, noKey: true })
-    running.push(rein)
-    await rein.connection.agent.request('initialize', CLIENT_INIT)
+    const rein = await startOwn({ noKey: true })
     await expect(rein.connection.agent.request('session/new', { cwd: 'relative/dir', mcpServers: [] })).rejects.toMatchObject({
       code: -32602,
     })
@@ -251,19 +263,22 @@ describe('rein acp, driven by the SDK client', () => {
   })
 
   it('a client that disconnects mid-turn cancels the turn, the log records it, and the process exits 0', async () => {
-    const s = await setup([{ text: 'word '.repeat(400), chunkSize: 5, chunkDelayMs: 20 }])
-    void prompt(s, 'talk a lot').catch(() => {
+    const ownHome = tempDir('rein-acp-home-')
+    const rein = await startOwn({ home: ownHome })
+    mock.push({ text: 'word '.repeat(400), chunkSize: 5, chunkDelayMs: 20 })
+    const { sessionId } = await rein.connection.agent.request('session/new', { cwd: home, mcpServers: [] })
+    void prompt({ rein, sessionId }, 'talk a lot').catch(() => {
       // The connection closes under this request; its rejection is expected.
     })
-    await until(() => texts(s.rein.updatesOf(s.sessionId), 'agent_message_chunk').length > 0, 'the first text chunk')
-    expect(await s.rein.disconnect()).toBe(0)
-    const sessions = join(s.home, 'sessions')
+    await until(() => texts(rein.updatesOf(sessionId), 'agent_message_chunk').length > 0, 'the first text chunk')
+    expect(await rein.disconnect()).toBe(0)
+    const sessions = join(ownHome, 'sessions')
     const [dir] = readdirSync(sessions)
-    const log = readFileSync(join(sessions, dir, `${s.sessionId}.jsonl`), 'utf8')
-    const types = log
+    const log = readFileSync(join(sessions, dir, `${sessionId}.jsonl`), 'utf8')
+    const events = log
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { type: string; data?: { reason?: string } })
-    expect(types.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'aborted' } })
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'aborted' } })
   })
 })

@@ -108,24 +108,21 @@ describe('hooks end to end through rein -p', () => {
     expect(events.filter((e) => e.type === 'turn/end').map((e) => e.data.reason)).toEqual(['completed'])
   })
 
-  it('the rm -rf guard keeps the command from running and the model reads why', async () => {
+  it('PreToolUse guards in both formats deny calls with their reasons: rm -rf (bash, exit 2) and git push (Codex, JSON)', async () => {
     const ws = makeWorkspace()
     mkdirSync(join(ws.project, 'build'))
     userSettings(ws, claudeHooks('PreToolUse', `bash "${installScript(ws.project, 'block-rm-rf.sh')}"`, 'Bash'))
-    await prompt(ws, [{ toolCalls: [{ name: 'bash', arguments: { command: 'rm -rf build' } }] }, { text: 'I will not delete it.' }], 'clean up', ['--permission-mode', 'bypass'])
-    expect(existsSync(join(ws.project, 'build'))).toBe(true)
-    const toolMessage = messagesOf(1).find((m) => m.role === 'tool')!
-    expect(textOf(toolMessage.content)).toContain('Blocked: rm -rf is not allowed in this repository. Delete files one by one instead.')
-    const result = logEvents(ws).find((e) => e.type === 'tool/result')!
-    expect(result.data.isError).toBe(true)
-  })
-
-  it('a Codex PreToolUse hook denies git push with its reason', async () => {
-    const ws = makeWorkspace()
     writeJson(join(ws.userHome, '.codex', 'hooks.json'), claudeHooks('PreToolUse', `python3 "${installScript(ws.project, 'codex-deny-push.py')}"`, '^Bash$'))
-    await prompt(ws, [{ toolCalls: [{ name: 'bash', arguments: { command: 'git push origin main' } }] }, { text: 'ok' }], 'ship it', ['--permission-mode', 'bypass'])
-    const toolMessage = messagesOf(1).find((m) => m.role === 'tool')!
-    expect(textOf(toolMessage.content)).toContain('Pushing is done by CI, not by the agent.')
+    const calls = [
+      { name: 'bash', arguments: { command: 'rm -rf build' } },
+      { name: 'bash', arguments: { command: 'git push origin main' } },
+    ]
+    await prompt(ws, [{ toolCalls: calls }, { text: 'I will leave both alone.' }], 'clean up and ship', ['--permission-mode', 'bypass'])
+    expect(existsSync(join(ws.project, 'build'))).toBe(true)
+    const results = messagesOf(1).filter((m) => m.role === 'tool').map((m) => textOf(m.content))
+    expect(results[0]).toContain('Blocked: rm -rf is not allowed in this repository. Delete files one by one instead.')
+    expect(results[1]).toContain('Pushing is done by CI, not by the agent.')
+    expect(logEvents(ws).filter((e) => e.type === 'tool/result').map((e) => e.data.isError)).toEqual([true, true])
   })
 
   it('the formatter after Write fixes the file on disk', async () => {
@@ -182,25 +179,25 @@ describe('hooks end to end through rein -p', () => {
     expect(logEvents(ws).filter((e) => e.type === 'turn/end').map((e) => e.data.reason)).toEqual(['blocked'])
   })
 
-  it('a slow hook is stopped at its timeout and a garbage-printing hook is ignored; the tool still runs', async () => {
+  it('a slow hook is stopped at its timeout, and garbage output and a crash are reported; the tool still runs', async () => {
     const ws = makeWorkspace()
     const slow = installScript(ws.project, 'slow-hook.sh')
     const garbage = installScript(ws.project, 'garbage.sh')
-    userSettings(ws, { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: slow, timeout: 1 }, { type: 'command', command: garbage }] }] } })
+    const crashes = installScript(ws.project, 'crashes.py')
+    userSettings(ws, {
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: slow, timeout: 1 }, { type: 'command', command: garbage }] }],
+        PostToolUse: [{ hooks: [{ type: 'command', command: `python3 ${crashes}` }] }],
+      },
+    })
     const run = await prompt(ws, [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo made > out.txt' } }] }, { text: 'ok' }], 'go', ['--permission-mode', 'bypass'])
+    expect(run.code).toBe(0)
     expect(readFileSync(join(ws.project, 'out.txt'), 'utf8')).toBe('made\n')
     expect(run.stderr).toMatch(/slow-hook\.sh" from .* timed out after 1 s and was stopped/)
     expect(run.stderr).toMatch(/garbage\.sh" from .* is not valid JSON/)
-    const decisions = logEvents(ws).filter((e) => e.type === 'hook/result').map((e) => e.data.decision)
-    expect(decisions).toEqual(['timeout', 'error'])
-  })
-
-  it('a crashing Python hook is reported and does not block', async () => {
-    const ws = makeWorkspace()
-    userSettings(ws, claudeHooks('PostToolUse', `python3 ${installScript(ws.project, 'crashes.py')}`))
-    const run = await prompt(ws, [{ toolCalls: [{ name: 'ls', arguments: {} }] }, { text: 'ok' }], 'list', ['--permission-mode', 'bypass'])
-    expect(run.code).toBe(0)
     expect(run.stderr).toMatch(/crashes\.py" from .* exited with code 1: Traceback/)
+    const decisions = logEvents(ws).filter((e) => e.type === 'hook/result').map((e) => e.data.decision)
+    expect(decisions).toEqual(['timeout', 'error', 'error'])
   })
 })
 
@@ -221,7 +218,6 @@ describe('trusting project hooks end to end', () => {
     const trusted = await rein(ws, ['hooks', 'trust'])
     expect(trusted).toMatchObject({ code: 0 })
     expect(trusted.stdout).toContain('Trusted 1 project hook:')
-    expect((await rein(ws, ['hooks', 'list'])).stdout).toContain('(project file, trusted)')
 
     const second = await prompt(ws, [{ text: 'ok' }], 'hi')
     expect(existsSync(join(ws.project, 'ran-1'))).toBe(true)

@@ -1,7 +1,7 @@
 import { mkdtempSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { McpManager, type McpAgentTool } from '../../src/mcp/index.js'
 import { eventually, stdioFixture, toolContext } from './fixture.js'
 
@@ -28,9 +28,16 @@ async function call(m: McpManager, name: string, args: unknown, signal?: AbortSi
 }
 
 describe('an MCP server over stdio', () => {
+  // Tests that only list and call leave the server as they found it, so they share one connection.
+  let shared: McpManager
+  beforeAll(async () => {
+    shared = new McpManager([stdioFixture()], { onNotice: () => {} })
+    await shared.start()
+  })
+  afterAll(() => shared.close())
+
   it('offers its tools as mcp__<server>__<tool>, sorted, with the server schema for the model', async () => {
-    const m = manager([stdioFixture()], { onNotice: () => {} })
-    await m.start()
+    const m = shared
     const names = m.tools().map((t) => t.name)
     expect(names).toEqual([...names].sort())
     expect(names).toContain('mcp__fixture__echo')
@@ -45,15 +52,13 @@ describe('an MCP server over stdio', () => {
   })
 
   it('marks a tool read-only only when the server annotates it readOnlyHint', async () => {
-    const m = manager([stdioFixture()], { onNotice: () => {} })
-    await m.start()
+    const m = shared
     expect(tool(m, 'mcp__fixture__echo').readOnly).toBe(true)
     expect(tool(m, 'mcp__fixture__add').readOnly).toBe(false)
   })
 
   it('validates arguments against the server schema before the call', async () => {
-    const m = manager([stdioFixture()], { onNotice: () => {} })
-    await m.start()
+    const m = shared
     const add = tool(m, 'mcp__fixture__add')
     expect(add.schema.safeParse({ a: 1, b: 2 }).success).toBe(true)
     expect(add.schema.safeParse({ a: 'one', b: 2 }).success).toBe(false)
@@ -61,14 +66,12 @@ describe('an MCP server over stdio', () => {
   })
 
   it('returns a call result as text blocks', async () => {
-    const m = manager([stdioFixture()], { onNotice: () => {} })
-    await m.start()
+    const m = shared
     expect(await call(m, 'mcp__fixture__add', { a: 2, b: 40 })).toEqual({ content: [{ type: 'text', text: '42' }] })
   })
 
   it('returns an isError result as an error result the model can read', async () => {
-    const m = manager([stdioFixture()], { onNotice: () => {} })
-    await m.start()
+    const m = shared
     expect(await call(m, 'mcp__fixture__fail', { reason: 'disk full' })).toEqual({
       content: [{ type: 'text', text: 'Error: could not comply: disk full' }],
       isError: true,
@@ -76,8 +79,7 @@ describe('an MCP server over stdio', () => {
   })
 
   it('passes images through and turns resource links and text resources into text', async () => {
-    const m = manager([stdioFixture()], { onNotice: () => {} })
-    await m.start()
+    const m = shared
     const output = await call(m, 'mcp__fixture__picture', {})
     expect(output.isError).toBeFalsy()
     expect(output.content[0]).toEqual({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) })
@@ -102,8 +104,7 @@ describe('an MCP server over stdio', () => {
   })
 
   it('answers a cancelled call with an error result', async () => {
-    const m = manager([stdioFixture()], { onNotice: () => {} })
-    await m.start()
+    const m = shared
     const controller = new AbortController()
     const pending = call(m, 'mcp__fixture__slow', { ms: 20_000 }, controller.signal)
     setTimeout(() => controller.abort(), 100)
@@ -134,7 +135,7 @@ describe('an MCP server over stdio', () => {
   it('reports a server that fails to start once, with its stderr tail, and gives up after the restart budget', async () => {
     const notices: { level: string; message: string }[] = []
     const m = manager([stdioFixture('broken', ['--fail-on-start']), stdioFixture('good')], {
-      restart: { initialDelayMs: 20, maxAttempts: 2 },
+      restart: { initialDelayMs: 20, maxAttempts: 1 },
       onNotice: (level, message) => notices.push({ level, message }),
     })
     await m.start()
@@ -172,8 +173,7 @@ describe('an MCP server over stdio', () => {
   })
 
   it('keeps returning the same tool list while nothing changes, so the request header stays stable', async () => {
-    const m = manager([stdioFixture()], { onNotice: () => {} })
-    await m.start()
+    const m = shared
     expect(m.tools()).toBe(m.tools())
   })
 

@@ -39,6 +39,7 @@ export function PermissionPrompt({
   }
 
   useInput((input, key) => {
+    console.error("PP got", JSON.stringify(input))
     if (note !== null) {
       if (key.escape) setNote(null)
       else if (key.return) onAnswer({ outcome: 'deny', note: note.trim() || undefined })

@@ -52,7 +52,7 @@ export function PromptEditor(props: PromptEditorProps) {
 
   useInput(
     (input, key) => {
-      const s = stateRef.current
+      const s = stateRef.current; console.error("ED got", JSON.stringify(input), props.active)
       const update = (next: ed.EditorState) => {
         stateRef.current = next
         setState(next)

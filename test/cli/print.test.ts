@@ -1,0 +1,213 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { SessionEvent } from '../../src/session/events.js'
+import { startMockModel, type MockModel } from '../support/mock-model.js'
+import { cliEnv, runCli, sandbox, spawnCli } from '../support/cli.js'
+import { prefixViolations } from '../support/agent-harness.js'
+
+/** Every session log under a REIN_HOME, parsed. */
+function logs(home: string): { header: { id: string }; events: SessionEvent[] }[] {
+  const root = join(home, 'sessions')
+  const out: { header: { id: string }; events: SessionEvent[] }[] = []
+  for (const dir of readdirSync(root)) {
+    for (const file of readdirSync(join(root, dir)).filter((f) => f.endsWith('.jsonl'))) {
+      const lines = readFileSync(join(root, dir, file), 'utf8').split('\n').filter(Boolean)
+      out.push({ header: JSON.parse(lines[0]), events: lines.slice(1).map((l) => JSON.parse(l)) })
+    }
+  }
+  return out
+}
+
+let mock: MockModel | undefined
+afterEach(async () => {
+  await mock?.close()
+  mock = undefined
+})
+
+describe('rein -p (one-shot mode)', () => {
+  it('runs a multi-step tool session and streams every committed event and delta as JSON lines', async () => {
+    const box = sandbox()
+    writeFileSync(join(box.cwd, 'notes.txt'), 'alpha\nbeta\n')
+    mock = await startMockModel({
+      script: [
+        { reasoning: 'Read the notes first.', toolCalls: [{ name: 'read', arguments: { file_path: join(box.cwd, 'notes.txt') } }] },
+        { reasoning: 'Now count.', toolCalls: [{ name: 'grep', arguments: { pattern: 'beta', path: box.cwd } }] },
+        { text: 'The notes have two lines; beta is on line 2.' },
+      ],
+    })
+    const r = await runCli(['-p', 'summarize notes.txt', '--output-format', 'stream-json'], {
+      cwd: box.cwd,
+      env: cliEnv({ url: mock.url, home: box.home }),
+    })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const result = lines.at(-1)
+    expect(result).toMatchObject({ type: 'result', is_error: false, stop_reason: 'completed', result: 'The notes have two lines; beta is on line 2.', num_turns: 1 })
+    expect(result.usage.input_tokens).toBeGreaterThan(0)
+    expect(lines.some((l) => l.type === 'reasoning-delta')).toBe(true)
+    const committed = lines.filter((l) => l.type === 'event').map((l) => l.event.type)
+    expect(committed.filter((t: string) => t === 'tool/result')).toHaveLength(2)
+
+    const [log] = logs(box.home)
+    expect(log.header.id).toBe(result.session_id)
+    expect(log.events.map((e) => e.type)).toEqual(expect.arrayContaining(['turn/start', 'request/header', 'turn/end']))
+    const bodies = mock.requests.map((q) => q.body as { messages: { role: string; reasoning_content?: string }[] })
+    expect(bodies).toHaveLength(3)
+    expect(prefixViolations(bodies)).toEqual([])
+    const assistants = bodies[2].messages.filter((m) => m.role === 'assistant')
+    expect(assistants.map((m) => m.reasoning_content)).toEqual(['Read the notes first.', 'Now count.'])
+  })
+
+  it('prints the final text with --output-format text and a summary object with json', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'Hello there.' }, { text: 'Second answer.' }] })
+    const env = cliEnv({ url: mock.url, home: box.home })
+    const text = await runCli(['-p', 'hi'], { cwd: box.cwd, env })
+    expect(text).toMatchObject({ code: 0, stdout: 'Hello there.\n' })
+    const json = await runCli(['-p', 'again', '--output-format', 'json', '--continue'], { cwd: box.cwd, env })
+    const result = JSON.parse(json.stdout)
+    expect(result).toMatchObject({ result: 'Second answer.', stop_reason: 'completed', num_turns: 1 })
+    expect(typeof result.total_cost_usd).toBe('number')
+    expect(logs(box.home)).toHaveLength(1)
+  })
+
+  it('appends piped stdin to the prompt', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'ok' }] })
+    await runCli(['-p', 'explain this log:'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }), input: 'ERROR at line 3\n' })
+    const body = mock.requests[0].body as { messages: { role: string; content: string }[] }
+    expect(body.messages.find((m) => m.role === 'user')?.content).toBe('explain this log:\n\nERROR at line 3\n')
+  })
+
+  it('exits 2 with one sentence when no API key is configured', async () => {
+    const box = sandbox()
+    const r = await runCli(['-p', 'hi'], { cwd: box.cwd, env: cliEnv({ home: box.home, key: null }) })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^rein: No DeepSeek API key is configured: set DEEPSEEK_API_KEY/)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+  })
+
+  it('exits 2 on bad usage', async () => {
+    const box = sandbox()
+    const r = await runCli(['-p', 'hi', '--effort', 'extreme'], { cwd: box.cwd, env: cliEnv({ home: box.home }) })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/--effort/)
+  })
+
+  it('exits 1 with a clear message when DeepSeek rejects the key (401)', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ error: { status: 401, body: { error: { message: 'Authentication Fails' } } } }] })
+    const r = await runCli(['-p', 'hi'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/DeepSeek rejected the API key \(401\)\. Check DEEPSEEK_API_KEY/)
+  })
+
+  it('a 429 then success is retried, logged as llm/retry, and exits 0', async () => {
+    const box = sandbox()
+    mock = await startMockModel({
+      script: [{ error: { status: 429, body: { error: { message: 'Rate limit' } }, headers: { 'retry-after': '0' } } }, { text: 'fine' }],
+    })
+    const r = await runCli(['-p', 'hi'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('fine\n')
+    expect(logs(box.home)[0].events.filter((e) => e.type === 'llm/retry')).toHaveLength(1)
+  })
+
+  it('a model that asks for bash without permission gets a readable denial and the run still completes', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'touch hacked' } }] }, { text: 'I could not run it.' }] })
+    const r = await runCli(['-p', 'run it'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.code).toBe(0)
+    const body = mock.requests[1].body as { messages: { role: string; content: string }[] }
+    expect(body.messages.at(-1)?.content).toMatch(/permission.*--permission-mode|--allow/)
+    expect(readdirSync(box.cwd)).not.toContain('hacked')
+  })
+
+  it('survives SIGKILL mid-tool: --resume continues and the interrupted call says its outcome is unknown', async () => {
+    const box = sandbox()
+    mock = await startMockModel({
+      script: [
+        { toolCalls: [{ name: 'bash', arguments: { command: 'sleep 30' } }] },
+        { match: 'continue', text: 'Resumed fine.' },
+      ],
+    })
+    const env = cliEnv({ url: mock.url, home: box.home })
+    const child = spawnCli(['-p', 'sleep a while', '--allow', 'Bash(sleep:*)'], { cwd: box.cwd, env })
+    child.stdin.end()
+    await new Promise<void>((resolve, reject) => {
+      const poll = setInterval(() => {
+        try {
+          const [log] = logs(box.home)
+          if (log?.events.some((e) => e.type === 'tool/call')) {
+            clearInterval(poll)
+            resolve()
+          }
+        } catch {
+          // The session directory may not exist yet.
+        }
+      }, 20)
+      child.on('exit', () => {
+        clearInterval(poll)
+        reject(new Error('rein exited before the tool call was logged'))
+      })
+    })
+    child.removeAllListeners('exit')
+    child.kill('SIGKILL')
+    await new Promise((r) => child.on('close', r))
+
+    const id = logs(box.home)[0].header.id
+    const r = await runCli(['-p', 'continue please', '--resume', id.slice(0, 8)], { cwd: box.cwd, env })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('Resumed fine.\n')
+    const events = logs(box.home)[0].events
+    const result = events.find((e) => e.type === 'tool/result') as SessionEvent<'tool/result'>
+    expect(result.data.isError).toBe(true)
+    expect(JSON.stringify(result.data.content)).toMatch(/outcome of this tool call is unknown/)
+    const ends = events.filter((e) => e.type === 'turn/end') as SessionEvent<'turn/end'>[]
+    expect(ends.map((e) => e.data.reason)).toEqual(['interrupted', 'completed'])
+    const headers = events.filter((e) => e.type === 'request/header') as SessionEvent<'request/header'>[]
+    expect(headers.map((h) => h.data.reason)).toEqual(['initial', 'resume'])
+    const last = mock.requests.at(-1)?.body as { messages: { role: string; content: string }[] }
+    expect(last.messages.at(-1)).toMatchObject({ role: 'user' })
+    expect(last.messages.some((m) => m.role === 'tool' && /outcome of this tool call is unknown/.test(m.content))).toBe(true)
+
+    const verify = await runCli(['sessions', 'verify', id], { cwd: box.cwd, env })
+    expect(verify.stdout + verify.stderr).not.toMatch(/does not match/)
+    expect(verify.code).toBe(0)
+  })
+
+  it('Ctrl-C (SIGINT) cancels the turn cleanly and exits 130 with the log closed', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'x'.repeat(2000), chunkSize: 5, chunkDelayMs: 20 }] })
+    const env = cliEnv({ url: mock.url, home: box.home })
+    const child = spawnCli(['-p', 'write a lot'], { cwd: box.cwd, env })
+    child.stdin.end()
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (mock && mock.requests.length > 0) {
+          clearInterval(poll)
+          setTimeout(resolve, 150)
+        }
+      }, 10)
+    })
+    child.kill('SIGINT')
+    const code = await new Promise((r) => child.on('close', r))
+    expect(code).toBe(130)
+    const events = logs(box.home)[0].events
+    expect((events.at(-1) as SessionEvent<'turn/end'>).data.reason).toBe('aborted')
+    const msg = events.find((e) => e.type === 'assistant/message') as SessionEvent<'assistant/message'>
+    expect(msg.data.interrupted).toBe(true)
+  })
+
+  it('rein demo runs a scripted session without a key and exits 0', async () => {
+    const box = sandbox()
+    const r = await runCli(['demo'], { cwd: box.cwd, env: cliEnv({ home: box.home, key: null }) })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('Hello, Rein!')
+    expect(r.stdout).toContain('[turn 1 completed]')
+  })
+})

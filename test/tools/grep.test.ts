@@ -1,0 +1,96 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { findRipgrep } from '../../src/tools/grep-ripgrep.js'
+import { grepTool } from '../../src/tools/grep.js'
+import { makeWorkspace, textOf, type Workspace } from './tool-context.js'
+
+const hasRipgrep = findRipgrep() !== undefined
+const engines = [
+  { name: 'the built-in search', env: 'builtin', skip: false },
+  { name: 'ripgrep', env: undefined, skip: !hasRipgrep },
+]
+
+let ws: Workspace
+beforeEach(() => {
+  ws = makeWorkspace()
+  const put = (name: string, text: string) => {
+    mkdirSync(path.dirname(path.join(ws.cwd, name)), { recursive: true })
+    writeFileSync(path.join(ws.cwd, name), text)
+  }
+  put('.gitignore', 'dist/\n*.log\n')
+  put('src/a.ts', 'const needle = 1\nconst other = 2\nexport { needle }\n')
+  put('src/b.js', 'NEEDLE in caps\n')
+  put('src/sub/c.ts', 'one\ntwo\nneedle here\nthree\nfour\n')
+  put('dist/out.ts', 'needle in build output\n')
+  put('debug.log', 'needle in a log\n')
+  put('.hidden/h.ts', 'needle hidden\n')
+  put('image.bin', 'needle\u0000binary')
+})
+afterEach(async () => {
+  await ws.dispose()
+})
+afterAll(() => {
+  delete process.env.REIN_GREP
+})
+
+for (const engine of engines) {
+  describe.skipIf(engine.skip)(`grep with ${engine.name}`, () => {
+    beforeEach(() => {
+      if (engine.env) process.env.REIN_GREP = engine.env
+      else delete process.env.REIN_GREP
+    })
+
+    it('reports which engine ran', async () => {
+      const out = await ws.run(grepTool, { pattern: 'needle' })
+      expect(out.meta).toMatchObject({ engine: engine.env ? 'builtin' : 'ripgrep' })
+    })
+
+    it('lists matching files in path order, skipping .gitignored, .git and binary files', async () => {
+      const out = textOf(await ws.run(grepTool, { pattern: 'needle' }))
+      expect(out.split('\n')).toEqual(['.hidden/h.ts', 'src/a.ts', 'src/sub/c.ts'])
+    })
+
+    it('shows matching lines with numbers in content mode', async () => {
+      const out = textOf(await ws.run(grepTool, { pattern: 'needle', path: 'src', output_mode: 'content' }))
+      expect(out.split('\n')).toEqual(['src/a.ts:1:const needle = 1', 'src/a.ts:3:export { needle }', 'src/sub/c.ts:3:needle here'])
+    })
+
+    it('shows context lines around a match', async () => {
+      const out = textOf(await ws.run(grepTool, { pattern: 'needle', path: 'src/sub', output_mode: 'content', '-C': 1 }))
+      expect(out.split('\n')).toEqual(['src/sub/c.ts-2-two', 'src/sub/c.ts:3:needle here', 'src/sub/c.ts-4-three'])
+    })
+
+    it('ignores case with -i and filters files with glob', async () => {
+      const out = textOf(await ws.run(grepTool, { pattern: 'needle', '-i': true, glob: '*.js' }))
+      expect(out).toBe('src/b.js')
+    })
+
+    it('counts matches per file', async () => {
+      const out = textOf(await ws.run(grepTool, { pattern: 'needle', path: 'src', output_mode: 'count' }))
+      expect(out.split('\n')).toEqual(['src/a.ts:2', 'src/sub/c.ts:1'])
+    })
+
+    it('searches a single file', async () => {
+      const out = textOf(await ws.run(grepTool, { pattern: 'two', path: 'src/sub/c.ts', output_mode: 'content' }))
+      expect(out).toBe('src/sub/c.ts:2:two')
+    })
+
+    it('says so when nothing matches', async () => {
+      expect(textOf(await ws.run(grepTool, { pattern: 'zebra' }))).toBe('No matches.')
+    })
+
+    it('cuts results at the match cap with a note', async () => {
+      writeFileSync(path.join(ws.cwd, 'many.txt'), 'hit\n'.repeat(400))
+      const out = textOf(await ws.run(grepTool, { pattern: 'hit', path: 'many.txt', output_mode: 'content' }))
+      expect(out.split('\n').filter((l) => l.startsWith('many.txt:')).length).toBe(250)
+      expect(out).toMatch(/results cut at 250 lines/)
+    })
+
+    it('reports an invalid pattern as an error', async () => {
+      const out = await ws.run(grepTool, { pattern: '(unclosed' })
+      expect(out.isError).toBe(true)
+      expect(textOf(out)).toMatch(/^Error: /)
+    })
+  })
+}
