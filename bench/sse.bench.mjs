@@ -1,6 +1,11 @@
 // SSE parsing and assembly through the real adapters over loopback against the mock model: stream throughput in
 // MB/s, and the latency the adapter adds between the mock writing its first byte and the first delta reaching the
 // caller. Needs the build (`npm run build`). Bounded: a few requests to 127.0.0.1 only.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { ResponseAssembler } from '../dist/llm/assemble.js'
 import { createAdapter } from '../dist/llm/create.js'
@@ -46,10 +51,34 @@ async function recordedStream(wire) {
   return text
 }
 
+/**
+ * The mock in a process of its own, answering every request with `raw`: its writing and collecting garbage then do
+ * not count against the adapter being measured.
+ */
+async function mockProcess(raw) {
+  const dir = mkdtempSync(join(tmpdir(), 'rein-sse-bench-'))
+  const script = join(dir, 'script.json')
+  writeFileSync(script, JSON.stringify([{ raw, repeat: true }]))
+  const server = new URL('../dist/llm/mock/server.js', import.meta.url).href
+  const code = `import { readFileSync } from 'node:fs'; import { startMockModel } from ${JSON.stringify(server)}
+const mock = await startMockModel({ script: JSON.parse(readFileSync(${JSON.stringify(script)}, 'utf8')) })
+console.log(mock.url); process.stdin.resume(); process.stdin.on('end', () => process.exit(0))`
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const [line] = await once(child.stdout, 'data')
+  return {
+    url: String(line).trim(),
+    close: async () => {
+      child.stdin.end()
+      await once(child, 'exit')
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
 for (const wire of WIRES) {
   const raw = await recordedStream(wire)
   const bytes = Buffer.byteLength(raw)
-  const mock = await startMockModel({ script: [{ raw, repeat: true }] })
+  const mock = await mockProcess(raw)
   const adapter = createAdapter({ wire, baseUrl: mock.url, apiKey: () => undefined })
   const rates = []
   let chunks = 0

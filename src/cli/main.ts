@@ -9,9 +9,15 @@ const program = new Command('rein')
   .description('An agent harness for DeepSeek models whose session log is the truth.')
   .version(pkg.version, '-v, --version')
   .showHelpAfterError()
+  // Root options (one-shot flags) apply before a subcommand's name only, so `rein rpc --allow …` reaches rpc.
+  .enablePositionalOptions()
   .exitOverride()
 registerCommands(program)
-for (const command of program.commands) command.exitOverride()
+const overrideExits = (command: Command): void => {
+  command.exitOverride()
+  command.commands.forEach(overrideExits)
+}
+program.commands.forEach(overrideExits)
 
 try {
   await program.parseAsync(process.argv)

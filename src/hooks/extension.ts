@@ -43,6 +43,19 @@ function reasonsOf(outcomes: HookOutcome[], pick: (outcome: HookOutcome) => stri
   return outcomes.map(pick).filter((reason): reason is string => reason !== undefined)
 }
 
+/** Reasons joined one per line; `fallback` when every hook gave an empty one (`continue: false` alone). */
+function joinReasons(reasons: string[], fallback: string): string {
+  return reasons.filter((text) => text !== '').join('\n') || fallback
+}
+
+/** Why a PreToolUse hook refused the call, if it did: exit 2 / `decision: block`, or `permissionDecision: deny`. */
+function denialOf(outcome: HookOutcome, cwd: string): string | undefined {
+  const { verdict } = outcome
+  if (verdict.block !== undefined) return verdict.block
+  if (verdict.permission !== 'deny') return undefined
+  return verdict.permissionReason ?? `Denied by the PreToolUse hook ${handlerName(outcome.definition, cwd)}.`
+}
+
 /**
  * The Claude Code / Codex events on Rein's extension points. Each extension point runs the matching handlers and
  * turns their verdicts into the point's decision; see docs/hooks.md for the whole mapping.
@@ -60,7 +73,7 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
 
   /** `continue: false` from a tool event ends the turn: the call is refused or blocked, and the turn cancelled. */
   const stopTurn = (agent: AgentApi, event: HookEvent, reasons: string[]): string => {
-    const reason = reasons.filter((text) => text !== '').join('\n') || `A ${event} hook stopped the turn.`
+    const reason = joinReasons(reasons, `A ${event} hook stopped the turn.`)
     agent.notify('warning', reason)
     agent.cancel()
     return reason
@@ -82,24 +95,22 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
       const prompt = prompts.map((message) => textOf(message.content)).join('\n\n')
       const outcomes = await runHooks(runtime, agent, 'UserPromptSubmit', undefined, { prompt }, step.turn)
       const stops = reasonsOf(outcomes, (o) => o.verdict.stop)
-      if (stops.length) return { action: 'reject', reason: stops.filter((text) => text !== '').join('\n') || 'A UserPromptSubmit hook stopped the turn.' }
+      if (stops.length) return { action: 'reject', reason: joinReasons(stops, 'A UserPromptSubmit hook stopped the turn.') }
       const blocks = reasonsOf(outcomes, (o) => o.verdict.block)
       if (blocks.length) return { action: 'reject', reason: blocks.join('\n') }
-      const context: EnteringMessage[] = contextEntries('UserPromptSubmit', outcomes).map((entry) => ({ type: 'context/message', ...entry }))
+      const context = contextEntries('UserPromptSubmit', outcomes).map((entry): EnteringMessage => ({ type: 'context/message', ...entry }))
       if (context.length === 0) return
       return { action: 'enter', messages: [...entering, ...context] }
     },
 
     async preTool(call, agent): Promise<PreToolDecision | void> {
       bind(agent)
-      const { peer, input, fields } = toolFields(call, agent)
+      const { peer, fields } = toolFields(call, agent)
       const outcomes = await runHooks(runtime, agent, 'PreToolUse', peer, fields, call.turn)
       injectContext(agent, 'PreToolUse', outcomes)
       const stops = reasonsOf(outcomes, (o) => o.verdict.stop)
       if (stops.length) return { action: 'deny', reason: stopTurn(agent, 'PreToolUse', stops) }
-      const denials = reasonsOf(outcomes, (o) =>
-        o.verdict.block ?? (o.verdict.permission === 'deny' ? (o.verdict.permissionReason ?? `Denied by the PreToolUse hook ${handlerName(o.definition, agent.cwd)}.`) : undefined),
-      )
+      const denials = reasonsOf(outcomes, (o) => denialOf(o, agent.cwd))
       if (denials.length) return { action: 'deny', reason: denials.join('\n') }
       const asks = outcomes.filter((o) => o.verdict.permission === 'ask')
       if (asks.length) {
@@ -109,8 +120,10 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
       const rewrites = outcomes.filter((o) => o.verdict.updatedInput)
       const allowReason = outcomes.find((o) => o.verdict.permission === 'allow')?.verdict.permissionReason
       if (rewrites.length) {
-        // Several rewrites combine field by field in load order: a later hook's value for a field wins.
-        const merged = rewrites.reduce<Record<string, JsonValue>>((acc, o) => ({ ...acc, ...o.verdict.updatedInput }), { ...input })
+        // Several rewrites combine field by field over the model's own arguments, in load order: a later hook's
+        // value for a field wins. Fields no hook names keep the model's text (a relative path stays relative).
+        const original = typeof call.input === 'object' && call.input !== null && !Array.isArray(call.input) ? call.input : {}
+        const merged = rewrites.reduce<Record<string, unknown>>((acc, o) => ({ ...acc, ...o.verdict.updatedInput }), { ...original })
         return { action: 'rewrite', arguments: JSON.stringify(merged), reason: allowReason }
       }
       if (outcomes.some((o) => o.verdict.permission === 'allow')) return { action: 'allow', reason: allowReason }
@@ -144,7 +157,7 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
       const blocking = outcomes.filter((o) => o.verdict.block !== undefined)
       if (stops.length || blocking.length === 0) {
         guard.clear()
-        for (const o of stops) if (o.verdict.stop) agent.notify('info', o.verdict.stop)
+        for (const o of stops) if (o.verdict.stop) agent.notify('warning', o.verdict.stop)
         return
       }
       const combined = blocking.map((o) => o.verdict.block).join('\n\n')
@@ -170,7 +183,7 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
       if (!bound) return {}
       const outcomes = await runHooks(runtime, bound, 'PreCompact', trigger, { trigger, custom_instructions: customInstructions })
       const reasons = reasonsOf(outcomes, (o) => o.verdict.block ?? o.verdict.stop)
-      return reasons.length ? { blocked: reasons.filter((text) => text !== '').join('\n') || 'A PreCompact hook blocked compaction.' } : {}
+      return reasons.length ? { blocked: joinReasons(reasons, 'A PreCompact hook blocked compaction.') } : {}
     },
     async permissionAsked(request) {
       if (!bound) return

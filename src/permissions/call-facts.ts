@@ -42,7 +42,7 @@ export interface CallFacts {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 
-export function callFacts(call: ToolCallInfo, cwd: string): CallFacts {
+export function callFacts(call: ToolCallInfo, cwd: string, home?: string): CallFacts {
   const input = (typeof call.input === 'object' && call.input !== null ? call.input : {}) as Record<string, unknown>
   const facts: CallFacts = {
     tool: call.name,
@@ -56,7 +56,7 @@ export function callFacts(call: ToolCallInfo, cwd: string): CallFacts {
         ? (str(input.path) ?? '.')
         : undefined
   if (named !== undefined) {
-    const lexical = resolveToolPath(cwd, named)
+    const lexical = resolveToolPath(cwd, named, home)
     facts.path = { lexical, real: realPathOf(lexical) }
   }
   const command = str(input.command)

@@ -4,7 +4,7 @@ import type { AgentApi, PermissionMode } from '../agent/types.js'
 import type { Settings } from '../config/settings.js'
 import { callFacts, insideWorkspace, workspaceRoots } from './call-facts.js'
 import { denyRuleMessage, describeCall, planModeMessage, suggestedRule } from './messages.js'
-import { ruleMatches, type MatchContext } from './rule-match.js'
+import { allowingRules, ruleMatches, type MatchContext } from './rule-match.js'
 import { parseRule, type Rule } from './rules.js'
 
 export { permissionNeededMessage, suggestedRule } from './messages.js'
@@ -55,15 +55,18 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   const match: MatchContext = { cwd, home: options.home ?? homedir() }
 
   const decide = (call: ToolCallInfo): PreToolDecision => {
-    const facts = callFacts(call, cwd)
+    const facts = callFacts(call, cwd, match.home)
     const mode = options.getMode()
     const allowRules = [...allow, ...parse(sessionAllow)]
-    const denied = deny.find((r) => ruleMatches(r, facts, match, 'any'))
+    const denied = deny.find((r) => ruleMatches(r, facts, match))
     if (denied) return { action: 'deny', reason: denyRuleMessage(call, denied.text) }
     if (mode === 'bypass') return { action: 'allow', reason: 'bypass mode' }
 
-    const asked = ask.find((r) => ruleMatches(r, facts, match, 'any'))
-    const allowedBy = (extra?: Partial<MatchContext>) => allowRules.find((r) => ruleMatches(r, facts, { ...match, ...extra }, 'all'))
+    const asked = ask.find((r) => ruleMatches(r, facts, match))
+    const allowedBy = (extra?: Partial<MatchContext>) => {
+      const rules = allowingRules(allowRules, facts, { ...match, ...extra })
+      return rules ? { text: rules.map((r) => r.text).join(', ') } : undefined
+    }
     const question = (why: string): PreToolDecision => ({ action: 'ask', reason: `${describeCall(call, cwd)}${why}` })
 
     if (facts.category === 'read') return asked ? question(` (the rule ${asked.text} asks)`) : { action: 'allow' }

@@ -23,10 +23,10 @@ export interface MatchContext {
 }
 
 /**
- * Whether `rule` covers the call. For a compound command `mode` says how parts combine: `any` (deny, ask: one part
- * is enough) or `all` (allow: every part must be covered, and nothing may be hidden from view).
+ * Whether `rule` covers the call. For a shell command one covered part is enough: this is the test for deny and ask
+ * rules. Allow rules go through `allowingRules`, which needs every part covered.
  */
-export function ruleMatches(rule: Rule, facts: CallFacts, ctx: MatchContext, mode: 'any' | 'all'): boolean {
+export function ruleMatches(rule: Rule, facts: CallFacts, ctx: MatchContext): boolean {
   const pathRules = PATH_RULES[facts.tool]
   const nameOk = pathRules ? pathRules.includes(rule.tool) : ruleNameMatches(rule, facts.ruleName)
   if (!nameOk) return false
@@ -35,12 +35,33 @@ export function ruleMatches(rule: Rule, facts: CallFacts, ctx: MatchContext, mod
   if (facts.tool === 'bash') {
     const command = facts.command
     if (!command) return false
-    if (mode === 'all') return !command.opaque && command.parts.length > 0 && command.parts.every((p) => commandMatches(rule.pattern!, p))
     return command.parts.some((p) => commandMatches(rule.pattern!, p)) || commandMatches(rule.pattern, asPart(command.raw))
   }
   if (facts.tool === 'web_fetch') return facts.url !== undefined && urlMatches(rule.pattern, facts.url)
   // Other tools (todo_write, jobs, MCP) take no pattern: a rule with one is about arguments we do not model.
   return false
+}
+
+/**
+ * The allow rules that together cover the call, or undefined. A shell command is allowed only when every part is
+ * covered by some rule and nothing is hidden from view (`opaque`); a bare `Bash` rule covers anything.
+ */
+export function allowingRules(rules: readonly Rule[], facts: CallFacts, ctx: MatchContext): Rule[] | undefined {
+  if (facts.tool !== 'bash') {
+    const rule = rules.find((r) => ruleMatches(r, facts, ctx))
+    return rule ? [rule] : undefined
+  }
+  const bare = rules.find((r) => r.tool === 'Bash' && r.pattern === undefined)
+  if (bare) return [bare]
+  const command = facts.command
+  if (!command || command.opaque || command.parts.length === 0) return undefined
+  const used: Rule[] = []
+  for (const part of command.parts) {
+    const rule = rules.find((r) => r.tool === 'Bash' && r.pattern !== undefined && commandMatches(r.pattern, part))
+    if (!rule) return undefined
+    if (!used.includes(rule)) used.push(rule)
+  }
+  return used
 }
 
 const asPart = (raw: string): CommandPart => ({ words: [raw], text: raw.trim().replace(/\s+/g, ' ') })

@@ -23,7 +23,7 @@ export async function forkSession(store: SessionStore, sourceId: string, atSeq?:
   }
   const open = openTurnAt(source.events, at)
   if (open) {
-    const closing = open.endSeq === undefined ? 'which has not ended' : `which ends at seq ${open.endSeq}`
+    const closing = open.endSeq === undefined ? 'has not ended' : `ends at seq ${open.endSeq}`
     throw new SessionError(
       'invalid-fork',
       `cannot fork session ${sourceId} at seq ${at}: it is inside turn ${open.turn}, which starts at seq ${open.startSeq} and ${closing}; fork before seq ${open.startSeq} or at the turn's end.`,

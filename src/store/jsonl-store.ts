@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, openSync } from 'node:fs'
 import { mkdir, open, readdir, stat, truncate, type FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
@@ -14,7 +15,7 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9-]*$/
 /**
  * The embedded store: one file per session at `<home>/sessions/<cwd-key>/<id>.jsonl`, the header on line 1 and one
  * event per later line. Files are only ever appended to; the one exception is cutting a torn last line before the
- * first append after a crash, and those bytes are first copied to `<id>.jsonl.torn-<time>` beside the file.
+ * first append after a crash, and those bytes are first copied to `<id>.jsonl.torn-<time>-<random>` beside the file.
  * One process appends to a session at a time (Rein does not lock the file).
  */
 export class JsonlStore implements SessionStore {
@@ -185,7 +186,7 @@ export class JsonlStore implements SessionStore {
     } finally {
       await source.close()
     }
-    const aside = await open(`${path}.torn-${Date.now()}`, 'wx', 0o600)
+    const aside = await open(`${path}.torn-${Date.now()}-${randomBytes(4).toString('hex')}`, 'wx', 0o600)
     try {
       await aside.writeFile(torn)
       await aside.sync()

@@ -1,7 +1,9 @@
 import type { FileHandle } from 'node:fs/promises'
 
-/** Bytes read per system call. Large enough that a 100 MB log takes about a hundred reads. */
+/** Bytes read per system call at most: a 100 MB log takes about a hundred reads. */
 const CHUNK_BYTES = 1 << 20
+/** Bytes read per system call at least, so a small file costs one small buffer. */
+const MIN_CHUNK_BYTES = 1 << 16
 
 /**
  * Called for each complete line (ended by `\n`), with the line's bytes at `buffer[start, end)` (newline excluded) and
@@ -22,13 +24,15 @@ export interface LineScanEnd {
  * is never held in memory whole: only one chunk and one line spanning chunks at a time.
  */
 export async function scanLines(file: FileHandle, from: number, visit: LineVisitor): Promise<LineScanEnd> {
-  const chunk = Buffer.allocUnsafe(CHUNK_BYTES)
+  const remaining = (await file.stat()).size - from
+  const chunkBytes = Math.min(CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, remaining + 1))
+  const chunk = Buffer.allocUnsafe(chunkBytes)
   let position = from
   /** Pieces of a line that started in an earlier chunk. */
   let carry: Buffer[] = []
   let carryStart = from
   for (;;) {
-    const { bytesRead } = await file.read(chunk, 0, CHUNK_BYTES, position)
+    const { bytesRead } = await file.read(chunk, 0, chunkBytes, position)
     if (bytesRead === 0) break
     let start = 0
     for (;;) {

@@ -13,8 +13,8 @@ export function expandHome(p: string, home: string = homedir()): string {
  * The absolute, normalized path a tool argument names: `~` expanded, relative paths taken from `cwd`, `..` folded.
  * Symlinks are not resolved; see `realPathOf` for that.
  */
-export function resolveToolPath(cwd: string, p: string): string {
-  return path.resolve(cwd, expandHome(p))
+export function resolveToolPath(cwd: string, p: string, home: string = homedir()): string {
+  return path.resolve(cwd, expandHome(p, home))
 }
 
 /**

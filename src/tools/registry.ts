@@ -41,9 +41,25 @@ export function toolSchemas(tools: readonly AnyTool[]): ToolSchema[] {
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((tool) => {
       const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>
-      return { name: tool.name, description: tool.description, parameters }
+      return { name: tool.name, description: tool.description, parameters: dropSafeIntegerBounds(parameters) }
     })
 }
+
+/** zod states `int()` as bounded by ±(2^53−1); those bounds say nothing to a model and cost tokens in every request. */
+function dropSafeIntegerBounds(schema: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if ((key === 'minimum' || key === 'maximum') && Math.abs(value as number) === Number.MAX_SAFE_INTEGER) continue
+    out[key] = Array.isArray(value)
+      ? value.map((v) => (isObject(v) ? dropSafeIntegerBounds(v) : v))
+      : isObject(value)
+        ? dropSafeIntegerBounds(value)
+        : value
+  }
+  return out
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 export interface ToolStateOptions {
   spillDir: string

@@ -248,6 +248,16 @@ describe('rein acp, driven by the SDK client', () => {
     expect((await prompt(s, 'still alive?')).stopReason).toBe('end_turn')
   })
 
+  it('refuses an MCP server over SSE with a sentence naming the transports Rein supports', async () => {
+    const project = tempDir('rein-acp-project-')
+    await expect(
+      shared.connection.agent.request('session/new', {
+        cwd: project,
+        mcpServers: [{ type: 'sse', name: 'old', url: 'http://127.0.0.1:9/sse', headers: [] }],
+      }),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('stdio') })
+  })
+
   it('refuses a relative cwd and, without a key, names DEEPSEEK_API_KEY', async () => {
     const rein = await startOwn({ noKey: true })
     await expect(rein.connection.agent.request('session/new', { cwd: 'relative/dir', mcpServers: [] })).rejects.toMatchObject({

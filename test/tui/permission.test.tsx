@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { PermissionAnswer, PermissionRequest } from '../../src/agent/types.js'
 import { App } from '../../src/cli/tui/App.js'
 import { stripAnsi } from '../../src/cli/tui/ansi.js'
-import { FakeAgent, fakeServices, settle } from './support/fake-agent.js'
+import { FakeAgent, fakeServices, settle, waitForFrame } from './support/fake-agent.js'
 
 afterEach(() => cleanup())
 
@@ -20,8 +20,7 @@ async function ask(keys: string[], services = fakeServices()): Promise<{ answer:
   const asker = agent.permissionAsker
   if (!asker) throw new Error('the UI did not attach a permission asker')
   const pending = asker(request, new AbortController().signal)
-  await settle()
-  const screen = stripAnsi(ui.lastFrame() ?? '')
+  const screen = await waitForFrame(ui, 'Permission needed')
   for (const key of keys) {
     ui.stdin.write(key)
     await settle(10)
@@ -79,8 +78,7 @@ describe('the permission prompt', () => {
     await settle()
     const abort = new AbortController()
     const pending = agent.permissionAsker!(request, abort.signal)
-    await settle()
-    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('Permission needed')
+    await waitForFrame(ui, 'Permission needed')
     abort.abort()
     expect((await pending).outcome).toBe('deny')
     await settle()
@@ -92,8 +90,7 @@ describe('the permission prompt', () => {
     const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
     await settle()
     const pending = agent.permissionAsker!({ ...request, suggestedRule: undefined }, new AbortController().signal)
-    await settle()
-    const screen = stripAnsi(ui.lastFrame() ?? '')
+    const screen = await waitForFrame(ui, 'Permission needed')
     expect(screen).not.toContain('Allow always')
     ui.stdin.write('2')
     expect(await pending).toEqual({ outcome: 'deny' })

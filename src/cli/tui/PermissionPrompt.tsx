@@ -1,5 +1,5 @@
 import { Box, Text, useInput } from 'ink'
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { toolCardTarget } from './tool-card-info.js'
 
@@ -28,31 +28,49 @@ export function PermissionPrompt({
     { label: 'Deny', key: request.suggestedRule ? '3' : '2', answer: 'deny' },
     { label: 'Deny with a note to the model', key: request.suggestedRule ? '4' : '3', answer: 'deny-note' },
   ]
-  const [selected, setSelected] = useState(0)
-  const [note, setNote] = useState<string | null>(null)
+  const [selected, setSelectedState] = useState(0)
+  const [note, setNoteState] = useState<string | null>(null)
+  // Keys can arrive faster than React re-renders (a paste, a fast typist): the handler reads and writes these refs
+  // so no keystroke sees stale state.
+  const selectedRef = useRef(selected)
+  const noteRef = useRef(note)
+  const answered = useRef(false)
+  const setSelected = (value: number) => {
+    selectedRef.current = value
+    setSelectedState(value)
+  }
+  const setNote = (value: string | null) => {
+    noteRef.current = value
+    setNoteState(value)
+  }
+  const reply = (answer: PermissionAnswer) => {
+    if (answered.current) return
+    answered.current = true
+    onAnswer(answer)
+  }
 
   const choose = (choice: Choice) => {
-    if (choice.answer === 'allow-once') onAnswer({ outcome: 'allow-once' })
-    else if (choice.answer === 'allow-always') onAnswer({ outcome: 'allow-always', rule: request.suggestedRule })
-    else if (choice.answer === 'deny') onAnswer({ outcome: 'deny' })
+    if (choice.answer === 'allow-once') reply({ outcome: 'allow-once' })
+    else if (choice.answer === 'allow-always') reply({ outcome: 'allow-always', rule: request.suggestedRule })
+    else if (choice.answer === 'deny') reply({ outcome: 'deny' })
     else setNote('')
   }
 
   useInput((input, key) => {
-    console.error("PP got", JSON.stringify(input))
-    if (note !== null) {
+    const current = noteRef.current
+    if (current !== null) {
       if (key.escape) setNote(null)
-      else if (key.return) onAnswer({ outcome: 'deny', note: note.trim() || undefined })
-      else if (key.backspace || key.delete) setNote(note.slice(0, -1))
-      else if (input && !key.ctrl && !key.meta) setNote(note + input)
+      else if (key.return) reply({ outcome: 'deny', note: current.trim() || undefined })
+      else if (key.backspace || key.delete) setNote(current.slice(0, -1))
+      else if (input && !key.ctrl && !key.meta) setNote(current + input)
       return
     }
-    if (key.escape) return onAnswer({ outcome: 'deny' })
-    if (key.upArrow) return setSelected((s) => (s + choices.length - 1) % choices.length)
-    if (key.downArrow) return setSelected((s) => (s + 1) % choices.length)
-    if (key.return) return choose(choices[selected])
+    if (key.escape) return reply({ outcome: 'deny' })
+    if (key.upArrow) return setSelected((selectedRef.current + choices.length - 1) % choices.length)
+    if (key.downArrow) return setSelected((selectedRef.current + 1) % choices.length)
+    if (key.return) return choose(choices[selectedRef.current])
     if (input === 'y') return choose(choices[0])
-    if (input === 'n') return onAnswer({ outcome: 'deny' })
+    if (input === 'n') return reply({ outcome: 'deny' })
     const byKey = choices.find((c) => c.key === input)
     if (byKey) choose(byKey)
   })

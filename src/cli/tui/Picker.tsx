@@ -1,5 +1,5 @@
 import { Box, Text, useInput } from 'ink'
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 
 export interface PickerChoice {
   label: string
@@ -21,28 +21,32 @@ export function Picker({
   onPick: (value: string) => void
   onClose: () => void
 }) {
-  const [filter, setFilter] = useState('')
-  const [selected, setSelected] = useState(0)
-  const lower = filter.toLowerCase()
-  const shown = choices.filter((c) => `${c.label} ${c.detail ?? ''} ${c.value}`.toLowerCase().includes(lower))
-  const index = Math.min(selected, Math.max(0, shown.length - 1))
+  const [view, setViewState] = useState({ filter: '', selected: 0 })
+  // Typed keys can outrun re-renders; the handler works on the ref so none is lost.
+  const viewRef = useRef(view)
+  const setView = (next: { filter: string; selected: number }) => {
+    viewRef.current = next
+    setViewState(next)
+  }
+  const visible = (filter: string) =>
+    choices.filter((c) => `${c.label} ${c.detail ?? ''} ${c.value}`.toLowerCase().includes(filter.toLowerCase()))
+  const { filter } = view
+  const shown = visible(filter)
+  const index = Math.min(view.selected, Math.max(0, shown.length - 1))
 
   useInput((input, key) => {
+    const now = viewRef.current
+    const list = visible(now.filter)
+    const at = Math.min(now.selected, Math.max(0, list.length - 1))
     if (key.escape) return onClose()
     if (key.return) {
-      if (shown[index]) onPick(shown[index].value)
+      if (list[at]) onPick(list[at].value)
       return
     }
-    if (key.upArrow) return setSelected(Math.max(0, index - 1))
-    if (key.downArrow) return setSelected(Math.min(shown.length - 1, index + 1))
-    if (key.backspace || key.delete) {
-      setFilter((f) => f.slice(0, -1))
-      return setSelected(0)
-    }
-    if (input && !key.ctrl && !key.meta && !key.tab) {
-      setFilter((f) => f + input)
-      setSelected(0)
-    }
+    if (key.upArrow) return setView({ ...now, selected: Math.max(0, at - 1) })
+    if (key.downArrow) return setView({ ...now, selected: Math.min(list.length - 1, at + 1) })
+    if (key.backspace || key.delete) return setView({ filter: now.filter.slice(0, -1), selected: 0 })
+    if (input && !key.ctrl && !key.meta && !key.tab) setView({ filter: now.filter + input, selected: 0 })
   })
 
   const first = Math.max(0, Math.min(index - Math.floor(VISIBLE / 2), shown.length - VISIBLE))

@@ -42,6 +42,10 @@ export function PromptEditor(props: PromptEditorProps) {
   const lastCtrlC = useRef(0)
   const stateRef = useRef(state)
   stateRef.current = state
+  // Read by the key handler: ink re-attaches input listeners in an effect, which can run after a keystroke that
+  // arrives right after a re-render; the ref makes such a keystroke see the current props.
+  const propsRef = useRef(props)
+  propsRef.current = props
 
   useEffect(() => {
     if (props.initialText) setState((s) => ed.setText(s, props.initialText ?? ''))
@@ -52,7 +56,9 @@ export function PromptEditor(props: PromptEditorProps) {
 
   useInput(
     (input, key) => {
-      const s = stateRef.current; console.error("ED got", JSON.stringify(input), props.active)
+      const props = propsRef.current
+      if (!props.active) return
+      const s = stateRef.current
       const update = (next: ed.EditorState) => {
         stateRef.current = next
         setState(next)

@@ -121,3 +121,21 @@ export function fakeServices(overrides: Partial<TuiServices> = {}): TuiServices 
 export async function settle(ms = 30): Promise<void> {
   await new Promise((r) => setTimeout(r, ms))
 }
+
+/**
+ * Waits until the last frame (escape codes removed) contains `text`, then a little longer so effects that attach
+ * input listeners have run. Fails with the frame when it never appears.
+ */
+export async function waitForFrame(ui: { lastFrame(): string | undefined }, text: string, timeoutMs = 5000): Promise<string> {
+  const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '')
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const frame = strip(ui.lastFrame() ?? '')
+    if (frame.includes(text)) {
+      await settle(50)
+      return strip(ui.lastFrame() ?? '')
+    }
+    if (Date.now() > deadline) throw new Error(`the screen never showed ${JSON.stringify(text)}; it shows:\n${frame}`)
+    await settle(10)
+  }
+}

@@ -1,0 +1,130 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createInterface } from 'node:readline'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
+import { startMockModel, type MockModel } from '../support/mock-model.js'
+import { cliEnv, sandbox, spawnCli } from '../support/cli.js'
+import { prefixViolations } from '../support/agent-harness.js'
+
+/** A `rein rpc` process with helpers to send commands and wait for lines. */
+function rpc(child: ChildProcessWithoutNullStreams) {
+  const lines: Record<string, unknown>[] = []
+  const waiters: { test: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = []
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const parsed = JSON.parse(line) as Record<string, unknown>
+    lines.push(parsed)
+    for (const w of [...waiters]) {
+      if (w.test(parsed)) {
+        waiters.splice(waiters.indexOf(w), 1)
+        w.resolve(parsed)
+      }
+    }
+  })
+  let stderr = ''
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+  const waitFor = (test: (l: Record<string, unknown>) => boolean, timeoutMs = 20_000): Promise<Record<string, unknown>> => {
+    const found = lines.find(test)
+    if (found) return Promise.resolve(found)
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting; stderr: ${stderr}; lines: ${JSON.stringify(lines.slice(-5))}`)), timeoutMs)
+      waiters.push({ test, resolve: (l) => (clearTimeout(timer), resolve(l)) })
+    })
+  }
+  let nextId = 1
+  const send = (command: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const id = nextId++
+    child.stdin.write(`${JSON.stringify({ id, ...command })}\n`)
+    return waitFor((l) => l.type === 'response' && l.id === id)
+  }
+  const committed = (type: string) => (l: Record<string, unknown>) =>
+    l.type === 'event' && (l.event as { type: string; event?: { type: string } }).type === 'event' &&
+    (l.event as { event: { type: string } }).event.type === type
+  /** The n-th `idle` event (1-based): the agent finished everything it was given. */
+  const idle = (n: number) => (l: Record<string, unknown>) =>
+    l.type === 'event' && (l.event as { type: string }).type === 'idle' && lines.filter((x) => x.type === 'event' && (x.event as { type: string }).type === 'idle').indexOf(l) === n - 1
+  return { lines, send, waitFor, committed, idle, raw: (text: string) => child.stdin.write(text) }
+}
+
+let mock: MockModel | undefined
+let child: ChildProcessWithoutNullStreams | undefined
+afterEach(async () => {
+  child?.kill('SIGKILL')
+  await mock?.close()
+  mock = undefined
+})
+
+describe('rein rpc', () => {
+  it('delivers steering sent while a slow tool runs after its result, byte for byte, and keeps the prefix stable', async () => {
+    const box = sandbox()
+    mock = await startMockModel({
+      script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'sleep 1.5' } }] }, { text: 'Adjusted.' }, { text: 'Noted.' }],
+    })
+    child = spawnCli(['rpc', '--allow', 'Bash(sleep:*)'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    const c = rpc(child)
+    expect(await c.send({ type: 'prompt', message: 'wait then answer' })).toMatchObject({ ok: true })
+    await c.waitFor(c.committed('tool/call'))
+
+    const busy = await c.send({ type: 'prompt', message: 'no mode given' })
+    expect(busy).toMatchObject({ ok: false, error: expect.stringMatching(/busy.*steer.*followUp/) })
+
+    const steering = 'Actually, answer in French. <not-a-tag/>'
+    expect(await c.send({ type: 'steer', message: steering })).toMatchObject({ ok: true })
+    await c.waitFor(c.idle(1))
+
+    const second = mock.requests[1].body as { messages: { role: string; content: string }[] }
+    expect(second.messages.at(-2)).toMatchObject({ role: 'tool' })
+    expect(second.messages.at(-1)).toEqual({ role: 'user', content: steering })
+
+    const injected = '<system-reminder>The user is on a train.</system-reminder>'
+    expect(await c.send({ type: 'inject', message: injected })).toMatchObject({ ok: true })
+    expect(await c.send({ type: 'get_state' })).toMatchObject({ ok: true, data: { busy: false } })
+    expect(mock.requests).toHaveLength(2)
+    expect(await c.send({ type: 'prompt', message: 'ok?' })).toMatchObject({ ok: true })
+    await c.waitFor(c.idle(2))
+    const third = mock.requests[2].body as { messages: { role: string; content: string }[] }
+    expect(third.messages.slice(-2)).toEqual([
+      { role: 'user', content: injected },
+      { role: 'user', content: 'ok?' },
+    ])
+    expect(prefixViolations(mock.requests.map((r) => r.body as { messages: unknown[] }))).toEqual([])
+
+    expect(await c.send({ type: 'shutdown' })).toMatchObject({ ok: true })
+    expect(await new Promise((r) => child!.on('close', r))).toBe(0)
+  })
+
+  it('answers malformed lines with an error response and keeps running', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'still here' }] })
+    child = spawnCli(['rpc'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    const c = rpc(child)
+    c.raw('{this is not json\n')
+    expect(await c.waitFor((l) => l.type === 'response' && l.ok === false)).toMatchObject({ id: null, error: expect.stringMatching(/not valid JSON/) })
+    expect(await c.send({ type: 'frobnicate' })).toMatchObject({ ok: false, error: expect.stringMatching(/Invalid command "frobnicate"/) })
+    expect(await c.send({ type: 'prompt' })).toMatchObject({ ok: false, error: expect.stringMatching(/message/) })
+    expect(await c.send({ type: 'prompt', message: 'hello' })).toMatchObject({ ok: true })
+    await c.waitFor(c.committed('turn/end'))
+    const messages = await c.send({ type: 'get_messages' })
+    expect((messages.data as { messages: { role: string }[] }).messages.map((m) => m.role)).toContain('assistant')
+    expect(await c.send({ type: 'cancel' })).toMatchObject({ ok: true })
+    expect(await c.send({ type: 'shutdown' })).toMatchObject({ ok: true })
+  })
+
+  it('forks the session and continues in the copy', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'one' }, { text: 'two' }] })
+    child = spawnCli(['rpc'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    const c = rpc(child)
+    await c.send({ type: 'prompt', message: 'first' })
+    await c.waitFor(c.idle(1))
+    const before = (await c.send({ type: 'get_state' })).data as { sessionId: string }
+    const forked = await c.send({ type: 'fork' })
+    expect(forked).toMatchObject({ ok: true, data: { parent: before.sessionId } })
+    const after = (await c.send({ type: 'get_state' })).data as { sessionId: string }
+    expect(after.sessionId).toBe((forked.data as { sessionId: string }).sessionId)
+    expect(after.sessionId).not.toBe(before.sessionId)
+    await c.send({ type: 'prompt', message: 'second' })
+    await c.waitFor(c.idle(1), 20_000).then(() => c.waitFor((l) => l.type === 'event' && (l.event as { type: string }).type === 'idle' && mock!.requests.length === 2))
+    const body = mock.requests[1].body as { messages: { role: string; content: string }[] }
+    expect(body.messages.filter((m) => m.role === 'user').map((m) => m.content)).toContain('first')
+    await c.send({ type: 'shutdown' })
+  })
+})
