@@ -127,10 +127,22 @@ async function changesSince(
       added.add(path)
     } else if (record.sha256 !== file.sha256) changed.push(file)
   }
-  if (changed.length === 0 && removed.length === 0) return null
   const stillShown = new Map(known)
   for (const file of changed) stillShown.delete(file.path)
   for (const path of removed) stillShown.delete(path)
+  // A file recorded as a duplicate was shown only through its twin; when the twin changed or went, show it itself.
+  const visible = shownDigests(stillShown)
+  for (const path of paths) {
+    const record = known.get(path)
+    const file = onDisk.get(path)
+    if (record?.status === 'duplicate' && file?.sha256 === record.sha256 && !visible.has(record.sha256)) {
+      stillShown.delete(path)
+      changed.push(file)
+      added.add(path)
+    }
+  }
+  if (changed.length === 0 && removed.length === 0) return null
+  changed.sort((a, b) => paths.indexOf(a.path) - paths.indexOf(b.path))
   const selection = select(changed, shownDigests(stillShown), budgetBytes)
   const records: FileRecord[] = [
     ...selection.records,

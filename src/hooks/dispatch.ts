@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { AgentApi } from '../agent/types.js'
-import type { JsonValue } from '../session/events.js'
+import type { EventDataMap, JsonValue } from '../session/events.js'
 import { displayPath } from './config-file.js'
 import type { HookDefinition, HookEvent } from './definitions.js'
 import { hookPayload, type SessionFacts } from './payload.js'
@@ -82,7 +82,7 @@ export async function runHooks(
   })
   const outcomes: HookOutcome[] = []
   for (const { id, definition, result, verdict } of await Promise.all(runs)) {
-    const data: { id: string; event: string; decision: string; exitCode: number | null; durationMs: number; stderr?: string; reason?: string } = {
+    const data: EventDataMap['hook/result'] = {
       id,
       event,
       decision: verdict.decision,

@@ -41,12 +41,13 @@ export function suggestedRule(call: ToolCallInfo, cwd?: string): string | undefi
 export function permissionNeededMessage(call: ToolCallInfo): string {
   const facts = callFacts(call, process.cwd())
   const rule = suggestedRule(call)
+  const input = (call.input ?? {}) as Record<string, unknown>
   const what = facts.command
     ? `running \`${facts.command.raw}\``
     : facts.url
       ? `fetching ${facts.url.href}`
-      : facts.path && facts.category === 'edit'
-        ? `changing ${facts.path.lexical}`
+      : facts.category === 'edit' && typeof input.file_path === 'string'
+        ? `changing ${input.file_path}`
         : `calling ${call.name}`
   const grants = [
     rule ? `re-run Rein with --allow '${rule}'` : undefined,

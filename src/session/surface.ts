@@ -2,6 +2,7 @@ import type { Message } from '../llm/messages.js'
 import type { SurfaceEvent, SurfaceOp } from './events.js'
 import { deepFreeze } from './plain-json.js'
 import { projectEvent } from './projection.js'
+import { readonlyView } from './readonly-view.js'
 
 /**
  * The current surface: the surface events that reach the model, in order, after every replace. Kept incrementally,
@@ -13,12 +14,14 @@ import { projectEvent } from './projection.js'
  * messages that precede it, and `built` holds exactly the messages of those entries.
  */
 export class Surface {
-  private readonly list: SurfaceEvent[] = []
+  /** Append-only between replaces: a replace builds a new array, so views handed out earlier never change. */
+  private list: SurfaceEvent[] = []
   private readonly position = new Map<number, number>()
   /** Per entry: its frozen message, null when it projects to nothing, undefined until derived. */
   private readonly projected: (Message | null | undefined)[] = []
   private readonly messagesBefore: number[] = []
-  private readonly built: Message[] = []
+  /** Append-only between replaces, like `list`. */
+  private built: Message[] = []
   private derived = 0
   private messagesSnapshot: readonly Message[] | undefined
   private entriesSnapshot: readonly SurfaceEvent[] | undefined
@@ -64,17 +67,21 @@ export class Surface {
     const from = this.position.get(op.start) as number
     const to = this.position.get(op.end) as number
     for (let i = from; i <= to; i++) this.position.delete(this.list[i].seq)
-    this.list.splice(from, to - from + 1, event)
+    this.list = [...this.list.slice(0, from), event, ...this.list.slice(to + 1)]
     this.projected.splice(from, to - from + 1, undefined)
     for (let i = from; i < this.list.length; i++) this.position.set(this.list[i].seq, i)
     if (from < this.derived) {
-      this.built.length = this.messagesBefore[from]
+      this.built = this.built.slice(0, this.messagesBefore[from])
       this.messagesBefore.length = from
       this.derived = from
     }
   }
 
-  /** The projection of the surface: frozen messages in a frozen array, shared until the surface changes. */
+  /**
+   * The projection of the surface: frozen messages in a read-only array view (see `readonlyView`) that never
+   * changes once returned. Costs O(entries added since the last call); after a replace, O(entries from the
+   * replaced position).
+   */
   messages(): readonly Message[] {
     if (this.messagesSnapshot) return this.messagesSnapshot
     for (let i = this.derived; i < this.list.length; i++) {
@@ -88,13 +95,13 @@ export class Surface {
       if (message !== null) this.built.push(message)
     }
     this.derived = this.list.length
-    this.messagesSnapshot = Object.freeze(this.built.slice())
+    this.messagesSnapshot = readonlyView(this.built, this.built.length)
     return this.messagesSnapshot
   }
 
-  /** The surface entries in order, frozen, shared until the surface changes. */
+  /** The surface entries in order, as a read-only view that never changes once returned; O(1). */
   entries(): readonly SurfaceEvent[] {
-    this.entriesSnapshot ??= Object.freeze(this.list.slice())
+    this.entriesSnapshot ??= readonlyView(this.list, this.list.length)
     return this.entriesSnapshot
   }
 }

@@ -21,10 +21,11 @@ export interface LineScanEnd {
 
 /**
  * Reads `file` from byte `from` to its end in chunks and calls `visit` for every complete line, so a log of any size
- * is never held in memory whole: only one chunk and one line spanning chunks at a time.
+ * is never held in memory whole: only one chunk and one line spanning chunks at a time. `knownSize` (the file's size,
+ * when the caller has just read it) only sizes the read buffer; bytes appended meanwhile are still read.
  */
-export async function scanLines(file: FileHandle, from: number, visit: LineVisitor): Promise<LineScanEnd> {
-  const remaining = (await file.stat()).size - from
+export async function scanLines(file: FileHandle, from: number, visit: LineVisitor, knownSize?: number): Promise<LineScanEnd> {
+  const remaining = (knownSize ?? (await file.stat()).size) - from
   const chunkBytes = Math.min(CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, remaining + 1))
   const chunk = Buffer.allocUnsafe(chunkBytes)
   let position = from

@@ -82,7 +82,7 @@ async function summarizeFile(
     const end = await scanLines(file, from, (buffer, start, stop) => {
       const prefix = buffer.toString('latin1', start, Math.min(stop, start + PREFIX_CHARS))
       feedSummary(state, prefix, () => buffer.toString('utf8', start, stop))
-    })
+    }, info.size)
     const summary = summaryOf(withTail(state, end.tail), info.size)
     const entry: IndexEntry = { size: info.size, mtimeMs: info.mtimeMs, scannedTo: end.completeTo, state }
     if (summary) entry.summary = summary

@@ -68,9 +68,12 @@ export class FakeAgent {
 
   /** The texts on the surface from producer `kind`. */
   textsFrom(kind: string): string[] {
-    return this.surfaceEvents
-      .filter((e) => e.type === 'context/message' && e.data.source.kind === kind)
-      .map((e) => (e.data.content as InputBlock[]).map((b) => (b.type === 'text' ? b.text : '')).join(''))
+    const texts: string[] = []
+    for (const e of this.surfaceEvents) {
+      if (e.type !== 'context/message' || e.data.source.kind !== kind) continue
+      texts.push(e.data.content.map((b) => (b.type === 'text' ? b.text : '')).join(''))
+    }
+    return texts
   }
 
   private append(

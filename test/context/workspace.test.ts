@@ -74,6 +74,18 @@ describe('the workspace-context producer', () => {
     expect(entered[1].meta).toMatchObject({ files: expect.arrayContaining([{ path: join(cwd, 'CLAUDE.md'), sha256: expect.any(String), status: 'duplicate' }]) })
   })
 
+  it('shows a duplicate file itself once the file it duplicated is deleted', async () => {
+    writeFileSync(join(cwd, 'AGENTS.md'), 'App rule.\n')
+    const agent = new FakeAgent(cwd)
+    const producer = workspaceInstructions({ home })
+    await agent.step([producer], 'hi')
+    unlinkSync(join(cwd, 'AGENTS.md'))
+    await agent.step([producer])
+    expect(texts(agent)[1]).toContain(`Contents of ${join(cwd, 'CLAUDE.md')} (new):\n\nApp rule.`)
+    expect(texts(agent)[1]).toContain(`${join(cwd, 'AGENTS.md')} was deleted.`)
+    expect(await agent.step([producer])).toEqual([])
+  })
+
   it('drops the broadest files over the budget and says so', async () => {
     writeFileSync(join(home, 'AGENTS.md'), 'u'.repeat(300))
     const agent = new FakeAgent(cwd)

@@ -109,17 +109,34 @@ describe('Session.append', () => {
 })
 
 describe('Session.messages', () => {
-  it('returns the same frozen array while nothing changes and a longer one after an append', async () => {
+  it('returns the same read-only list while nothing changes, and an earlier list never changes afterwards', async () => {
     const session = await Session.create(new MemoryStore(), { cwd: '/repo' })
     session.append('user/message', { id: 'u', content: text('hi'), source: { kind: 'user' } })
     const first = session.messages()
     expect(session.messages()).toBe(first)
-    expect(Object.isFrozen(first)).toBe(true)
+    expect(Array.isArray(first)).toBe(true)
     expect(Object.isFrozen(first[0])).toBe(true)
+    expect(Object.isFrozen(first[0].content)).toBe(true)
+    expect(() => (first as unknown[]).push({})).toThrow(/read-only view/)
+    expect(() => ((first as unknown[])[0] = {})).toThrow(/read-only view/)
     session.append('assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: text('hello') } })
     const second = session.messages()
     expect(second).toHaveLength(2)
     expect(second[0]).toBe(first[0])
+    expect(first).toHaveLength(1)
+    expect(JSON.stringify(first)).toBe(JSON.stringify([{ role: 'user', content: text('hi') }]))
+    expect([...second].map((m) => m.role)).toEqual(['user', 'assistant'])
+  })
+
+  it('keeps a list returned before a replace unchanged after it', async () => {
+    const session = await Session.create(new MemoryStore(), { cwd: '/repo' })
+    for (let i = 0; i < 3; i++) session.append('user/message', { id: `u${i}`, content: text(`m${i}`), source: { kind: 'user' } })
+    const before = session.messages()
+    const surfaceBefore = session.surface()
+    session.append('context/message', { id: 's', content: text('sum'), source: { kind: 'x' } }, { surfaceOp: { op: 'replace', start: 0, end: 1 } })
+    expect(JSON.stringify(before)).toBe(JSON.stringify(['m0', 'm1', 'm2'].map((t) => ({ role: 'user', content: text(t) }))))
+    expect(surfaceBefore.map((e) => e.seq)).toEqual([0, 1, 2])
+    expect(session.messages()).toHaveLength(2)
   })
 
   it('projects an empty assistant message to nothing', async () => {

@@ -39,34 +39,37 @@ function eventsOf(agent: AgentApi): readonly SessionEvent[] {
   return Array.isArray(events) ? events : []
 }
 
-/** Builds the conversation and usage folds from history and keeps them current from the agent's live events. */
+/**
+ * Builds the conversation and usage folds from history and keeps them current from the agent's live events. The
+ * subscription is made together with the history load, so no event committed in between is missed.
+ */
 function useConversation(agent: AgentApi, services: TuiServices, notices: readonly string[]) {
   const [store] = useState(() => {
     const transcript = new Transcript()
     const ledger = new UsageLedger(services.facts, agent.config.model)
     const history = eventsOf(agent)
     transcript.load(history)
-    for (const text of notices) transcript.note({ kind: 'notice', level: 'info', text })
     ledger.load(history)
-    return { transcript, ledger }
-  })
-  const [busy, setBusy] = useState(agent.busy)
-  const [, setVersion] = useState(0)
-  useEffect(() => {
-    return agent.subscribe((live) => {
-      if (live.type === 'event') {
-        store.ledger.apply(live.event)
-        if (live.event.type === 'permission/mode' || live.event.type === 'request/header') setVersion((v) => v + 1)
-      }
-      store.transcript.apply(live)
-      setBusy(agent.busy)
+    for (const text of notices) transcript.note({ kind: 'notice', level: 'info', text })
+    const unsubscribe = agent.subscribe((live) => {
+      if (live.type === 'event') ledger.apply(live.event)
+      transcript.apply(live)
     })
-  }, [agent, store])
+    return { transcript, ledger, unsubscribe }
+  })
+  useEffect(() => store.unsubscribe, [store])
+  const [, setVersion] = useState(0)
   const snapshot = useSyncExternalStore(
     (listener) => store.transcript.subscribe(listener),
     () => store.transcript.snapshot(),
   )
-  return { ...store, snapshot, busy, refresh: () => setVersion((v) => v + 1) }
+  return {
+    transcript: store.transcript,
+    ledger: store.ledger,
+    snapshot,
+    busy: agent.busy,
+    refresh: () => setVersion((v) => v + 1),
+  }
 }
 
 function useTerminalSize(): { columns: number; rows: number } {

@@ -87,6 +87,13 @@ export const ItemView = memo(function ItemView({ item }: { item: Item }) {
   }
 })
 
+/** The hunks of a unified diff without its file header lines (`Index:`, `===`, `---`, `+++`): the card names the file. */
+function diffBody(diff: string): string[] {
+  const lines = diff.split('\n')
+  const firstHunk = lines.findIndex((l) => l.startsWith('@@'))
+  return (firstHunk >= 0 ? lines.slice(firstHunk) : lines).filter((l) => l !== '' && !l.startsWith('\\ No newline'))
+}
+
 function statusMark(card: ToolCard): ReactElement {
   if (card.status === 'running') return <Text color="yellow">…</Text>
   if (card.status === 'error') return <Text color="red">✗</Text>
@@ -95,8 +102,8 @@ function statusMark(card: ToolCard): ReactElement {
 
 /** A compact tool card: name, target, status, duration; then a diff or an output tail. */
 export function ToolCardView({ card, now }: { card: ToolCard; now?: number }) {
-  const duration = card.durationMs ?? (now !== undefined ? now - card.startedAt : undefined)
-  const diff = card.diff ? card.diff.split('\n').filter((l) => !l.startsWith('===') && l !== '') : []
+  const duration = card.durationMs ?? (now !== undefined ? Math.max(0, now - card.startedAt) : undefined)
+  const diff = card.diff ? diffBody(card.diff) : []
   const shownDiff = diff.slice(0, DIFF_LINES)
   return (
     <Box flexDirection="column">

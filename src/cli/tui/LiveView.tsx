@@ -23,15 +23,15 @@ export function tailToFit(text: string, maxLines: number, width: number): string
   return out.join('\n')
 }
 
-/** Re-renders once a second while something is running, for elapsed times. */
+/** Re-renders once a second while something is running, for elapsed times; returns the current time. */
 function useClock(active: boolean): number {
-  const [now, setNow] = useState(() => Date.now())
+  const [, setTick] = useState(0)
   useEffect(() => {
     if (!active) return
-    const timer = setInterval(() => setNow(Date.now()), 1000)
+    const timer = setInterval(() => setTick((t) => t + 1), 1000)
     return () => clearInterval(timer)
   }, [active])
-  return active ? now : Date.now()
+  return Date.now()
 }
 
 /** The part of the conversation still changing: streaming reasoning and text, calls being written, running tools. */

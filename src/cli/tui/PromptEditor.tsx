@@ -115,7 +115,7 @@ export function PromptEditor(props: PromptEditorProps) {
       // Terminals send DEL (0x7f) for Backspace, which ink reports as `delete`; both erase backwards.
       if (key.backspace || key.delete) return update(ed.backspace(s))
       if (key.ctrl || key.meta || !input) return
-      update(ed.insert(s, input))
+      update(insertChunk(s, input))
     },
     { isActive: props.active },
   )
@@ -148,6 +148,20 @@ export function PromptEditor(props: PromptEditorProps) {
       ) : null}
     </Box>
   )
+}
+
+/**
+ * Inserts a chunk of input. ink hands a multi-character read over whole (a paste); erase characters inside it (a
+ * Backspace that arrived in the same read as other keys) still erase rather than landing in the text.
+ */
+function insertChunk(state: ed.EditorState, chunk: string): ed.EditorState {
+  if (!/[\x7f\b]/.test(chunk)) return ed.insert(state, chunk)
+  let next = state
+  for (const piece of chunk.split(/([\x7f\b])/)) {
+    if (piece === '\x7f' || piece === '\b') next = ed.backspace(next)
+    else if (piece) next = ed.insert(next, piece)
+  }
+  return next
 }
 
 /** Each editor line split at the cursor; the cursor shows as an inverted cell (a space at a line's end). */

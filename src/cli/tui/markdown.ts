@@ -1,4 +1,4 @@
-import { highlight } from 'cli-highlight'
+import { highlight, supportsLanguage } from 'cli-highlight'
 import { Lexer, type Token, type Tokens } from 'marked'
 import { bold, cyan, dim, italic, strike, underline, yellow } from './ansi.js'
 
@@ -60,10 +60,15 @@ function block(token: Token, indent: string): string {
 
 function codeBlock(token: Tokens.Code, indent: string): string {
   let body = token.text
-  try {
-    body = highlight(token.text, { language: token.lang?.split(/\s/)[0] || undefined, ignoreIllegals: true })
-  } catch {
-    // Unknown language names make cli-highlight throw; the plain code is still right.
+  // Only named, known languages are highlighted: guessing costs time on every streamed frame, and highlight.js
+  // writes to the console for unknown names, which would tear the screen.
+  const language = token.lang?.split(/\s/)[0]
+  if (language && supportsLanguage(language)) {
+    try {
+      body = highlight(token.text, { language, ignoreIllegals: true })
+    } catch {
+      // A highlighter failure leaves the plain code, which is still right.
+    }
   }
   const label = token.lang ? `${indent}${dim(token.lang)}\n` : ''
   return label + indentLines(body, `${indent}  `)

@@ -62,6 +62,9 @@ export interface TranscriptSnapshot {
   title?: string
 }
 
+/** How many finished items a resumed session prints. */
+export const HISTORY_ITEMS = 200
+
 const emptyLive = (): LiveState => ({ reasoning: '', text: '', writing: [], running: [] })
 
 /** The plain text of input blocks; images show as a placeholder. */
@@ -82,9 +85,19 @@ export class Transcript {
   private listeners = new Set<() => void>()
   private counter = 0
 
-  /** Replays committed history (a resumed session) without notifying per event. */
-  load(events: Iterable<SessionEvent>): void {
+  /**
+   * Replays committed history (a resumed session) without notifying per event. Only the last `keep` items are
+   * printed: printing thousands into the scrollback costs seconds and nobody scrolls that far; `/export` has all.
+   */
+  load(events: Iterable<SessionEvent>, keep = HISTORY_ITEMS): void {
     for (const event of events) this.applyEvent(event as AnyEvent)
+    if (this.finished.length > keep) {
+      const dropped = this.finished.length - keep
+      this.finished = [
+        { kind: 'notice', key: this.key(), level: 'info', text: `${dropped} earlier items are not shown; /export writes the whole conversation.` },
+        ...this.finished.slice(dropped),
+      ]
+    }
     this.changed()
   }
 
@@ -118,7 +131,8 @@ export class Transcript {
         this.push({ kind: 'notice', key: this.key(), level: live.level, text: live.message })
         break
       case 'idle':
-        return
+        // Nothing to fold, but the screen's busy state (read from the agent) must be redrawn.
+        break
     }
     this.changed()
   }

@@ -1,0 +1,53 @@
+// Shared by the session benchmarks: a deterministic, realistic turn (prompt, reasoning, assistant text, tool calls
+// with long outputs). Not a benchmark itself (the runner only picks up *.bench.mjs).
+
+/** A pseudo-random generator so every run writes the same bytes. */
+export function random(seed = 42) {
+  let state = seed >>> 0
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0
+    return state / 2 ** 32
+  }
+}
+
+const words = 'the parser returns a token stream where each node carries its span and the error recovery skips to the next statement boundary'.split(' ')
+
+/** 64 KB of text made once; `prose` takes slices of it, so generating a turn costs little next to appending it. */
+const corpus = (() => {
+  const rand = random(1)
+  let out = ''
+  while (out.length < 65_536) out += `${words[Math.floor(rand() * words.length)]}${rand() < 0.1 ? '.\n' : ' '}`
+  return out
+})()
+
+export function prose(rand, chars) {
+  const length = Math.min(Math.floor(chars), corpus.length)
+  const start = Math.floor(rand() * (corpus.length - length))
+  return corpus.slice(start, start + length)
+}
+
+/** Appends one turn of `steps` steps to `session`; tool outputs of 1–24 KB, reasoning of 0.5–4 KB. */
+export function appendRealisticTurn(session, turn, rand, steps = 3) {
+  const text = (t) => [{ type: 'text', text: t }]
+  session.append('turn/start', { turn })
+  for (let step = 1; step <= steps; step++) {
+    session.append('step/start', { turn, step })
+    if (step === 1) session.append('user/message', { id: `u${turn}`, content: text(prose(rand, 200)), source: { kind: 'user' } })
+    const last = step === steps
+    const calls = last ? [] : Array.from({ length: 1 + Math.floor(rand() * 2) }, (_, i) => ({
+      type: 'tool-call', id: `call_${turn}_${step}_${i}`, name: rand() < 0.5 ? 'read' : 'bash',
+      arguments: JSON.stringify({ path: `src/module${i}/file${step}.ts` }),
+    }))
+    session.append('assistant/message', {
+      turn, step,
+      message: { role: 'assistant', content: [{ type: 'reasoning', text: prose(rand, 500 + rand() * 3500) }, { type: 'text', text: prose(rand, 100 + rand() * 900) }, ...calls] },
+      usage: { inputUncached: 120, inputCacheRead: 4000, output: 300, reasoning: 200 },
+    })
+    for (const call of calls) {
+      session.append('tool/call', { turn, step, callId: call.id, name: call.name, arguments: call.arguments })
+      session.append('tool/result', { turn, step, callId: call.id, content: text(prose(rand, 1000 + rand() * 23000)), isError: false })
+    }
+    session.append('step/end', { turn, step })
+  }
+  session.append('turn/end', { turn, reason: 'completed' })
+}

@@ -1,0 +1,108 @@
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { addLocalAllowRule, loadSettings, SettingsError } from '../../src/config/settings.js'
+
+let root: string
+let cwd: string
+let home: string
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'rein-settings-')))
+  cwd = path.join(root, 'project')
+  home = path.join(root, 'rein-home')
+  mkdirSync(path.join(cwd, '.rein'), { recursive: true })
+  mkdirSync(home, { recursive: true })
+})
+afterEach(() => rmSync(root, { recursive: true, force: true }))
+
+const userFile = () => path.join(home, 'settings.json')
+const projectFile = () => path.join(cwd, '.rein', 'settings.json')
+const localFile = () => path.join(cwd, '.rein', 'settings.local.json')
+const put = (file: string, value: unknown) => writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2))
+
+function settingsError(): SettingsError {
+  try {
+    loadSettings(cwd, home)
+  } catch (error) {
+    if (error instanceof SettingsError) return error
+    throw error
+  }
+  throw new Error('loadSettings did not throw')
+}
+
+describe('settings', () => {
+  it('returns empty settings when no file exists', () => {
+    expect(loadSettings(cwd, home)).toEqual({})
+  })
+
+  it('merges user, project and local files: arrays concatenate, objects merge, later scalars win', () => {
+    put(userFile(), { model: 'deepseek-chat', permissions: { deny: ['Read(~/.ssh/**)'], allow: ['Bash(ls)'] }, webFetch: { allowPrivate: false } })
+    put(projectFile(), { permissions: { allow: ['Bash(npm test)'], defaultMode: 'plan' }, hooks: { Stop: [] } })
+    put(localFile(), { model: 'deepseek-reasoner', permissions: { allow: ['Bash(ls)', 'Edit(src/**)'] }, webFetch: { allowPrivate: true } })
+    expect(loadSettings(cwd, home)).toEqual({
+      model: 'deepseek-reasoner',
+      permissions: { deny: ['Read(~/.ssh/**)'], allow: ['Bash(ls)', 'Bash(npm test)', 'Edit(src/**)'], defaultMode: 'plan' },
+      webFetch: { allowPrivate: true },
+      hooks: { Stop: [] },
+    })
+  })
+
+  it('accepts the mode names other harnesses use', () => {
+    put(projectFile(), { permissions: { defaultMode: 'acceptEdits' } })
+    expect(loadSettings(cwd, home).permissions?.defaultMode).toBe('accept-edits')
+  })
+
+  it('reports invalid JSON with the file, line and column', () => {
+    put(projectFile(), '{\n  "model": "x",\n  "permissions": {\n    "allow": ["Bash(ls)",]\n  }\n}\n')
+    const error = settingsError()
+    expect(error.file).toBe(projectFile())
+    expect(error.line).toBe(4)
+    expect(error.message).toMatch(new RegExp(`${projectFile().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON at line 4, column \\d+: trailing comma`))
+  })
+
+  it('reports a value of the wrong type with the line it is on', () => {
+    put(userFile(), '{\n  "model": "x",\n  "permissions": {\n    "allow": "Bash(ls)"\n  }\n}')
+    const error = settingsError()
+    expect(error.line).toBe(4)
+    expect(error.message).toMatch(/settings.json, line 4: permissions.allow: .*Fix it and start Rein again\./)
+  })
+
+  it('reports a malformed rule with the line it is on, rather than dropping it', () => {
+    put(localFile(), '{\n  "permissions": {\n    "deny": [\n      "Bash(rm:*)",\n      "Bsh(curl:*)"\n    ]\n  }\n}')
+    const error = settingsError()
+    expect(error.file).toBe(localFile())
+    expect(error.line).toBe(5)
+    expect(error.message).toMatch(/unknown tool "Bsh"/)
+  })
+
+  it('reports an unknown permission mode and a non-object file', () => {
+    put(projectFile(), '{"permissions": {"defaultMode": "yolo"}}')
+    expect(settingsError().message).toMatch(/line 1: permissions.defaultMode/)
+    put(projectFile(), '[1, 2]')
+    expect(settingsError().message).toMatch(/line 1: the top level/)
+  })
+
+  it('treats an empty file as no settings', () => {
+    put(projectFile(), '  \n')
+    expect(loadSettings(cwd, home)).toEqual({})
+  })
+
+  it('adds an "allow always" rule to the local file, keeping what is there', () => {
+    put(localFile(), { model: 'm', permissions: { allow: ['Bash(ls)'] } })
+    addLocalAllowRule(cwd, 'Bash(npm test)')
+    addLocalAllowRule(cwd, 'Bash(npm test)')
+    expect(JSON.parse(readFileSync(localFile(), 'utf8'))).toEqual({ model: 'm', permissions: { allow: ['Bash(ls)', 'Bash(npm test)'] } })
+    expect(loadSettings(cwd, home).permissions?.allow).toEqual(['Bash(ls)', 'Bash(npm test)'])
+  })
+
+  it('creates the local file when there is none, and refuses to overwrite a malformed one', () => {
+    rmSync(path.join(cwd, '.rein'), { recursive: true })
+    addLocalAllowRule(cwd, 'Edit(src/**)')
+    expect(loadSettings(cwd, home).permissions?.allow).toEqual(['Edit(src/**)'])
+    put(localFile(), '{ broken')
+    expect(() => addLocalAllowRule(cwd, 'Bash(ls)')).toThrow(SettingsError)
+    expect(readFileSync(localFile(), 'utf8')).toBe('{ broken')
+  })
+})
