@@ -89,6 +89,7 @@ export class Agent implements AgentApi {
   private readonly listeners = new Listeners()
   private readonly inbox: Inbox
   private readonly live = new Set<(event: LiveEvent) => void>()
+  private earlyNotices: LiveEvent[] = []
   private readonly options: AgentOptions
   private loop: Promise<void> | null = null
   private abort: AbortController | null = null
@@ -178,6 +179,9 @@ export class Agent implements AgentApi {
 
   subscribe(listener: (event: LiveEvent) => void): () => void {
     this.live.add(listener)
+    const early = this.earlyNotices
+    this.earlyNotices = []
+    for (const notice of early) listener(notice)
     return () => this.live.delete(listener)
   }
 
@@ -238,6 +242,8 @@ export class Agent implements AgentApi {
   }
 
   private emit(event: LiveEvent): void {
+    // Notices raised before anyone listens (SessionStart hooks, MCP servers at startup) wait for the first listener.
+    if (!this.live.size && event.type === 'notice' && this.earlyNotices.length < 100) this.earlyNotices.push(event)
     for (const listener of this.live) {
       try {
         listener(event)

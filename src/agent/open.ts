@@ -86,20 +86,23 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   }
 
   const modelId = options.model ?? settings.model ?? previousModel(session) ?? DEFAULT_MODEL
-  const info = modelInfo(modelId, (settings.models ?? {}) as Record<string, Partial<ModelInfo>>)
+  const info = modelInfo(modelId, modelOverrides(settings))
   const wire: Wire = (settings.wire as Wire | undefined) ?? info.wire ?? 'chat'
   const adapter =
     options.adapter ??
-    createAdapter({ wire, baseUrl: env.DEEPSEEK_BASE_URL, apiKey: () => resolveApiKey(env, home) })
+    createAdapter({ wire, baseUrl: env.DEEPSEEK_BASE_URL, apiKey: () => resolveApiKey(env, home), models: modelOverrides(settings) })
 
   const mcpConfig = loadMcpConfig({ cwd, settings, home, trustProject: options.trustProjectHooks })
   mcpConfig.problems.forEach(report)
+  // Until the agent exists, server notices are startup problems; afterwards they reach the user as notices.
+  let notify: ((level: 'info' | 'warning' | 'error', message: string) => void) | undefined
   const mcp = new McpManager([...mcpConfig.servers, ...(options.mcpServers ?? [])], {
-    onNotice: (_level, message) => report(message),
+    cwd,
+    onNotice: (level, message) => (notify ? notify(level, message) : report(message)),
   })
   await mcp.start()
 
-  const hooks = loadHooks({ cwd, home, trustProjectHooks: options.trustProjectHooks })
+  const hooks = loadHooks({ cwd, home, env, trustProjectHooks: options.trustProjectHooks })
   hooks.problems.forEach(report)
 
   let mode: PermissionMode = options.permissionMode ?? settings.permissions?.defaultMode ?? 'default'
@@ -110,6 +113,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const toolState = createToolState({
     spillDir: join(home, 'spill', session.id),
     secretEnv: settings.secretEnv ?? [],
+    allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
   })
   const tools = () => [...builtinTools(), ...mcp.tools()]
 
@@ -120,7 +124,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     adapter,
     contextWindow: () => {
       const current = agentRefForWindow?.config.model ?? modelId
-      return modelInfo(current, (settings.models ?? {}) as Record<string, Partial<ModelInfo>>).contextWindow
+      return modelInfo(current, modelOverrides(settings)).contextWindow
     },
     settings: { ...compaction, ...perModelCompaction(settings, modelId) },
     preCompact: (trigger) => hooks.runPreCompact(trigger === 'manual' ? 'manual' : 'auto'),
@@ -156,6 +160,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   })
   agentRef = agent
   agentRefForWindow = agent
+  notify = (level, message) => agent.notify(level, message)
   mode = agent.permissionMode
   mcp.onToolsChanged(() => agent.setTools(tools()))
   return { agent, model: info, settings, mcp, problems }
@@ -163,6 +168,11 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
 export async function openAgent(options: OpenAgentOptions): Promise<Agent> {
   return (await openAgentWithContext(options)).agent
+}
+
+/** The user's catalog additions and overrides (`models` in settings). */
+export function modelOverrides(settings: Settings): Record<string, Partial<ModelInfo>> {
+  return (settings.models ?? {}) as Record<string, Partial<ModelInfo>>
 }
 
 /** `models.<id>.compactAt` in settings sets the compaction ratio for one model. */

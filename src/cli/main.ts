@@ -12,7 +12,7 @@ const program = new Command('rein')
   // Root options (one-shot flags) apply before a subcommand's name only, so `rein rpc --allow …` reaches rpc.
   .enablePositionalOptions()
   .exitOverride()
-registerCommands(program)
+await registerCommands(program, process.argv)
 const overrideExits = (command: Command): void => {
   command.exitOverride()
   command.commands.forEach(overrideExits)

@@ -40,7 +40,9 @@ export function toolSchemas(tools: readonly AnyTool[]): ToolSchema[] {
   return [...tools]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((tool) => {
-      const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>
+      // A tool may carry the exact JSON Schema to show the model (MCP tools: the server's own schema).
+      const schema = tool.parameters ?? (z.toJSONSchema(tool.schema, { io: 'input' }) as Record<string, unknown>)
+      const { $schema: _ignored, ...parameters } = schema
       return { name: tool.name, description: tool.description, parameters: dropSafeIntegerBounds(parameters) }
     })
 }

@@ -1,21 +1,36 @@
 import type { Command } from 'commander'
-import { registerSessionsCommand } from './sessions.js'
-import { registerAcpCommand } from './acp.js'
 import { registerRunCommand } from './run.js'
-import { registerRpcCommand } from './rpc.js'
-import { registerDemoCommand } from './demo.js'
-import { registerMcpCommand } from './mcp.js'
-import { registerHooksCommand } from './hooks.js'
-import { registerMockModelCommand } from './mock-model.js'
 
-/** Every subcommand registers itself here, one line each. */
-export function registerCommands(program: Command): void {
-  registerSessionsCommand(program)
-  registerAcpCommand(program)
+type Register = (program: Command) => void
+
+/**
+ * Subcommands, each loaded only when it is the one invoked (or for help), so `rein --version` and `rein -p` do not
+ * pay for the ACP, MCP and terminal-UI libraries at start-up.
+ */
+const subcommands: Record<string, () => Promise<Register>> = {
+  sessions: async () => {
+    const { registerSessionsCommand } = await import('./sessions.js')
+    const { renderRequestBodies, renderRequests, requestDigests } = await import('../sessions/requests.js')
+    return (program) =>
+      registerSessionsCommand(program, {
+        verifyChecks: [requestDigests],
+        renderRequests: (header, events, o) => (o.json ? renderRequestBodies : renderRequests)(header, events, o.step),
+      })
+  },
+  acp: async () => (await import('./acp.js')).registerAcpCommand,
+  rpc: async () => (await import('./rpc.js')).registerRpcCommand,
+  demo: async () => (await import('./demo.js')).registerDemoCommand,
+  mcp: async () => (await import('./mcp.js')).registerMcpCommand,
+  hooks: async () => (await import('./hooks.js')).registerHooksCommand,
+  'mock-model': async () => (await import('./mock-model.js')).registerMockModelCommand,
+}
+
+/** Registers the root command and the subcommands `argv` can reach. */
+export async function registerCommands(program: Command, argv: readonly string[]): Promise<void> {
   registerRunCommand(program)
-  registerRpcCommand(program)
-  registerDemoCommand(program)
-  registerMcpCommand(program)
-  registerHooksCommand(program)
-  registerMockModelCommand(program)
+  const args = argv.slice(2)
+  const first = args.find((a) => !a.startsWith('-'))
+  const help = args.includes('--help') || args.includes('-h') || first === 'help'
+  const names = first !== undefined && first in subcommands ? [first] : help ? Object.keys(subcommands) : []
+  for (const name of names) (await subcommands[name]())(program)
 }

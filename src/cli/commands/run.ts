@@ -6,7 +6,7 @@ import { MISSING_KEY_MESSAGE, resolveApiKey } from '../../llm/credentials.js'
 import { reinHome } from '../../store/home.js'
 import { PERMISSION_MODES, type PermissionMode } from '../../agent/types.js'
 import type { OpenAgentOptions } from '../../agent/open.js'
-import { runPrint, type OutputFormat } from '../print/print-mode.js'
+import type { OutputFormat } from '../print/print-mode.js'
 import { fail, UsageError } from '../fail.js'
 
 /** Options shared by one-shot mode and the terminal UI. */
@@ -76,6 +76,7 @@ async function run(words: string[], flags: RunFlags): Promise<number> {
   }
   if (!prompt.trim()) throw new UsageError('No prompt given: pass one after -p, or pipe it on standard input.')
   if (!resolveApiKey(env, open.home ?? reinHome(env))) throw new UsageError(MISSING_KEY_MESSAGE)
+  const { runPrint } = await import('../print/print-mode.js')
   return runPrint({ ...open, prompt, outputFormat: flags.outputFormat })
 }
 

@@ -12,6 +12,12 @@ import { renderSessionTable } from '../sessions/table.js'
 export interface SessionsCommandOptions {
   /** Checks `verify` runs after the structural ones (later issues add request re-derivation). */
   verifyChecks?: readonly VerifyCheck[]
+  /** `show --requests`: renders the re-derived requests (the agent's request builder owns how). */
+  renderRequests?: (
+    header: SessionHeader,
+    events: readonly SessionEvent[],
+    options: { step?: { turn: number; step: number }; json: boolean },
+  ) => string
 }
 
 /**
@@ -41,10 +47,17 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
   sessions
     .command('show <id>')
     .description('Print a readable transcript of a session.')
+    .option('--requests', 'print the exact request of every step, re-derived from the log, with where each message came from')
+    .option('--step <turn.step>', 'with --requests: only the request of this step, e.g. 2.3', parseStep)
+    .option('--json', 'with --requests: the exact request bodies, one JSON line each')
     .action(
-      run(async (id: string) => {
+      run(async (id: string, flags: { requests?: boolean; step?: { turn: number; step: number }; json?: boolean }) => {
         const log = await readLog(id)
-        await write(renderTranscript(log.header, log.events))
+        if (flags.requests && options.renderRequests) {
+          await write(options.renderRequests(log.header, log.events, { step: flags.step, json: flags.json === true }))
+        } else {
+          await write(renderTranscript(log.header, log.events))
+        }
       }),
     )
 
@@ -95,6 +108,12 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
         }
       }),
     )
+}
+
+function parseStep(value: string): { turn: number; step: number } {
+  const match = /^(\d+)\.(\d+)$/.exec(value)
+  if (!match) throw new InvalidArgumentError('expected <turn>.<step>, e.g. 2.3.')
+  return { turn: Number(match[1]), step: Number(match[2]) }
 }
 
 let shared: JsonlStore | undefined

@@ -35,6 +35,7 @@ const command = z.discriminatedUnion('type', [
     outcome: z.enum(['allow-once', 'allow-always', 'deny']),
     note: z.string().optional(),
   }),
+  z.object({ id: z.unknown().optional(), type: z.literal('compact'), focus: z.string().optional() }),
   z.object({ id: z.unknown().optional(), type: z.literal('shutdown') }),
 ])
 type RpcCommand = z.infer<typeof command>
@@ -145,6 +146,14 @@ export async function runRpc(options: RpcOptions): Promise<number> {
         pendingAsks.delete(cmd.requestId)
         resolve(cmd.outcome === 'deny' ? { outcome: 'deny', note: cmd.note } : { outcome: cmd.outcome })
         respond(cmd)
+        return true
+      }
+      case 'compact': {
+        if (agent.busy) {
+          reject(cmd.id, cmd.type, 'Cannot compact while a turn runs; cancel it or wait for it to end.')
+          return true
+        }
+        respond(cmd, await agent.compact(cmd.focus))
         return true
       }
       case 'shutdown':

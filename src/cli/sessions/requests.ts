@@ -1,0 +1,93 @@
+import type { ModelAdapter, Wire } from '../../llm/adapter.js'
+import { createAdapter } from '../../llm/create.js'
+import type { Message } from '../../llm/messages.js'
+import { loadSettings } from '../../config/settings.js'
+import { modelOverrides } from '../../agent/open.js'
+import { deriveRequests, requestDigestCheck, type DerivedRequest } from '../../agent/replay.js'
+import type { SessionEvent, SessionHeader } from '../../session/events.js'
+import type { Problem } from '../../session/verify.js'
+import { reinHome } from '../../store/home.js'
+
+/**
+ * Adapters that turn a re-derived request into bytes exactly as the session's run did: the header's wire and the
+ * model catalog overrides of the session's settings. (Changing `models` in settings after a run makes its digests
+ * differ; verify then says so.)
+ */
+export function adaptersFor(header: SessionHeader): (wire: Wire) => ModelAdapter {
+  let models = {}
+  try {
+    models = modelOverrides(loadSettings(header.cwd, reinHome()))
+  } catch {
+    // Unreadable settings: derive with the built-in catalog; a mismatch is then reported per request.
+  }
+  const made = new Map<Wire, ModelAdapter>()
+  return (wire) => {
+    let adapter = made.get(wire)
+    if (!adapter) {
+      adapter = createAdapter({ wire, baseUrl: 'http://127.0.0.1:9', apiKey: () => undefined, models })
+      made.set(wire, adapter)
+    }
+    return adapter
+  }
+}
+
+/** The verify check that re-derives every request from the log and compares digests. */
+export function requestDigests(header: SessionHeader, events: readonly SessionEvent[]): Problem[] {
+  return requestDigestCheck(adaptersFor(header))(header, events)
+}
+
+function textOfMessage(m: Message): string {
+  if (m.role === 'system') return m.content
+  return m.content
+    .map((b) => {
+      switch (b.type) {
+        case 'text':
+          return b.text
+        case 'reasoning':
+          return `(reasoning)\n${b.text}`
+        case 'image':
+          return `(image ${b.mimeType}, ${b.data.length} base64 characters)`
+        case 'tool-call':
+          return `(tool call ${b.name} ${b.id}) ${b.arguments}`
+      }
+    })
+    .join('\n')
+}
+
+/**
+ * The requests of a session as the model received them: for each, the system prompt, the tools and every message
+ * labelled with the event and producer it came from, and whether its digest matches the log.
+ */
+export function renderRequests(header: SessionHeader, events: readonly SessionEvent[], only?: { turn: number; step: number }): string {
+  const requests = deriveRequests(events, adaptersFor(header)).filter(
+    (r) => !only || (r.turn === only.turn && r.step === only.step),
+  )
+  if (!requests.length) return only ? `No request was sent at turn ${only.turn} step ${only.step}.\n` : 'No request was sent in this session.\n'
+  return requests.map(renderOne).join('\n')
+}
+
+function renderOne(r: DerivedRequest): string {
+  const ok = r.sha256 === r.logged.sha256
+  const lines = [
+    `=== ${r.purpose === 'compaction' ? 'compaction request' : 'request'} · turn ${r.turn} step ${r.step} · request/sent seq ${r.seq} · ${Buffer.byteLength(r.body)} bytes · digest ${ok ? 'matches the log' : 'DOES NOT MATCH the log'}`,
+    `model ${r.request.config.model} · effort ${r.request.config.effort}`,
+    '--- system',
+    r.request.system,
+    `--- tools (${r.request.tools.length}): ${r.request.tools.map((t) => t.name).join(', ')}`,
+  ]
+  r.request.messages.forEach((m, i) => {
+    const origin = r.origins[i]
+    const from = origin ? `${origin.type}${origin.seq !== null ? ` seq ${origin.seq}` : ''}${origin.source ? ` · from ${origin.source}` : ''}` : ''
+    const label = m.role === 'tool' ? `tool result for ${m.callId}${m.isError ? ' (error)' : ''}` : m.role
+    lines.push(`--- ${label}${from ? ` [${from}]` : ''}`, textOfMessage(m))
+  })
+  return `${lines.join('\n')}\n`
+}
+
+/** The exact bytes of each request, one per line (JSON lines with turn, step and body). */
+export function renderRequestBodies(header: SessionHeader, events: readonly SessionEvent[], only?: { turn: number; step: number }): string {
+  return deriveRequests(events, adaptersFor(header))
+    .filter((r) => !only || (r.turn === only.turn && r.step === only.step))
+    .map((r) => `${JSON.stringify({ turn: r.turn, step: r.step, seq: r.seq, purpose: r.purpose, sha256: r.sha256, matches: r.sha256 === r.logged.sha256, body: JSON.parse(r.body) })}\n`)
+    .join('')
+}
