@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { startMockModel } from '../support/mock-model.js'
 import { cliEnv, sandbox } from '../support/cli.js'
 
@@ -19,7 +19,14 @@ describe('docs/sdk.md', () => {
     writeFileSync(file, code!)
     const box = sandbox()
     const mock = await startMockModel({ script: [{ text: 'The test command is `vitest run`.' }] })
-    const r = spawnSync(process.execPath, [file], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }), encoding: 'utf8' })
+    // The mock runs in this process, so the example must run asynchronously beside it.
+    const child = spawn(process.execPath, [file], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    const status = await new Promise((resolve) => child.on('close', resolve))
+    const r = { stdout, stderr, status }
     await mock.close()
     expect(r.stderr).toBe('')
     expect(r.status).toBe(0)
