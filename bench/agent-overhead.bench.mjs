@@ -191,6 +191,17 @@ try {
   }
   probes.sort((a, b) => a - b)
   console.log(`one git status probe (runtime context, every step), alone: median ${ms(pick(probes, 0.5))}  (${repo})`)
+  // The same adapter and mock without the agent around them: how much of the HTTP part is the transport itself.
+  const lone = []
+  const body = real.body({ config: agent.config, system: 'x'.repeat(7000), tools: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })
+  mock.push({ text: 'ok', repeat: true })
+  for (let i = 0; i < 50; i++) {
+    const start = performance.now()
+    for await (const chunk of real.stream(body)) void chunk
+    lone.push(arrivals.at(-1) - start)
+  }
+  lone.sort((a, b) => a - b)
+  console.log(`adapter → mock alone (7 KB body, no agent): median ${ms(pick(lone, 0.5))}`)
   console.log(`target: median under ${TARGET_MS} ms — ${med < TARGET_MS ? 'met' : 'MISSED'}`)
 } catch (error) {
   failed = true

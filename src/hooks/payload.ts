@@ -4,29 +4,9 @@ import type { JsonValue } from '../session/events.js'
 import type { PermissionMode } from '../agent/types.js'
 import type { ToolOutput } from '../tools/tool.js'
 import type { Dialect, HookEvent } from './definitions.js'
+import { peerToolName } from '../tools/peer-names.js'
 
-/**
- * Rein's tool names as Claude Code names the same tools, so matchers such as `Edit|Write` and scripts that test
- * `tool_name == "Bash"` work unchanged. The arguments already use the peers' field names. Names not listed here
- * (MCP tools, already `mcp__<server>__<tool>`) are presented as they are.
- */
-const PEER_TOOL_NAMES: Readonly<Record<string, string>> = {
-  read: 'Read',
-  write: 'Write',
-  edit: 'Edit',
-  bash: 'Bash',
-  grep: 'Grep',
-  glob: 'Glob',
-  ls: 'LS',
-  todo_write: 'TodoWrite',
-  web_fetch: 'WebFetch',
-  job_output: 'BashOutput',
-  job_kill: 'KillShell',
-}
-
-export function peerToolName(name: string): string {
-  return PEER_TOOL_NAMES[name] ?? name
-}
+export { peerToolName }
 
 /** Claude Code's spelling of each permission mode. */
 const PEER_PERMISSION_MODES: Readonly<Record<PermissionMode, string>> = {

@@ -1,3 +1,5 @@
+import { PEER_TOOL_NAMES, peerToolName } from '../tools/peer-names.js'
+
 /**
  * Permission rules in the syntax users of other harnesses know: `Tool` or `Tool(pattern)`. Rule names are the
  * capitalized names (`Bash`, `Edit`, `WebFetch`); MCP tools use their full name (`mcp__server__tool`) and may end
@@ -12,20 +14,8 @@ export interface Rule {
   pattern?: string
 }
 
-/** Built-in tool names (what the model calls) and the rule names users write. */
-export const RULE_NAMES: Readonly<Record<string, string>> = {
-  read: 'Read',
-  write: 'Write',
-  edit: 'Edit',
-  bash: 'Bash',
-  grep: 'Grep',
-  glob: 'Glob',
-  ls: 'LS',
-  web_fetch: 'WebFetch',
-  todo_write: 'TodoWrite',
-  job_output: 'JobOutput',
-  job_kill: 'JobKill',
-}
+/** Built-in tool names (what the model calls) and the rule names users write: the peers' names. */
+export const RULE_NAMES = PEER_TOOL_NAMES
 
 const CANONICAL = new Map<string, string>()
 for (const [tool, rule] of Object.entries(RULE_NAMES)) {
@@ -35,7 +25,7 @@ for (const [tool, rule] of Object.entries(RULE_NAMES)) {
 
 /** The rule name for a tool the model called: `bash` → `Bash`; an MCP or unknown tool keeps its name. */
 export function ruleNameOf(toolName: string): string {
-  return RULE_NAMES[toolName] ?? toolName
+  return peerToolName(toolName)
 }
 
 /** Parses one rule; a malformed one gives a sentence saying what is wrong and what is expected. */

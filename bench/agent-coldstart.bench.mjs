@@ -1,0 +1,114 @@
+// Cold start of the built CLI, each a fresh `node` process: (1) `rein --version`, spawn to exit; (2) `rein -p "hi"`,
+// spawn to the moment its first request reaches the mock model (and to exit). Medians of RUNS runs, with the peak RSS
+// of the child (`/usr/bin/time -f %M` when present, else the child's own `process.resourceUsage().maxRSS` written at
+// exit by a preloaded module). Wall times are taken from runs without the RSS wrapper. Needs the build
+// (`npm run build`). Loopback and temp dirs only.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { startMockModel } from '../dist/llm/mock/server.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const CLI = join(here, '../dist/cli/main.js')
+const RUNS = 10
+const TIME = '/usr/bin/time'
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), 'rein-coldstart-bench-')))
+const home = join(base, 'home')
+const cwd = join(base, 'repo')
+mkdirSync(home, { recursive: true })
+mkdirSync(join(cwd, '.git'), { recursive: true })
+const rssFile = join(base, 'rss')
+const preload = join(base, 'max-rss.mjs')
+writeFileSync(
+  preload,
+  "import { writeFileSync } from 'node:fs'\n" +
+    "process.on('exit', () => writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)))\n",
+)
+const useTime = existsSync(TIME)
+
+/** Spawns the CLI; resolves with its exit code and the time from spawn to exit. `measureRss` wraps it to read peak RSS. */
+function run(args, env, measureRss = false) {
+  rmSync(rssFile, { force: true })
+  let command = process.execPath
+  let argv = [CLI, ...args]
+  if (measureRss && useTime) {
+    command = TIME
+    argv = ['-f', '%M', '-o', rssFile, process.execPath, ...argv]
+  } else if (measureRss) {
+    argv = ['--import', pathToFileURL(preload).href, ...argv]
+  }
+  const started = performance.now()
+  const child = spawn(command, argv, { cwd, env: { ...env, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stdout.resume()
+  child.stderr.on('data', (d) => (stderr += d))
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const elapsed = performance.now() - started
+      if (code !== 0) return reject(new Error(`rein ${args.join(' ')} exited with ${code}: ${stderr.trim()}`))
+      const rssKb = measureRss ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1)) : undefined
+      resolve({ started, elapsed, rssKb })
+    })
+  })
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]
+const ms = (v) => `${v.toFixed(1)} ms`.padStart(9)
+const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`.padStart(8)
+const rssHow = useTime ? '/usr/bin/time %M' : 'child maxRSS at exit'
+
+const mock = await startMockModel({ script: [{ text: 'hello', repeat: true }] })
+// The mock pushes each request onto `requests` once its body is read: that push is the arrival time.
+const arrivals = []
+mock.requests.push = function (...records) {
+  arrivals.push(performance.now())
+  return Array.prototype.push.apply(this, records)
+}
+let failed = false
+try {
+  const env = { ...process.env, DEEPSEEK_BASE_URL: mock.url, DEEPSEEK_API_KEY: 'bench', REIN_HOME: home }
+
+  const version = []
+  const versionRss = []
+  for (let i = 0; i < RUNS; i++) version.push((await run(['--version'], env)).elapsed)
+  for (let i = 0; i < RUNS; i++) versionRss.push((await run(['--version'], env, true)).rssKb)
+
+  const toRequest = []
+  const toExit = []
+  const printRss = []
+  for (let i = 0; i < RUNS; i++) {
+    const before = arrivals.length
+    const { started, elapsed } = await run(['-p', 'hi', '--cwd', cwd], env)
+    if (arrivals.length !== before + 1) throw new Error(`rein -p "hi" made ${arrivals.length - before} requests, expected 1`)
+    toRequest.push(arrivals[before] - started)
+    toExit.push(elapsed)
+  }
+  for (let i = 0; i < RUNS; i++) printRss.push((await run(['-p', 'hi', '--cwd', cwd], env, true)).rssKb)
+
+  console.log(`cold start, median of ${RUNS} runs each (peak RSS by ${rssHow}):`)
+  console.log(`rein --version           ${ms(median(version))}  (min ${ms(Math.min(...version))})  peak RSS ${mb(median(versionRss))}`)
+  console.log(`rein -p "hi" → request   ${ms(median(toRequest))}  (min ${ms(Math.min(...toRequest))})  peak RSS ${mb(median(printRss))}`)
+  console.log(`rein -p "hi" → exit      ${ms(median(toExit))}  (min ${ms(Math.min(...toExit))})`)
+  const bare = []
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now()
+    await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' })
+      child.on('error', reject)
+      child.on('close', resolve)
+    })
+    bare.push(performance.now() - started)
+  }
+  console.log(`for scale: node -e 0     ${ms(median(bare))}`)
+} catch (error) {
+  failed = true
+  console.error(`The cold-start benchmark could not run: ${error instanceof Error ? error.message : String(error)}`)
+} finally {
+  await mock.close()
+  rmSync(base, { recursive: true, force: true })
+}
+if (failed) process.exitCode = 1
