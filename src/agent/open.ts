@@ -8,7 +8,9 @@ import { systemPrompt } from '../context/system-prompt.js'
 import { workspaceInstructions } from '../context/workspace.js'
 import { runtimeContext } from '../context/runtime.js'
 import { loadHooks } from '../hooks/index.js'
-import { loadMcpConfig, McpManager, type McpServerConfig } from '../mcp/index.js'
+import type { McpManager } from '../mcp/manager.js'
+import type { McpServerConfig } from '../mcp/config.js'
+import { loadMcpConfig } from '../mcp/load.js'
 import { createPermissionPolicy, permissionNeededMessage } from '../permissions/policy.js'
 import { forkSession } from '../session/fork.js'
 import { Session } from '../session/session.js'
@@ -46,12 +48,22 @@ export interface OpenAgentOptions {
   onProblem?: (message: string) => void
 }
 
+/** The part of the MCP manager the agent uses. */
+export type McpTools = Pick<McpManager, 'start' | 'tools' | 'onToolsChanged' | 'close'>
+
+const noMcp: McpTools = {
+  start: async () => {},
+  tools: () => [],
+  onToolsChanged: () => () => {},
+  close: async () => {},
+}
+
 /** What `openAgent` hands back besides the agent: facts front ends show. */
 export interface OpenedAgent {
   agent: Agent
   model: ModelInfo
   settings: Settings
-  mcp: McpManager
+  mcp: McpTools
   problems: string[]
 }
 
@@ -96,10 +108,14 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   mcpConfig.problems.forEach(report)
   // Until the agent exists, server notices are startup problems; afterwards they reach the user as notices.
   let notify: ((level: 'info' | 'warning' | 'error', message: string) => void) | undefined
-  const mcp = new McpManager([...mcpConfig.servers, ...(options.mcpServers ?? [])], {
-    cwd,
-    onNotice: (level, message) => (notify ? notify(level, message) : report(message)),
-  })
+  const servers = [...mcpConfig.servers, ...(options.mcpServers ?? [])]
+  // The MCP client library is loaded only when a server is configured: it is a large part of start-up time.
+  const mcp: McpTools = servers.length
+    ? new (await import('../mcp/manager.js')).McpManager(servers, {
+        cwd,
+        onNotice: (level, message) => (notify ? notify(level, message) : report(message)),
+      })
+    : noMcp
   await mcp.start()
 
   const hooks = loadHooks({ cwd, home, env, trustProjectHooks: options.trustProjectHooks })

@@ -15,6 +15,9 @@ const MODE_MEANING: Record<PermissionMode, string> = {
   bypass: 'every tool call is allowed without asking',
 }
 
+/** Tools that cannot change the working tree: after them the last git probe still holds. */
+const READ_ONLY_TOOLS = new Set(['read', 'grep', 'glob', 'ls', 'todo_write', 'web_fetch', 'job_output'])
+
 /** The facts of one moment. */
 export interface RuntimeFacts {
   date: string
@@ -31,13 +34,20 @@ export interface RuntimeFacts {
  */
 export function runtimeContext(options: { now?: () => Date } = {}): Extension<AgentApi> {
   const now = options.now ?? (() => new Date())
+  // The git probe starts a process (~15 ms), so it runs at the first step of each turn and after a step whose tools
+  // could have changed the tree; the probe starts as soon as such a tool finishes, overlapping the rest of the step.
+  let git: Promise<GitState> | undefined
   return {
     name: RUNTIME_CONTEXT,
-    async preStep(_step, entering, agent) {
+    postTool(call, _result, agent) {
+      if (!READ_ONLY_TOOLS.has(call.name)) git = gitState(agent.cwd)
+    },
+    async preStep(step, entering, agent) {
+      if (step.step === 1 || !git) git = gitState(agent.cwd)
       const facts: RuntimeFacts = {
         date: localDate(now()),
         permissionMode: agent.permissionMode,
-        git: await gitState(agent.cwd),
+        git: await git,
       }
       const text = runtimeText(facts)
       const last = producedMessages(RUNTIME_CONTEXT, surfaceOf(agent), entering).at(-1)

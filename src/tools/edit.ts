@@ -59,7 +59,7 @@ export const editTool: Tool<Args> = {
       return fail(`Error: could not write ${shown}: ${(error as Error).message}.`)
     }
     await recordVersion(ctx.state, absolute, hashBytes(after))
-    const diff = unifiedDiff(shown, before, after)
+    const diff = await unifiedDiff(shown, before, after)
     const count = args.replace_all ? match.count : 1
     return {
       content: [{ type: 'text', text: `Edited ${shown}: replaced ${count} occurrence${count === 1 ? '' : 's'}.` }],

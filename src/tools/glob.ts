@@ -1,6 +1,5 @@
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import { glob } from 'tinyglobby'
 import { z } from 'zod'
 import { displayPath, resolveToolPath } from './paths.js'
 import type { Tool } from './tool.js'
@@ -33,6 +32,7 @@ export const globTool: Tool<Args> = {
         isError: true,
       }
     }
+    const { glob } = await import('tinyglobby')
     const found = await glob(args.pattern, {
       cwd: base,
       absolute: true,

@@ -2,7 +2,7 @@ import http, { type IncomingMessage } from 'node:http'
 import https from 'node:https'
 import type { LookupFunction } from 'node:net'
 import zlib from 'node:zlib'
-import TurndownService from 'turndown'
+import type TurndownService from 'turndown'
 import { z } from 'zod'
 import { resolvePublic, type ResolvedHost } from './network-guard.js'
 import { capForModel } from './spill.js'
@@ -120,7 +120,7 @@ async function render(
   } catch {
     text = body.bytes.toString('utf8') // Unknown charset label: UTF-8 is the web's default.
   }
-  if (type.includes('html') || (type === '' && /^\s*<(!doctype html|html)/i.test(text))) text = htmlToMarkdown(text)
+  if (type.includes('html') || (type === '' && /^\s*<(!doctype html|html)/i.test(text))) text = await htmlToMarkdown(text)
   const header = [`URL: ${url.href}`, `Status: ${status}`]
   if (prompt) header.push(`Looking for: ${prompt}`)
   if (body.cut) header.push(`[body cut at ${FETCH_BYTE_CAP} bytes]`)
@@ -159,10 +159,14 @@ async function readBody(response: IncomingMessage, signal: AbortSignal): Promise
 
 let turndown: TurndownService | undefined
 
-/** HTML to Markdown with turndown; scripts, styles and other non-content elements are dropped. */
-export function htmlToMarkdown(html: string): string {
+/**
+ * HTML to Markdown with turndown; scripts, styles and other non-content elements are dropped. turndown is loaded on
+ * first use: it costs start-up time that most sessions never need.
+ */
+export async function htmlToMarkdown(html: string): Promise<string> {
   if (!turndown) {
-    turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' })
+    const { default: Turndown } = await import('turndown')
+    turndown = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced' })
     turndown.remove(['script', 'style', 'noscript', 'iframe', 'svg', 'head'] as TurndownService.Filter)
   }
   return turndown.turndown(html)

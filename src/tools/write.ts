@@ -48,7 +48,7 @@ export const writeTool: Tool<Args> = {
     }
     await recordVersion(ctx.state, absolute, hashBytes(args.content))
     const lines = args.content === '' ? 0 : args.content.split('\n').length - (args.content.endsWith('\n') ? 1 : 0)
-    const diff = unifiedDiff(shown, before, args.content)
+    const diff = await unifiedDiff(shown, before, args.content)
     return {
       content: [{ type: 'text', text: `${exists ? 'Replaced' : 'Created'} ${shown} (${lines} lines).` }],
       meta: { path: absolute, created: !exists, ...(diff !== undefined ? { diff } : { diffOmitted: true }) },
