@@ -65,7 +65,7 @@ async function run(words: string[], flags: RunFlags): Promise<number> {
     if (!process.stdin.isTTY) {
       throw new UsageError('The terminal UI needs a terminal; use -p "<prompt>" to run one prompt without one.')
     }
-    const { runTui } = await import('../tui/index.js')
+    const { runTui } = await importTuiOutsideCi()
     if (words.length) throw new UsageError('To run a prompt without the terminal UI, pass it with -p "<prompt>".')
     return runTui(open)
   }
@@ -113,4 +113,23 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks).toString('utf8')
+}
+
+/**
+ * Loads the terminal UI. ink decides once, when it loads, whether it runs in CI (`CI` or `CONTINUOUS_INTEGRATION`
+ * set) and then draws only a final frame; an interactive terminal is never CI, so those variables read as off while
+ * it loads. They are restored at once, so commands the agent runs still see them.
+ */
+async function importTuiOutsideCi(): Promise<typeof import('../tui/index.js')> {
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION }
+  process.env.CI = '0'
+  process.env.CONTINUOUS_INTEGRATION = '0'
+  try {
+    return await import('../tui/index.js')
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+  }
 }
