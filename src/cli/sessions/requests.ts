@@ -13,10 +13,10 @@ import { reinHome } from '../../store/home.js'
  * model catalog overrides of the session's settings. (Changing `models` in settings after a run makes its digests
  * differ; verify then says so.)
  */
-export function adaptersFor(header: SessionHeader): (wire: Wire) => ModelAdapter {
+export function adaptersFor(header: SessionHeader, home: string = reinHome()): (wire: Wire) => ModelAdapter {
   let models = {}
   try {
-    models = modelOverrides(loadSettings(header.cwd, reinHome()))
+    models = modelOverrides(loadSettings(header.cwd, home))
   } catch {
     // Unreadable settings: derive with the built-in catalog; a mismatch is then reported per request.
   }
@@ -32,8 +32,8 @@ export function adaptersFor(header: SessionHeader): (wire: Wire) => ModelAdapter
 }
 
 /** The verify check that re-derives every request from the log and compares digests. */
-export function requestDigests(header: SessionHeader, events: readonly SessionEvent[]): Problem[] {
-  return requestDigestCheck(adaptersFor(header))(header, events)
+export function requestDigests(header: SessionHeader, events: readonly SessionEvent[], home?: string): Problem[] {
+  return requestDigestCheck(adaptersFor(header, home))(header, events)
 }
 
 function textOfMessage(m: Message): string {
