@@ -400,7 +400,10 @@ export class Agent implements AgentApi {
     if (compactor && Math.ceil(encoded.bytes / 4) > compactor.threshold()) {
       const outcome = await compactor.compact('auto', { turn, step, signal, promptTokens: Math.ceil(encoded.bytes / 4) })
       this.reportCompaction(outcome)
-      if (changed(outcome)) encoded = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
+      if (changed(outcome)) {
+        await this.reenterAfterCompaction(turn, step)
+        encoded = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
+      }
     }
     await this.session.flush()
     this.session.append('request/sent', { turn, step, sha256: encoded.sha256, bytes: encoded.bytes })
@@ -439,6 +442,7 @@ export class Agent implements AgentApi {
         const outcome = await compactor.compact('overflow', { turn, step, signal })
         this.reportCompaction(outcome)
         if (changed(outcome)) {
+          await this.reenterAfterCompaction(turn, step)
           const again = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
           await this.session.flush()
           this.session.append('request/sent', { turn, step, sha256: again.sha256, bytes: again.bytes })
@@ -453,6 +457,17 @@ export class Agent implements AgentApi {
       await (this.options.sleep ?? defaultSleep)(delay, signal)
       if (signal.aborted) return { end: new TurnEnd('aborted'), message: empty }
     }
+  }
+
+  /**
+   * After a compaction inside a step, lets `preStep` listeners (with nothing entering) put back what they keep on the
+   * surface and the summary shadowed — workspace instructions, session facts — so the very next request carries them.
+   * The step's own messages have already entered, so a rejection here is only reported.
+   */
+  private async reenterAfterCompaction(turn: number, step: number): Promise<void> {
+    const pre = await this.listeners.preStep({ turn, step }, [], this)
+    if ('reject' in pre) this.notify('warning', pre.reject)
+    else this.enter(pre.messages, turn)
   }
 
   private currentHeader(): RequestHeader {

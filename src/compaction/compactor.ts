@@ -35,8 +35,8 @@ export interface CompactorOptions {
   adapter: ModelAdapter
   contextWindow: () => number
   settings?: Partial<CompactionSettings>
-  /** PreCompact hooks: a `blocked` reason stops the compaction. */
-  preCompact?: (trigger: CompactionTrigger) => Promise<{ blocked?: string }>
+  /** PreCompact hooks, given the trigger and a manual compaction's focus: a `blocked` reason stops the compaction. */
+  preCompact?: (trigger: CompactionTrigger, focus?: string) => Promise<{ blocked?: string }>
 }
 
 /**
@@ -48,8 +48,9 @@ export interface CompactorOptions {
 export class Compactor {
   readonly settings: CompactionSettings
 
+  /** Throws one sentence naming the setting when a configured value is out of range (settings are user-written). */
   constructor(private readonly options: CompactorOptions) {
-    this.settings = { ...DEFAULT_COMPACTION, ...options.settings }
+    this.settings = checkedSettings({ ...DEFAULT_COMPACTION, ...options.settings })
   }
 
   /** The prompt size, in estimated tokens, above which the next request compacts first. */
@@ -70,7 +71,7 @@ export class Compactor {
     const start = surface[0].seq
     const end = surface[shadow.end].seq
 
-    const blocked = (await this.options.preCompact?.(trigger))?.blocked
+    const blocked = (await this.options.preCompact?.(trigger, at.focus))?.blocked
     if (blocked) {
       session.append('compaction/start', { id, trigger, start, end })
       session.append('compaction/end', { id, outcome: 'blocked', message: blocked })
@@ -170,6 +171,26 @@ export class Compactor {
     await session.flush()
     return { outcome: 'replaced', message }
   }
+}
+
+/** The range each setting must lie in: a bad value would otherwise silently disable or break compaction. */
+const RANGES: Record<keyof CompactionSettings, { min: number; max: number; name: string }> = {
+  ratio: { min: 0.05, max: 1, name: 'compaction.ratio (or models.<id>.compactAt)' },
+  keepRatio: { min: 0, max: 0.9, name: 'compaction.keepRatio' },
+  trimAboveTokens: { min: 1, max: Number.MAX_SAFE_INTEGER, name: 'compaction.trimAboveTokens' },
+  trimKeepChars: { min: 1, max: Number.MAX_SAFE_INTEGER, name: 'compaction.trimKeepChars' },
+}
+
+function checkedSettings(settings: CompactionSettings): CompactionSettings {
+  for (const key of Object.keys(RANGES) as (keyof CompactionSettings)[]) {
+    const value: unknown = settings[key]
+    const { min, max, name } = RANGES[key]
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? `a number of at least ${min}` : `a number from ${min} to ${max}`
+      throw new Error(`The setting ${name} is ${JSON.stringify(value)}; set it to ${range} in settings.json.`)
+    }
+  }
+  return settings
 }
 
 /**

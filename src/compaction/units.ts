@@ -45,14 +45,15 @@ export function units(surface: readonly SurfaceEvent[]): Unit[] {
 }
 
 /**
- * The oldest whole units to shadow so that at least `keepTokens` of the most recent surface stays verbatim.
+ * The oldest whole units to shadow so that at least `keepTokens` of the most recent surface stays verbatim, and
+ * always the most recent unit (what the model is answering must never be only summarized).
  * Returns surface indexes `[0, end]`, or null when nothing can be shadowed.
  */
 export function chooseShadow(surface: readonly SurfaceEvent[], keepTokens: number): { end: number; tokens: number } | null {
   const all = units(surface)
   let kept = 0
   let cut = all.length
-  while (cut > 0 && kept < keepTokens) {
+  while (cut > 0 && (kept < keepTokens || cut === all.length)) {
     cut--
     kept += all[cut].tokens
   }
