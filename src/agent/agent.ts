@@ -98,6 +98,8 @@ export class Agent implements AgentApi {
   private lastOutcome: TurnOutcome | undefined
   private idleWaiters: ((outcome: TurnOutcome | undefined) => void)[] = []
   private closed = false
+  /** The turn in which automatic compaction last failed; it is not tried again in that turn. */
+  private autoCompactionFailedIn = 0
   /** Set while a manual compaction runs outside a turn. */
   private compacting: AbortController | null = null
   private readonly unsubscribe: () => void
@@ -397,9 +399,13 @@ export class Agent implements AgentApi {
     const header = this.currentHeader()
     let encoded = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
     const compactor = this.options.compactor
-    if (compactor && Math.ceil(encoded.bytes / 4) > compactor.threshold()) {
-      const outcome = await compactor.compact('auto', { turn, step, signal, promptTokens: Math.ceil(encoded.bytes / 4) })
+    const promptTokens = Math.ceil(encoded.bytes / 4)
+    if (compactor && promptTokens > compactor.threshold() && this.autoCompactionFailedIn !== turn) {
+      const outcome = await compactor.compact('auto', { turn, step, signal, promptTokens })
       this.reportCompaction(outcome)
+      // After a failed or useless attempt the turn goes on uncompacted and the next turn tries again, so an outage
+      // costs one summary request per turn, not one per step. A context-too-long error still compacts at once.
+      this.autoCompactionFailedIn = changed(outcome) ? 0 : turn
       if (changed(outcome)) {
         await this.reenterAfterCompaction(turn, step)
         encoded = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))

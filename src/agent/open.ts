@@ -143,7 +143,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       return modelInfo(current, modelOverrides(settings)).contextWindow
     },
     settings: { ...compaction, ...perModelCompaction(settings, modelId) },
-    preCompact: (trigger) => hooks.runPreCompact(trigger === 'manual' ? 'manual' : 'auto'),
+    preCompact: (trigger, focus) => hooks.runPreCompact(trigger === 'manual' ? 'manual' : 'auto', focus),
   })
 
   const agent = await Agent.create({

@@ -142,13 +142,14 @@ describe('sending, steering and queueing', () => {
     expect(screen).toContain('There is no /frobnicate; /help lists the commands.')
   })
 
-  it('says compaction is coming when the agent has none', async () => {
+  it('compacts with the focus typed after /compact and shows the outcome', async () => {
     const agent = new FakeAgent()
     const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
     await settle()
     await type(ui, '/compact focus on tests')
     await type(ui, '\r')
     await settle()
-    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('Compaction is coming')
+    expect(agent.calls).toContainEqual({ verb: 'compact', text: 'focus on tests' })
+    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('Compacted 4 messages')
   })
 })

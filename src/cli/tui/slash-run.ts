@@ -128,13 +128,9 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
       )
     }
     case 'compact': {
-      // Compaction is a separate module; the agent exposes it as `compact(focus)` once it lands.
-      const compact = (agent as unknown as { compact?: (focus?: string) => Promise<unknown> }).compact
-      if (typeof compact !== 'function') {
-        return ctx.say('Compaction is coming in a later version; until then, /new starts a fresh session.')
-      }
-      await compact.call(agent, arg || undefined)
-      return
+      if (agent.busy) return ctx.say('A turn is running; /compact works once it has ended (Esc cancels it).')
+      const outcome = await agent.compact(arg || undefined)
+      return ctx.say(outcome.message)
     }
     case 'cost':
       return ctx.show('Cost by turn', costReport(ctx.ledger.byTurn()))

@@ -15,7 +15,7 @@ export class FakeAgent {
   permissionMode: PermissionMode = 'default'
   busy = false
   permissionAsker?: PermissionAsker
-  readonly calls: { verb: 'followUp' | 'steer' | 'cancel' | 'withdraw'; text?: string; id?: string }[] = []
+  readonly calls: { verb: 'followUp' | 'steer' | 'cancel' | 'withdraw' | 'compact'; text?: string; id?: string }[] = []
   private listeners = new Set<(e: LiveEvent) => void>()
   private nextId = 0
   private clock = 1_700_000_000_000
@@ -51,6 +51,11 @@ export class FakeAgent {
     this.calls.push({ verb: 'steer', text: String(content), id })
     this.commit('inbox/queued', { id, verb: 'steer', content: [{ type: 'text', text: String(content) }], source: { kind: 'user' } })
     return id
+  }
+
+  async compact(focus?: string): Promise<{ outcome: string; message: string }> {
+    this.calls.push({ verb: 'compact', text: focus })
+    return { outcome: 'replaced', message: 'Compacted 4 messages (about 900 tokens) into a summary of about 120 tokens.' }
   }
 
   withdraw(id: string): boolean {
