@@ -55,10 +55,7 @@ export function callFacts(call: ToolCallInfo, cwd: string, home?: string): CallF
       : call.name === 'grep' || call.name === 'glob' || call.name === 'ls'
         ? (str(input.path) ?? '.')
         : undefined
-  if (named !== undefined) {
-    const lexical = resolveToolPath(cwd, named, home)
-    facts.path = { lexical, real: realPathOf(lexical) }
-  }
+  if (named !== undefined) facts.path = touchedPath(cwd, named, home)
   const command = str(input.command)
   if (call.name === 'bash' && command !== undefined) facts.command = { ...splitCommand(command), raw: command }
   const url = str(input.url)
@@ -70,6 +67,12 @@ export function callFacts(call: ToolCallInfo, cwd: string, home?: string): CallF
     }
   }
   return facts
+}
+
+/** A path as a call names it: `..` folded, `~` expanded, relative to `cwd`; and with symlinks resolved. */
+export function touchedPath(cwd: string, named: string, home?: string): TouchedPath {
+  const lexical = resolveToolPath(cwd, named, home)
+  return { lexical, real: realPathOf(lexical) }
 }
 
 /** The directories writes may touch without an explicit rule: the working directory and any additional ones. */

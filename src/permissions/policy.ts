@@ -2,9 +2,9 @@ import { homedir } from 'node:os'
 import type { Extension, PreToolDecision, ToolCallInfo } from '../agent/extensions.js'
 import type { AgentApi, PermissionMode } from '../agent/types.js'
 import type { Settings } from '../config/settings.js'
-import { callFacts, insideWorkspace, workspaceRoots } from './call-facts.js'
+import { callFacts, insideWorkspace, touchedPath, workspaceRoots } from './call-facts.js'
 import { denyRuleMessage, describeCall, planModeMessage, suggestedRule } from './messages.js'
-import { allowingRules, ruleMatches, type MatchContext } from './rule-match.js'
+import { allowingRules, deniedPathInCommand, ruleMatches, type MatchContext } from './rule-match.js'
 import { parseRule, type Rule } from './rules.js'
 
 export { permissionNeededMessage, suggestedRule } from './messages.js'
@@ -60,6 +60,8 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     const allowRules = [...allow, ...parse(sessionAllow)]
     const denied = deny.find((r) => ruleMatches(r, facts, match))
     if (denied) return { action: 'deny', reason: denyRuleMessage(call, denied.text) }
+    const named = facts.command && deniedPathInCommand(deny, facts.command, match, (word) => touchedPath(cwd, word, match.home))
+    if (named) return { action: 'deny', reason: denyRuleMessage(call, `${named.rule.text} (the command names ${named.word})`) }
     if (mode === 'bypass') return { action: 'allow', reason: 'bypass mode' }
 
     const asked = ask.find((r) => ruleMatches(r, facts, match))

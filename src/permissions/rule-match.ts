@@ -3,7 +3,7 @@ import picomatch from 'picomatch'
 import { expandHome } from '../tools/paths.js'
 import type { CallFacts, TouchedPath } from './call-facts.js'
 import { ruleNameMatches, type Rule } from './rules.js'
-import { splitCommand, type CommandPart } from './shell-split.js'
+import { splitCommand, type CommandPart, type SplitCommand } from './shell-split.js'
 
 /** Which rule names cover a tool's path: `Read` rules guard every tool that reads, `Edit` rules every tool that edits. */
 const PATH_RULES: Readonly<Record<string, readonly string[]>> = {
@@ -117,3 +117,38 @@ function urlMatches(pattern: string, url: URL): boolean {
   }
   return picomatch.isMatch(url.href, pattern, { dot: true })
 }
+
+/**
+ * A deny rule on file paths (`Read(~/.ssh/**)`, `Edit(.env)`) that a shell command's arguments name: each word after
+ * the command name (and the value of `--flag=value`) is taken as a path relative to the working directory, symlinks
+ * resolved. This is a guard, not a proof: a command can reach a file without naming it (`cat $(ls)`, a script), which
+ * is why commands that hide what they run are never allowed by rules.
+ */
+export function deniedPathInCommand(
+  deny: readonly Rule[],
+  command: SplitCommand,
+  ctx: MatchContext,
+  touched: (word: string) => TouchedPath,
+): { rule: Rule; word: string } | undefined {
+  const pathRules = deny.filter((r) => r.pattern !== undefined && r.pattern !== '*' && PATH_RULE_NAMES.has(r.tool))
+  if (!pathRules.length) return undefined
+  for (const part of command.parts) {
+    for (const raw of part.words.slice(1)) {
+      let word = raw
+      if (raw.startsWith('-')) {
+        // A flag names a path only as `--flag=value`.
+        const equals = raw.indexOf('=')
+        if (equals < 0) continue
+        word = raw.slice(equals + 1)
+      }
+      if (!word) continue
+      const path = touched(word)
+      const rule = pathRules.find((r) => pathMatches(r.pattern as string, path, ctx))
+      if (rule) return { rule, word }
+    }
+  }
+  return undefined
+}
+
+/** Rule names whose patterns are file paths. */
+const PATH_RULE_NAMES = new Set(['Read', 'Edit', 'Write'])

@@ -152,6 +152,20 @@ describe('path rules and the workspace boundary', () => {
     expect(action('default', call('read', { file_path: 'src/a.ts' }), rules)).toBe('allow')
   })
 
+  it('denies a shell command that names a path a Read or Edit deny rule protects, even when a Bash rule allows it', () => {
+    const rules = { deny: ['Read(~/.ssh/**)', 'Edit(.env)'], allow: ['Bash(cat:*)', 'Bash(cp:*)', 'Bash(grep:*)'] }
+    expect(action('default', bash('cat ~/.ssh/id_rsa'), rules)).toBe('deny')
+    expect(action('bypass', bash(`cat ${path.join(home, '.ssh/id_rsa')}`), rules)).toBe('deny')
+    expect(action('default', bash('cat keys/id_rsa'), rules)).toBe('deny')
+    expect(action('default', bash('grep --file=keys/config x src'), rules)).toBe('deny')
+    expect(action('default', bash('cp template .env'), rules)).toBe('deny')
+    expect(policy('default', rules).decide(bash('cat ~/.ssh/id_rsa'))).toMatchObject({
+      reason: expect.stringMatching(/Read\(~\/\.ssh\/\*\*\) \(the command names ~\/\.ssh\/id_rsa\)/),
+    })
+    expect(action('default', bash('cat src/a.ts'), rules)).toBe('allow')
+    expect(action('default', bash('grep -rn env src'), rules)).toBe('allow')
+  })
+
   it('asks for writes outside the workspace in accept-edits mode: ../ paths, absolute paths and symlink escapes', () => {
     for (const p of ['../../etc/passwd', '../outside/x.txt', '/etc/hosts', path.join(outside, 'x.txt'), 'escape/x.txt', 'src/../../outside/y']) {
       expect(action('accept-edits', write(p)), p).toBe('ask')

@@ -30,7 +30,11 @@ export default function setup(): () => Promise<void> {
       }
       if (header?.type !== 'session' || !events.some((e) => e.type === 'request/sent')) continue
       const home = resolve(file, '../../..')
-      const problems = [...verifyEvents(header, events), ...requestDigests(header, events, home)]
+      // A log whose last turn is open belongs to a run that was killed on purpose (and maybe never resumed) or is
+      // still running; that is the one finding verify reports that is normal, so it does not fail the suite.
+      const problems = [...verifyEvents(header, events), ...requestDigests(header, events, home)].filter(
+        (p: { message: string }) => !p.message.includes('still open at the end of the log'),
+      )
       checked++
       if (problems.length) failures.push(`${file}:\n${problems.map((p: { seq: number; message: string }) => `  seq ${p.seq}: ${p.message}`).join('\n')}`)
     }
