@@ -216,6 +216,8 @@ export class Agent implements AgentApi {
     this.compacting = new AbortController()
     try {
       const outcome = await compactor.compact('manual', { turn: this.turnNumber, step: 0, signal: this.compacting.signal, focus })
+      // SessionStart listeners (hooks) learn of the compaction; context they inject waits for the next turn.
+      if (changed(outcome)) await this.listeners.sessionStart(this, 'compact')
       await this.session.flush()
       return outcome
     } finally {
@@ -470,10 +472,27 @@ export class Agent implements AgentApi {
    * surface and the summary shadowed — workspace instructions, session facts — so the very next request carries them.
    * The step's own messages have already entered, so a rejection here is only reported.
    */
+  /**
+   * After a compaction inside a step: SessionStart listeners run with source `compact` (hooks may inject context),
+   * then the preStep listeners run once more over that context, so what the summary shadowed (workspace
+   * instructions, runtime facts) is sent again with the very next request.
+   */
   private async reenterAfterCompaction(turn: number, step: number): Promise<void> {
-    const pre = await this.listeners.preStep({ turn, step }, [], this)
-    if ('reject' in pre) this.notify('warning', pre.reject)
-    else this.enter(pre.messages, turn)
+    await this.listeners.sessionStart(this, 'compact')
+    const claimed = this.inbox.claimContext()
+    const entering: EnteringMessage[] = claimed.map((item) => ({
+      id: item.id,
+      type: 'context/message',
+      content: item.content,
+      source: item.source,
+      ...(item.meta !== undefined ? { meta: item.meta } : {}),
+    }))
+    const pre = await this.listeners.preStep({ turn, step }, entering, this)
+    if ('reject' in pre) {
+      this.notify('warning', pre.reject)
+      this.enter(entering, turn)
+    } else this.enter(pre.messages, turn)
+    for (const item of claimed) this.session.append('inbox/dequeued', { id: item.id, reason: 'delivered' })
   }
 
   private currentHeader(): RequestHeader {

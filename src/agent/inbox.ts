@@ -76,6 +76,13 @@ export class Inbox {
     return taken
   }
 
+  /** Takes only the injected context, in queue order (context produced mid-step, after a compaction). */
+  claimContext(): InboxItem[] {
+    const taken = this.items.filter((i) => i.verb === 'inject')
+    this.items = this.items.filter((i) => i.verb !== 'inject')
+    return taken
+  }
+
   /** Removes an item that was not delivered (taken back by a front end). */
   withdraw(id: string): InboxItem | undefined {
     const index = this.items.findIndex((i) => i.id === id)

@@ -147,6 +147,32 @@ describe('context producers after compaction', () => {
     expect(verifyProblems(h.session, mock.url)).toEqual([])
   })
 
+  it('runs sessionStart listeners with source compact, and the context they inject reaches the very next request', async () => {
+    const sources: string[] = []
+    const reminder = '<reminder>After compaction: re-read TODO.md.</reminder>'
+    const { h, mock } = await setup({
+      window: 2_000,
+      extensions: [
+        {
+          name: 'session-start-hook',
+          sessionStart: (agent, source) => {
+            sources.push(source)
+            if (source === 'compact') agent.inject(reminder, { kind: 'hook', event: 'SessionStart' })
+          },
+        },
+      ],
+      script: [{ match: SUMMARY_REQUEST, text: 'Echoes so far.', repeat: true }, ...echoSteps(10)],
+    })
+    h.agent.followUp('Echo ten times.')
+    expect((await h.agent.whenIdle())?.reason).toBe('completed')
+    expect(sources[0]).toBe('startup')
+    expect(sources).toContain('compact')
+    const k = mock.requests.findIndex((r) => isSummaryRequest(r.body as Body))
+    const next = bodyOf(mock, k + 1).messages.map((m) => contentText(m.content))
+    expect(next.at(-1)).toBe(reminder)
+    expect(verifyProblems(h.session, mock.url)).toEqual([])
+  })
+
   it('re-sends it before the retry after a context-too-long error', async () => {
     const { h, mock } = await setup({
       window: 100_000,
