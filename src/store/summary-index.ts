@@ -1,6 +1,7 @@
-import { open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises'
+import { closeSync, openSync, statSync } from 'node:fs'
+import { readFile, readdir, rename, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { scanLines } from './line-reader.js'
+import { scanLinesSync } from './line-reader.js'
 import type { SessionSummary } from './store.js'
 import { emptySummaryState, feedSummary, PREFIX_CHARS, summaryOf, type SummaryState } from './summary-scan.js'
 
@@ -8,8 +9,6 @@ import { emptySummaryState, feedSummary, PREFIX_CHARS, summaryOf, type SummarySt
 export const INDEX_FILE = '.index.json'
 const INDEX_VERSION = 1
 
-/** How many session files a listing scans at once: enough to overlap I/O, few enough to stay far from fd limits. */
-const PARALLEL_SCANS = 16
 
 /**
  * One indexed file. `state` covers the bytes before `scannedTo` (complete lines only), so a file that grew is
@@ -41,31 +40,30 @@ export async function summarizeDirectory(dir: string): Promise<SessionSummary[]>
   let changed = Object.keys(index.files).length !== names.length
   const summaries: SessionSummary[] = []
 
-  let cursor = 0
-  const worker = async (): Promise<void> => {
-    while (cursor < names.length) {
-      const name = names[cursor++]
-      const id = name.slice(0, -'.jsonl'.length)
-      const result = await summarizeFile(join(dir, name), index.files[id])
-      if (!result) continue
-      next.files[id] = result.entry
-      if (result.entry !== index.files[id]) changed = true
-      if (result.summary) summaries.push(result.summary)
-    }
+  for (const name of names) {
+    const id = name.slice(0, -'.jsonl'.length)
+    const result = summarizeFile(join(dir, name), index.files[id])
+    if (!result) continue
+    next.files[id] = result.entry
+    if (result.entry !== index.files[id]) changed = true
+    if (result.summary) summaries.push(result.summary)
   }
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_SCANS, names.length) }, worker))
 
   if (changed) await writeIndex(dir, next)
   return summaries
 }
 
-async function summarizeFile(
+/**
+ * One file's summary, read synchronously: a listing touches many small files, and per-call thread-pool trips cost
+ * more than the reads themselves (cold listing of 1,000 files: ~600 ms with async reads, ~250 ms without).
+ */
+function summarizeFile(
   path: string,
   cached: IndexEntry | undefined,
-): Promise<{ entry: IndexEntry; summary: SessionSummary | undefined } | undefined> {
+): { entry: IndexEntry; summary: SessionSummary | undefined } | undefined {
   let info
   try {
-    info = await stat(path)
+    info = statSync(path)
   } catch (error) {
     // The file went away between readdir and stat (deleted by a person or another process): it is no longer listed.
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
@@ -77,9 +75,9 @@ async function summarizeFile(
   const grew = cached !== undefined && info.size >= cached.size && cached.scannedTo <= info.size
   const state: SummaryState = grew ? structuredClone(cached.state) : emptySummaryState()
   const from = grew ? cached.scannedTo : 0
-  const file = await open(path, 'r')
+  const file = openSync(path, 'r')
   try {
-    const end = await scanLines(file, from, (buffer, start, stop) => {
+    const end = scanLinesSync(file, from, (buffer, start, stop) => {
       const prefix = buffer.toString('latin1', start, Math.min(stop, start + PREFIX_CHARS))
       feedSummary(state, prefix, () => buffer.toString('utf8', start, stop))
     }, info.size)
@@ -88,7 +86,7 @@ async function summarizeFile(
     if (summary) entry.summary = summary
     return { entry, summary }
   } finally {
-    await file.close()
+    closeSync(file)
   }
 }
 
