@@ -4,6 +4,7 @@ import { modelError } from '../describe.js'
 import type { Usage } from '../messages.js'
 import type { StreamChunk } from '../stream.js'
 import type { WireDecoder } from '../transport.js'
+import { parseStreamObject } from '../stream-event.js'
 
 export interface AnthropicUsage {
   input_tokens?: number
@@ -48,7 +49,7 @@ export class AnthropicDecoder implements WireDecoder {
   }
 
   decode(message: EventSourceMessage): StreamChunk[] {
-    const event = parseEvent(message.data)
+    const event = parseStreamObject<AnthropicEvent>(message.data)
     switch (event.type) {
       case 'message_start':
         this.addUsage(event.message?.usage)
@@ -109,19 +110,6 @@ export class AnthropicDecoder implements WireDecoder {
       if (typeof value === 'number') this.counts[key] = value
     }
   }
-}
-
-function parseEvent(data: string): AnthropicEvent {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(data)
-  } catch {
-    throw modelError('server', { detail: `unparseable stream event: ${data.slice(0, 200)}` })
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw modelError('server', { detail: `stream event is not an object: ${data.slice(0, 200)}` })
-  }
-  return parsed as AnthropicEvent
 }
 
 function stopReason(reason: string): WireDecoder['reason'] {

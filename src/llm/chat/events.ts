@@ -4,6 +4,7 @@ import { modelError } from '../describe.js'
 import type { Usage } from '../messages.js'
 import type { StreamChunk } from '../stream.js'
 import type { WireDecoder } from '../transport.js'
+import { parseStreamObject } from '../stream-event.js'
 
 /** The parts of a chat-completions chunk Rein reads. Every field is optional: the wire is checked, not trusted. */
 interface ChatChunk {
@@ -46,7 +47,7 @@ export class ChatDecoder implements WireDecoder {
       if (this.reason === 'stop' && this.sawToolCall) this.reason = 'tool-calls'
       return []
     }
-    const chunk = parseChunk(event.data)
+    const chunk = parseStreamObject<ChatChunk>(event.data)
     if (chunk.error) {
       const type = chunk.error.type ?? (chunk.error.code === undefined ? undefined : String(chunk.error.code))
       throw classifyStreamError(type, chunk.error.message)
@@ -70,19 +71,6 @@ export class ChatDecoder implements WireDecoder {
     if (choice.finish_reason) this.reason = finishReason(choice.finish_reason)
     return out
   }
-}
-
-function parseChunk(data: string): ChatChunk {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(data)
-  } catch {
-    throw modelError('server', { detail: `unparseable stream event: ${data.slice(0, 200)}` })
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw modelError('server', { detail: `stream event is not an object: ${data.slice(0, 200)}` })
-  }
-  return parsed as ChatChunk
 }
 
 function finishReason(reason: string): WireDecoder['reason'] {
