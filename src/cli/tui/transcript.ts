@@ -67,7 +67,7 @@ export const HISTORY_ITEMS = 200
 
 const emptyLive = (): LiveState => ({ reasoning: '', text: '', writing: [], running: [] })
 
-/** The plain text of input blocks; each image shows as a short `[image]` marker. */
+/** The plain text of input blocks; each image shows as `[image <mime type>]`. */
 export function blocksText(blocks: readonly InputBlock[]): string {
   return blocks.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('')
 }
