@@ -10,7 +10,7 @@ import { renderMarkdown, renderTranscript } from '../sessions/transcript.js'
 import { renderSessionTable } from '../sessions/table.js'
 
 export interface SessionsCommandOptions {
-  /** Checks `verify` runs after the structural ones (later issues add request re-derivation). */
+  /** Checks `verify` runs after the structural ones (the CLI adds request re-derivation, src/cli/sessions/requests.ts). */
   verifyChecks?: readonly VerifyCheck[]
   /** `show --requests`: renders the re-derived requests (the agent's request builder owns how). */
   renderRequests?: (
