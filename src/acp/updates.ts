@@ -1,5 +1,7 @@
 import type { SessionUpdate, ToolCallStatus } from '@agentclientprotocol/sdk'
 import type { LiveEvent } from '../agent/types.js'
+import { costOf, DEFAULT_MODEL, modelInfo } from '../llm/catalog.js'
+import type { Usage } from '../llm/messages.js'
 import type { AnyEvent, SessionEvent } from '../session/events.js'
 import { inputToAcp } from './content.js'
 import { describeToolCall, progressContent, resultContent } from './tool-display.js'
@@ -21,6 +23,9 @@ export class UpdateTranslator {
   /** Calls the client has been told about: call id → the tool's name and the arguments last shown. */
   private readonly announced = new Map<string, { name: string; args: string }>()
   private readonly progress = new Map<string, string>()
+  /** The model of the latest request header seen, and the session's cost so far in USD. */
+  private model = DEFAULT_MODEL
+  private cost = 0
 
   constructor(private readonly cwd: string) {}
 
@@ -58,6 +63,9 @@ export class UpdateTranslator {
       case 'steering/message':
         if (!replaying) return []
         return event.data.content.map((block) => ({ sessionUpdate: 'user_message_chunk', content: inputToAcp(block) }))
+      case 'request/header':
+        this.model = event.data.config.model
+        return []
       case 'assistant/message': {
         const out: SessionUpdate[] = []
         for (const block of event.data.message.content) {
@@ -67,6 +75,11 @@ export class UpdateTranslator {
             const sessionUpdate = block.type === 'text' ? 'agent_message_chunk' : 'agent_thought_chunk'
             out.push({ sessionUpdate, content: { type: 'text', text: block.text } })
           }
+        }
+        if (event.data.usage) {
+          // Replay only accumulates the cost: the client is told the totals by the next live response.
+          const update = this.usage(event.data.usage)
+          if (!replaying) out.push(update)
         }
         return out
       }
@@ -117,6 +130,21 @@ export class UpdateTranslator {
         return [{ sessionUpdate: 'session_info_update', title: event.data.title }]
       default:
         return []
+    }
+  }
+
+  /**
+   * `usage_update` after each model response: the tokens of that exchange (prompt plus output: what the context now
+   * holds), the window of the model that answered, and the session's cost so far, priced from the built-in catalog.
+   */
+  private usage(usage: Usage): SessionUpdate {
+    const info = modelInfo(this.model)
+    this.cost += costOf(usage, info)
+    return {
+      sessionUpdate: 'usage_update',
+      used: usage.inputUncached + usage.inputCacheRead + usage.output,
+      size: info.contextWindow,
+      cost: { amount: Number(this.cost.toFixed(6)), currency: 'USD' },
     }
   }
 
