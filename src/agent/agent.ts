@@ -100,6 +100,8 @@ export class Agent implements AgentApi {
   private closed = false
   /** The turn in which automatic compaction last failed; it is not tried again in that turn. */
   private autoCompactionFailedIn = 0
+  /** Why `stopTurn` ended the running turn, when it did. */
+  private stopMessage: string | undefined
   /** Set while a manual compaction runs outside a turn. */
   private compacting: AbortController | null = null
   private readonly unsubscribe: () => void
@@ -172,6 +174,12 @@ export class Agent implements AgentApi {
   cancel(): void {
     if (this.loop && this.abort && !this.abort.signal.aborted) this.abort.abort()
     this.compacting?.abort()
+  }
+
+  stopTurn(message: string): void {
+    if (!this.loop || !this.abort || this.abort.signal.aborted) return
+    this.stopMessage = message
+    this.abort.abort()
   }
 
   whenIdle(): Promise<TurnOutcome | undefined> {
@@ -291,9 +299,13 @@ export class Agent implements AgentApi {
     this.abort = new AbortController()
     const signal = this.abort.signal
     this.session.append('turn/start', { turn })
+    this.stopMessage = undefined
     let end: TurnEnd
     try {
       end = await this.runSteps(turn, signal)
+      if (end.reason === 'aborted' && this.stopMessage !== undefined) {
+        end = new TurnEnd('blocked', { code: 'stopped', message: this.stopMessage })
+      }
     } catch (error) {
       const message =
         error instanceof ListenerError || error instanceof Error ? error.message : `Unexpected failure: ${String(error)}`

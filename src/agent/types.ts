@@ -71,6 +71,11 @@ export interface AgentApi {
   ): string
   /** Stop the running turn (DESIGN section 3). Does nothing while idle. */
   cancel(): void
+  /**
+   * End the running turn as `blocked` with `message` shown to the user (a hook's `continue: false`): the turn stops as
+   * a cancel stops it, but it was refused, not interrupted. Does nothing while idle.
+   */
+  stopTurn(message: string): void
   /** Resolves when no turn runs and the inbox is empty; with the outcome of the last turn, if any ran. */
   whenIdle(): Promise<TurnOutcome | undefined>
   subscribe(listener: (event: LiveEvent) => void): () => void

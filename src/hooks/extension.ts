@@ -71,11 +71,11 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
     return { peer, input, fields: { tool_name: peer, tool_input: input, tool_use_id: call.callId } as Record<string, JsonValue> }
   }
 
-  /** `continue: false` from a tool event ends the turn: the call is refused or blocked, and the turn cancelled. */
+  /** `continue: false` from a tool event ends the turn: the call is refused or blocked, and the turn ends `blocked`. */
   const stopTurn = (agent: AgentApi, event: HookEvent, reasons: string[]): string => {
     const reason = joinReasons(reasons, `A ${event} hook stopped the turn.`)
     agent.notify('warning', reason)
-    agent.cancel()
+    agent.stopTurn(reason)
     return reason
   }
 

@@ -326,6 +326,29 @@ describe('the turn/step loop', () => {
     await h.close()
   })
 
+  it('stopTurn ends the running turn as blocked with its message, leaving a whole log', async () => {
+    const h = await harness({
+      script: [{ toolCalls: [{ name: 'echo', arguments: { text: 'a' } }, { name: 'echo', arguments: { text: 'b' } }] }, { text: 'never asked' }],
+      extensions: [
+        {
+          name: 'freeze',
+          preTool: (_call, agent) => {
+            agent.stopTurn('Deploy freeze is on.')
+            return { action: 'deny', reason: 'Deploy freeze is on.' }
+          },
+        },
+      ],
+    })
+    h.agent.followUp('go')
+    expect(await h.agent.whenIdle()).toMatchObject({ reason: 'blocked', message: 'Deploy freeze is on.' })
+    expect(h.mock.requests).toHaveLength(1)
+    expect(h.session.events.filter((e) => e.type === 'tool/result')).toHaveLength(2)
+    expect(verifyEvents(h.session.header, h.session.events)).toEqual([])
+    h.agent.stopTurn('while idle: nothing happens')
+    expect(h.agent.busy).toBe(false)
+    await h.close()
+  })
+
   it('runs follow-ups as separate turns, one per turn, in order', async () => {
     const h = await harness({ script: [{ text: 'a', chunkDelayMs: 5 }, { text: 'b' }, { text: 'c' }] })
     h.agent.followUp('one')

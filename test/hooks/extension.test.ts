@@ -95,10 +95,11 @@ describe('the hooks extension', () => {
       expect(recorded.events.filter((e) => e.type === 'hook/result').map((e) => e.data.decision)).toEqual(['error', 'timeout'])
     })
 
-    it('continue: false refuses the call and cancels the turn, showing the stop reason', async () => {
+    it('continue: false refuses the call and ends the turn as blocked, showing the stop reason', async () => {
       const { ext, agent, recorded } = setup(claudeHooks('PreToolUse', `echo '{"continue":false,"stopReason":"Deploy freeze is on."}'`))
       expect(await ext.preTool!(call('bash', { command: 'ls' }), agent)).toEqual({ action: 'deny', reason: 'Deploy freeze is on.' })
-      expect(recorded.cancelled).toBe(1)
+      expect(recorded.stopped).toEqual(['Deploy freeze is on.'])
+      expect(recorded.cancelled).toBe(0)
       expect(recorded.notices).toEqual([{ level: 'warning', message: 'Deploy freeze is on.' }])
     })
   })

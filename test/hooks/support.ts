@@ -50,6 +50,7 @@ export interface Recorded {
   steered: { content: string; source?: Source }[]
   notices: { level: string; message: string }[]
   cancelled: number
+  stopped: string[]
 }
 
 /**
@@ -57,7 +58,7 @@ export interface Recorded {
  * end-to-end tests drive the real agent through the CLI.
  */
 export function recordingAgent(cwd: string): { agent: AgentApi; recorded: Recorded } {
-  const recorded: Recorded = { events: [], injected: [], steered: [], notices: [], cancelled: 0 }
+  const recorded: Recorded = { events: [], injected: [], steered: [], notices: [], cancelled: 0, stopped: [] }
   const session = {
     id: 'session-1',
     path: join(cwd, 'session.jsonl'),
@@ -83,6 +84,9 @@ export function recordingAgent(cwd: string): { agent: AgentApi; recorded: Record
     },
     cancel() {
       recorded.cancelled++
+    },
+    stopTurn(message: string) {
+      recorded.stopped.push(message)
     },
     whenIdle: async () => undefined,
     subscribe: () => () => undefined,
