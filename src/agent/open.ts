@@ -118,7 +118,14 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     : noMcp
   await mcp.start()
 
-  const hooks = loadHooks({ cwd, home, env, trustProjectHooks: options.trustProjectHooks })
+  const hooks = loadHooks({
+    cwd,
+    home,
+    env,
+    trustProjectHooks: options.trustProjectHooks,
+    maxStopContinuations: positive(settings.stopHooks?.maxContinuations),
+    maxIdenticalStopReasons: positive(settings.stopHooks?.maxIdenticalReasons),
+  })
   hooks.problems.forEach(report)
 
   let mode: PermissionMode = options.permissionMode ?? settings.permissions?.defaultMode ?? 'default'
@@ -184,6 +191,13 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
 export async function openAgent(options: OpenAgentOptions): Promise<Agent> {
   return (await openAgentWithContext(options)).agent
+}
+
+/** A setting that must be a whole number of at least 1, or absent (the default applies). */
+function positive(value: unknown): number | undefined {
+  if (value === undefined) return undefined
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1) return value
+  throw new Error(`The setting stopHooks limits must be whole numbers of at least 1, not ${JSON.stringify(value)}; fix settings.json.`)
 }
 
 /** The user's catalog additions and overrides (`models` in settings). */

@@ -26,6 +26,8 @@ export interface Settings {
   webFetch?: { allowPrivate?: boolean }
   models?: Record<string, unknown>
   hooks?: unknown
+  /** Bounds on Stop-hook continuations per turn (docs/hooks.md): consecutive, and consecutive with the same reason. */
+  stopHooks?: { maxContinuations?: number; maxIdenticalReasons?: number }
   mcpServers?: unknown
   [key: string]: unknown
 }

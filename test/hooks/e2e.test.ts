@@ -108,6 +108,17 @@ describe('hooks end to end through rein -p', () => {
     expect(events.filter((e) => e.type === 'turn/end').map((e) => e.data.reason)).toEqual(['completed'])
   })
 
+  it('the Stop-continuation bound is a setting: stopHooks.maxIdenticalReasons 1 overrides the first repeat', async () => {
+    const ws = makeWorkspace()
+    const script = installScript(ws.project, 'stop-always-blocks.sh')
+    // Rein's own settings file takes the same hooks format, plus Rein's settings.
+    writeJson(join(ws.home, 'settings.json'), { ...(claudeHooks('Stop', script) as object), stopHooks: { maxIdenticalReasons: 1 } })
+    const run = await prompt(ws, [{ text: 'Done.', repeat: true }], 'lint it')
+    expect(mock!.requests).toHaveLength(2)
+    expect(run.stderr).toContain('same reason 1 times in a row')
+    expect(logEvents(ws).filter((e) => e.type === 'steering/message')).toHaveLength(1)
+  })
+
   it('PreToolUse guards in both formats deny calls with their reasons: rm -rf (bash, exit 2) and git push (Codex, JSON)', async () => {
     const ws = makeWorkspace()
     mkdirSync(join(ws.project, 'build'))
