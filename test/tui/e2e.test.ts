@@ -50,6 +50,15 @@ function transcriptOf(body: unknown): string[] {
 }
 
 describe('rein in a real terminal', () => {
+  it('sends a prompt given on the command line as the first prompt', async () => {
+    const { term, mock } = await start({ args: ['what', 'is', 'here?'], script: [{ text: 'Nothing yet.' }] })
+    const screen = await term.waitFor('Nothing yet.')
+    expect(screen).toContain('› what is here?')
+    expect(transcriptOf(mock.requests[0].body)[0]).toBe('user: what is here?')
+    await term.submit('/quit')
+    await term.waitFor('EXITED 0')
+  })
+
   it('runs a prompt with a tool call and an edit, showing the cards, the diff and the answer', async () => {
     const box = sandbox()
     writeFileSync(join(box.cwd, 'greeting.txt'), 'hello world\n')

@@ -66,8 +66,7 @@ async function run(words: string[], flags: RunFlags): Promise<number> {
       throw new UsageError('The terminal UI needs a terminal; use -p "<prompt>" to run one prompt without one.')
     }
     const { runTui } = await importTuiOutsideCi()
-    if (words.length) throw new UsageError('To run a prompt without the terminal UI, pass it with -p "<prompt>".')
-    return runTui(open)
+    return runTui({ ...open, initialPrompt: words.join(' ') || undefined })
   }
   let prompt = [typeof flags.print === 'string' ? flags.print : '', ...words].filter(Boolean).join(' ')
   if (!process.stdin.isTTY) {

@@ -8,7 +8,12 @@ import { FirstRun } from './FirstRun.js'
 import { realServices } from './real-services.js'
 import type { TuiExit } from './services.js'
 
-export type TuiOptions = OpenAgentOptions & { stdin?: NodeJS.ReadStream; stdout?: NodeJS.WriteStream }
+export type TuiOptions = OpenAgentOptions & {
+  stdin?: NodeJS.ReadStream
+  stdout?: NodeJS.WriteStream
+  /** Sent as the first prompt once the UI is up (`rein "fix the build"`). */
+  initialPrompt?: string
+}
 
 /**
  * Runs the interactive terminal UI until the user quits; resolves with the process exit code. `/new`, `/resume` and
@@ -32,6 +37,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
 
   let open: OpenAgentOptions = { ...options, home, env }
   let prefill: string | undefined
+  let initialPrompt = options.initialPrompt?.trim() || undefined
   for (;;) {
     let opened: Awaited<ReturnType<typeof openAgentWithContext>>
     try {
@@ -55,6 +61,9 @@ export async function runTui(options: TuiOptions): Promise<number> {
         }),
         { stdin, stdout, exitOnCtrlC: false },
       )
+      // The conversation loads history and subscribes as it mounts, so the prompt's events are shown either way.
+      if (initialPrompt) agent.followUp(initialPrompt)
+      initialPrompt = undefined
     })
     await agent.close(exit.kind === 'quit' ? 'exit' : 'switch')
     if (exit.kind === 'quit') return 0
