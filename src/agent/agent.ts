@@ -6,7 +6,7 @@ import type { AssistantMessage, ToolSchema } from '../llm/messages.js'
 import { toolCallsOf } from '../llm/messages.js'
 import { retryDelay } from '../llm/retry.js'
 import type { FinishReason } from '../llm/stream.js'
-import type { JsonValue, LoggedError, SessionEvent, Source, TurnEndReason } from '../session/events.js'
+import type { JsonValue, LoggedError, Source, TurnEndReason } from '../session/events.js'
 import type { Session } from '../session/session.js'
 import type { AnyTool, ToolState } from '../tools/tool.js'
 import type { CompactionOutcome, Compactor } from '../compaction/compactor.js'
@@ -544,4 +544,3 @@ function failure(error: ModelError): LoggedError {
   return logged as LoggedError
 }
 
-export type { SessionEvent }
