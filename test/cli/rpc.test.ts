@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { readdirSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
@@ -106,6 +107,32 @@ describe('rein rpc', () => {
     expect((messages.data as { messages: { role: string }[] }).messages.map((m) => m.role)).toContain('assistant')
     expect(await c.send({ type: 'cancel' })).toMatchObject({ ok: true })
     expect(await c.send({ type: 'shutdown' })).toMatchObject({ ok: true })
+  })
+
+  it('with --ask-permissions, asks the client and obeys its answers: allow once, deny with a note', async () => {
+    const box = sandbox()
+    mock = await startMockModel({
+      script: [
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo allowed-run' } }] },
+        { toolCalls: [{ name: 'bash', arguments: { command: 'touch denied-file' } }] },
+        { text: 'Done.' },
+      ],
+    })
+    child = spawnCli(['rpc', '--ask-permissions'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    const c = rpc(child)
+    await c.send({ type: 'prompt', message: 'run things' })
+    const first = await c.waitFor((l) => l.type === 'permission_request')
+    expect(first).toMatchObject({ call: { name: 'bash' }, suggestedRule: expect.stringContaining('Bash(') })
+    expect(await c.send({ type: 'permission_response', requestId: first.requestId, outcome: 'allow-once' })).toMatchObject({ ok: true })
+    const second = await c.waitFor((l) => l.type === 'permission_request' && l.requestId !== first.requestId)
+    expect(await c.send({ type: 'permission_response', requestId: second.requestId, outcome: 'deny', note: 'not in this repo' })).toMatchObject({ ok: true })
+    await c.waitFor(c.idle(1))
+    const results = (mock.requests[2].body as { messages: { role: string; content: string }[] }).messages.filter((m) => m.role === 'tool')
+    expect(results[0].content).toContain('allowed-run')
+    expect(results[1].content).toMatch(/denied permission.*not in this repo/)
+    expect(readdirSync(box.cwd)).not.toContain('denied-file')
+    expect(await c.send({ type: 'permission_response', requestId: 'nope', outcome: 'deny' })).toMatchObject({ ok: false })
+    await c.send({ type: 'shutdown' })
   })
 
   it('forks the session and continues in the copy', async () => {
