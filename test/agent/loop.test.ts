@@ -349,6 +349,48 @@ describe('the turn/step loop', () => {
     await h.close()
   })
 
+  it('a queued steer taken back before the step boundary is never delivered, and the log says it was withdrawn', async () => {
+    const h = await harness({ tools: [sleepTool()], script: [{ toolCalls: [{ name: 'sleep', arguments: { ms: 200 } }] }, { text: 'ok' }] })
+    h.agent.followUp('start')
+    await new Promise<void>((resolve) => {
+      const off = h.agent.subscribe((e) => {
+        if (e.type === 'event' && e.event.type === 'tool/call') {
+          off()
+          resolve()
+        }
+      })
+    })
+    const id = h.agent.steer('never mind this')
+    expect(h.agent.withdraw(id)?.content).toEqual([{ type: 'text', text: 'never mind this' }])
+    await h.agent.whenIdle()
+    expect(h.session.events.some((e) => e.type === 'steering/message')).toBe(false)
+    expect(h.session.events.find((e) => e.type === 'inbox/dequeued' && (e as SessionEvent<'inbox/dequeued'>).data.id === id)?.data).toEqual({ id, reason: 'withdrawn' })
+    expect(h.agent.withdraw(id)).toBeUndefined()
+    await h.close()
+  })
+
+  it('keeps notices raised before anyone listens (SessionStart hooks) for the first listener', async () => {
+    const h = await harness({ script: [], extensions: [{ name: 'greeter', sessionStart: (agent) => agent.notify('warning', 'A hook file was skipped.') }] })
+    const seen: string[] = []
+    h.agent.subscribe((e) => {
+      if (e.type === 'notice') seen.push(e.message)
+    })
+    expect(seen).toEqual(['A hook file was skipped.'])
+    await h.close()
+  })
+
+  it('ends a turn max-steps when it reaches the step cap', async () => {
+    const h = await harness({
+      agent: { maxSteps: 2 },
+      script: [{ toolCalls: [{ name: 'echo', arguments: { text: 'again' } }], repeat: true }],
+    })
+    h.agent.followUp('loop forever')
+    expect((await h.agent.whenIdle())?.reason).toBe('max-steps')
+    expect(h.mock.requests).toHaveLength(2)
+    expect(verifyEvents(h.session.header, h.session.events)).toEqual([])
+    await h.close()
+  })
+
   it('runs follow-ups as separate turns, one per turn, in order', async () => {
     const h = await harness({ script: [{ text: 'a', chunkDelayMs: 5 }, { text: 'b' }, { text: 'c' }] })
     h.agent.followUp('one')

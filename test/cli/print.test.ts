@@ -202,6 +202,33 @@ describe('rein -p (one-shot mode)', () => {
     expect(msg.data.interrupted).toBe(true)
   })
 
+  it('--max-turns caps the model requests of the run and reports max-steps with exit 1', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ toolCalls: [{ name: 'ls', arguments: {} }], repeat: true }] })
+    const r = await runCli(['-p', 'look around', '--max-turns', '3', '--output-format', 'json'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.code).toBe(1)
+    expect(JSON.parse(r.stdout)).toMatchObject({ stop_reason: 'max-steps', is_error: true })
+    expect(mock.requests).toHaveLength(3)
+  })
+
+  it('--fork id@seq starts a new session from a copy of the first, whose header names its parent', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'first' }, { text: 'second' }, { text: 'forked' }] })
+    const env = cliEnv({ url: mock.url, home: box.home })
+    const one = JSON.parse((await runCli(['-p', 'one', '--output-format', 'json'], { cwd: box.cwd, env })).stdout)
+    await runCli(['-p', 'two', '--continue'], { cwd: box.cwd, env })
+    const parent = logs(box.home).find((l) => l.header.id === one.session_id)!
+    const endOfFirstTurn = parent.events.find((e) => e.type === 'turn/end')!.seq
+    const forked = await runCli(['-p', 'three', '--fork', `${one.session_id.slice(0, 8)}@${endOfFirstTurn}`, '--output-format', 'json'], { cwd: box.cwd, env })
+    expect(forked.code).toBe(0)
+    const child = logs(box.home).find((l) => l.header.id === JSON.parse(forked.stdout).session_id) as unknown as { header: { parent: { id: string; seq: number } } }
+    expect(child.header.parent).toEqual({ id: one.session_id, seq: endOfFirstTurn })
+    const users = (mock.requests[2].body as { messages: { role: string; content: string }[] }).messages.filter((m) => m.role === 'user').map((m) => m.content)
+    expect(users).toContain('one')
+    expect(users).not.toContain('two')
+    expect(users).toContain('three')
+  })
+
   it('rein demo runs a scripted session without a key and exits 0', async () => {
     const box = sandbox()
     const r = await runCli(['demo'], { cwd: box.cwd, env: cliEnv({ home: box.home, key: null }) })
