@@ -89,6 +89,14 @@ describe('rein -p (one-shot mode)', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
   })
 
+  it('uses a key stored in $REIN_HOME/credentials when the environment has none (without one it exits 2)', async () => {
+    const box = sandbox()
+    writeFileSync(join(box.home, 'credentials'), 'DEEPSEEK_API_KEY=sk-from-file\n', { mode: 0o600 })
+    mock = await startMockModel({ script: [{ text: 'keyed' }] })
+    const r = await runCli(['-p', 'hi'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home, key: null }) })
+    expect(r).toMatchObject({ code: 0, stdout: 'keyed\n' })
+  })
+
   it('exits 2 on bad usage', async () => {
     const box = sandbox()
     const r = await runCli(['-p', 'hi', '--effort', 'extreme'], { cwd: box.cwd, env: cliEnv({ home: box.home }) })
