@@ -4,16 +4,13 @@
 // cache-hit share, simulated cost (`costOf` over the usage the mock reported, as logged), the largest prompt, and
 // for the compacting run the cache-hit share of each summary request. Tokens are the mock's estimate (bytes / 4,
 // cache hits in 64-token units). Needs the build (`npx tsc -p .`). Uses only loopback and temp directories.
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { costOf, modelInfo } from '../dist/llm/catalog.js'
 import { startMockModel } from '../dist/llm/mock/server.js'
+import { runPrint } from './run-print.mjs'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const CLI = join(here, '../dist/cli/main.js')
 const MODEL = 'deepseek-v4-flash'
 const STEPS = 60
 const WINDOW = 16_000
@@ -42,15 +39,7 @@ async function session(window) {
   script.push({ text: 'Read them all.' })
   const mock = await startMockModel({ script })
   try {
-    const code = await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, '-p', 'Read every file.', '--cwd', cwd], {
-        env: { ...process.env, DEEPSEEK_BASE_URL: mock.url, DEEPSEEK_API_KEY: 'bench', REIN_HOME: home },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      })
-      child.on('error', reject)
-      child.on('close', resolve)
-    })
-    if (code !== 0) throw new Error(`rein -p exited with ${code}`)
+    await runPrint({ prompt: 'Read every file.', cwd, home, url: mock.url })
     const dir = join(home, 'sessions', readdirSync(join(home, 'sessions'))[0])
     const file = readdirSync(dir).find((f) => f.endsWith('.jsonl'))
     const events = readFileSync(join(dir, file), 'utf8').trim().split('\n').slice(1).map((line) => JSON.parse(line))

@@ -2,17 +2,14 @@
 // bytes and estimated tokens (bytes / 4, as the mock model counts); (2) the prompt-cache hit share over a 20-step
 // scripted session run through the built CLI against the mock model, which simulates DeepSeek's prefix cache.
 // Needs the build (`npm run build`). Uses only loopback and temp directories.
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { systemPrompt } from '../dist/context/system-prompt.js'
 import { startMockModel } from '../dist/llm/mock/server.js'
+import { runPrint } from './run-print.mjs'
 import { builtinTools, toolSchemas } from '../dist/tools/registry.js'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const CLI = join(here, '../dist/cli/main.js')
 const STEPS = 20
 const tokens = (bytes) => Math.ceil(bytes / 4)
 
@@ -40,15 +37,7 @@ for (let i = 0; i < STEPS - 1; i++) script.push({ toolCalls: [{ name: 'read', ar
 script.push({ text: 'Read them all.' })
 const mock = await startMockModel({ script })
 try {
-  const code = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, '-p', 'Read every file.', '--cwd', cwd], {
-      env: { ...process.env, DEEPSEEK_BASE_URL: mock.url, DEEPSEEK_API_KEY: 'bench', REIN_HOME: home },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    })
-    child.on('error', reject)
-    child.on('close', resolve)
-  })
-  if (code !== 0) throw new Error(`rein -p exited with ${code}`)
+  await runPrint({ prompt: 'Read every file.', cwd, home, url: mock.url })
   const requests = mock.requests
   if (requests.length !== STEPS) throw new Error(`expected ${STEPS} requests, the mock received ${requests.length}`)
   const share = (list) => {

@@ -307,8 +307,7 @@ export class Agent implements AgentApi {
         end = new TurnEnd('blocked', { code: 'stopped', message: this.stopMessage })
       }
     } catch (error) {
-      const message =
-        error instanceof ListenerError || error instanceof Error ? error.message : `Unexpected failure: ${String(error)}`
+      const message = error instanceof Error ? error.message : `Unexpected failure: ${String(error)}`
       end = new TurnEnd('error', { code: error instanceof ListenerError ? 'listener' : 'internal', message })
     }
     this.session.append('turn/end', { turn, reason: end.reason, ...(end.error ? { error: end.error } : {}) })

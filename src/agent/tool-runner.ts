@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { InputBlock, ToolCallBlock } from '../llm/messages.js'
 import type { JsonValue, Source } from '../session/events.js'
 import type { Session } from '../session/session.js'
-import type { AnyTool, ToolContext, ToolOutput, ToolState } from '../tools/tool.js'
+import { errorOutput, type AnyTool, type ToolContext, type ToolOutput, type ToolState } from '../tools/tool.js'
 import type { ToolCallInfo } from './extensions.js'
 import type { Listeners } from './listeners.js'
 import type { AgentApi, LiveEvent, PermissionAsker, PermissionRequest } from './types.js'
@@ -39,7 +39,7 @@ interface Prepared {
   rewrittenBy?: string
 }
 
-const errorResult = (text: string): ToolOutput => ({ content: [{ type: 'text', text }], isError: true })
+const errorResult = errorOutput
 
 /** Parses raw argument text. An empty string counts as `{}`: models send it for tools without parameters. */
 export function parseArguments(raw: string): { ok: true; value: unknown } | { ok: false; message: string } {

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { startJob } from './job-table.js'
 import { OutputBuffer } from './output-buffer.js'
 import { exitStatus, killGroup, spawnCommand } from './process-group.js'
-import type { Tool, ToolOutput } from './tool.js'
+import { errorOutput, type Tool, type ToolOutput } from './tool.js'
 
 export const DEFAULT_TIMEOUT_MS = 120_000
 export const MAX_TIMEOUT_MS = 600_000
@@ -44,7 +44,7 @@ export const bashTool: Tool<Args> = {
   },
 }
 
-const fail = (text: string): ToolOutput => ({ content: [{ type: 'text', text }], isError: true })
+const fail = errorOutput
 
 async function runForeground(command: string, timeoutMs: number, ctx: Parameters<Tool['run']>[1]): Promise<ToolOutput> {
   const started = Date.now()

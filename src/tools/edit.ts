@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
-import { writeFileAtomic } from './atomic-write.js'
 import { unifiedDiff } from './diff-meta.js'
-import { checkFresh, freshnessError, hashBytes, recordVersion } from './file-versions.js'
-import { displayPath, realPathOf, resolveToolPath } from './paths.js'
-import type { Tool, ToolOutput } from './tool.js'
+import { checkFresh, freshnessError, writeTracked } from './file-versions.js'
+import { fileTarget } from './paths.js'
+import { errorOutput, type Tool } from './tool.js'
 
 const schema = z.object({
   file_path: z.string().describe('Absolute, or relative to the working directory'),
@@ -25,9 +24,7 @@ export const editTool: Tool<Args> = {
   readOnly: false,
   kind: 'edit',
   async run(args, ctx) {
-    const named = resolveToolPath(ctx.cwd, args.file_path)
-    const shown = displayPath(ctx.cwd, named)
-    const absolute = realPathOf(named)
+    const { shown, absolute } = fileTarget(ctx.cwd, args.file_path)
     if (args.old_string === '') return fail('Error: old_string is empty; to create a file use write.')
     if (args.old_string === args.new_string) return fail('Error: old_string and new_string are the same; nothing to change.')
     let bytes: Buffer
@@ -53,12 +50,8 @@ export const editTool: Tool<Args> = {
       )
     }
     const after = before.split(match.old).join(match.new)
-    try {
-      await writeFileAtomic(absolute, after)
-    } catch (error) {
-      return fail(`Error: could not write ${shown}: ${(error as Error).message}.`)
-    }
-    await recordVersion(ctx.state, absolute, hashBytes(after))
+    const failed = await writeTracked(ctx.state, absolute, shown, after)
+    if (failed) return fail(failed)
     const diff = await unifiedDiff(shown, before, after)
     const count = args.replace_all ? match.count : 1
     return {
@@ -68,7 +61,7 @@ export const editTool: Tool<Args> = {
   },
 }
 
-const fail = (text: string): ToolOutput => ({ content: [{ type: 'text', text }], isError: true })
+const fail = errorOutput
 
 /**
  * Finds `oldText` in `content`, keeping the file's line endings: models write `\n`, so in a file with CRLF endings

@@ -1,3 +1,4 @@
+import { writeFileAtomic } from './atomic-write.js'
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
@@ -44,4 +45,18 @@ export function freshnessError(shown: string, reason: 'unread' | 'changed'): str
   return reason === 'unread'
     ? `Error: ${shown} exists and you have not read it in this session; read it first, then write.`
     : `Error: ${shown} changed on disk since you last read it; read it again, then redo your change.`
+}
+
+/**
+ * Writes a file the agent changes (write, edit) atomically and records its new version, so the next edit of it needs
+ * no fresh read. Returns the error sentence the model reads, or undefined on success.
+ */
+export async function writeTracked(state: ToolState, absolute: string, shown: string, text: string): Promise<string | undefined> {
+  try {
+    await writeFileAtomic(absolute, text)
+  } catch (error) {
+    return `Error: could not write ${shown}: ${(error as Error).message}.`
+  }
+  await recordVersion(state, absolute, hashBytes(text))
+  return undefined
 }

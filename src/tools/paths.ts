@@ -47,3 +47,12 @@ export function isInside(inner: string, outer: string): boolean {
 export function displayPath(cwd: string, absolute: string): string {
   return isInside(absolute, cwd) ? path.relative(cwd, absolute) || '.' : absolute
 }
+
+/**
+ * The file a tool call names: `shown` for messages (relative to the working directory when inside it) and `absolute`
+ * with symlinks resolved, the path read, written and version-tracked (a symlink is written through).
+ */
+export function fileTarget(cwd: string, filePath: string): { shown: string; absolute: string } {
+  const named = resolveToolPath(cwd, filePath)
+  return { shown: displayPath(cwd, named), absolute: realPathOf(named) }
+}

@@ -4,8 +4,8 @@ import { open, readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
 import type { InputBlock } from '../llm/messages.js'
 import { hashBytes } from './file-versions.js'
-import { displayPath, realPathOf, resolveToolPath } from './paths.js'
-import type { Tool, ToolOutput, ToolState } from './tool.js'
+import { fileTarget } from './paths.js'
+import { errorOutput, type Tool, type ToolOutput, type ToolState } from './tool.js'
 
 export const MAX_LINES = 2000
 export const MAX_LINE_CHARS = 2000
@@ -34,10 +34,8 @@ export const readTool: Tool<Args> = {
   readOnly: true,
   kind: 'read',
   async run(args, ctx) {
-    const named = resolveToolPath(ctx.cwd, args.file_path)
-    const shown = displayPath(ctx.cwd, named)
     // Versions are keyed by the real path, the one write and edit touch, so reading through a symlink counts.
-    const absolute = realPathOf(named)
+    const { shown, absolute } = fileTarget(ctx.cwd, args.file_path)
     let info
     try {
       info = await stat(absolute)
@@ -57,7 +55,7 @@ export const readTool: Tool<Args> = {
   },
 }
 
-const fail = (text: string): ToolOutput => ({ content: [{ type: 'text', text }], isError: true })
+const fail = errorOutput
 
 async function sniff(file: string): Promise<Buffer> {
   const handle = await open(file, 'r')

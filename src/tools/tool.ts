@@ -12,6 +12,11 @@ export interface ToolOutput {
   meta?: JsonValue
 }
 
+/** A result the model reads as a failure it can act on. */
+export function errorOutput(text: string): ToolOutput {
+  return { content: [{ type: 'text', text }], isError: true }
+}
+
 /** What a tool may touch while it runs. Created by the agent per call; `state` lives as long as the agent. */
 export interface ToolContext {
   /** The session's working directory: the workspace boundary. */

@@ -6,7 +6,7 @@ import type TurndownService from 'turndown'
 import { z } from 'zod'
 import { resolvePublic, type ResolvedHost } from './network-guard.js'
 import { capForModel } from './spill.js'
-import type { Tool, ToolOutput, ToolState } from './tool.js'
+import { errorOutput, type Tool, type ToolOutput, type ToolState } from './tool.js'
 
 /** Bytes of a response body read at most (after decompression); the rest is dropped with a note. */
 export const FETCH_BYTE_CAP = 5 * 1024 * 1024
@@ -65,7 +65,7 @@ export const webFetchTool: Tool<Args> = {
   },
 }
 
-const fail = (text: string): ToolOutput => ({ content: [{ type: 'text', text }], isError: true })
+const fail = errorOutput
 
 /** One GET to the address already checked: the custom lookup pins the connection to it, whatever DNS says now. */
 function request(url: URL, host: ResolvedHost, signal: AbortSignal): Promise<IncomingMessage> {

@@ -1,10 +1,9 @@
 import { readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
-import { writeFileAtomic } from './atomic-write.js'
 import { unifiedDiff } from './diff-meta.js'
-import { checkFresh, freshnessError, hashBytes, recordVersion } from './file-versions.js'
-import { displayPath, realPathOf, resolveToolPath } from './paths.js'
-import type { Tool, ToolOutput } from './tool.js'
+import { checkFresh, freshnessError, writeTracked } from './file-versions.js'
+import { fileTarget } from './paths.js'
+import { errorOutput, type Tool } from './tool.js'
 
 const schema = z.object({
   file_path: z.string().describe('Absolute, or relative to the working directory'),
@@ -23,10 +22,8 @@ export const writeTool: Tool<Args> = {
   readOnly: false,
   kind: 'edit',
   async run(args, ctx) {
-    const named = resolveToolPath(ctx.cwd, args.file_path)
-    const shown = displayPath(ctx.cwd, named)
     // A symlink is written through: the link stays and its target changes, which is also what the boundary checks.
-    const absolute = realPathOf(named)
+    const { shown, absolute } = fileTarget(ctx.cwd, args.file_path)
     let before = ''
     let exists = false
     try {
@@ -41,12 +38,8 @@ export const writeTool: Tool<Args> = {
       if (!fresh.ok) return fail(freshnessError(shown, fresh.reason))
       before = await readFile(absolute, 'utf8')
     }
-    try {
-      await writeFileAtomic(absolute, args.content)
-    } catch (error) {
-      return fail(`Error: could not write ${shown}: ${(error as Error).message}.`)
-    }
-    await recordVersion(ctx.state, absolute, hashBytes(args.content))
+    const failed = await writeTracked(ctx.state, absolute, shown, args.content)
+    if (failed) return fail(failed)
     const lines = args.content === '' ? 0 : args.content.split('\n').length - (args.content.endsWith('\n') ? 1 : 0)
     const diff = await unifiedDiff(shown, before, args.content)
     return {
@@ -56,4 +49,4 @@ export const writeTool: Tool<Args> = {
   },
 }
 
-const fail = (text: string): ToolOutput => ({ content: [{ type: 'text', text }], isError: true })
+const fail = errorOutput

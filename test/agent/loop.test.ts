@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SessionEvent } from '../../src/session/events.js'
 import { verifyEvents } from '../../src/session/verify.js'
-import { echoTool, harness, prefixViolations, sleepTool } from '../support/agent-harness.js'
+import { echoTool, harness, nextCommitted, prefixViolations, sleepTool } from '../support/agent-harness.js'
 
 const types = (events: readonly SessionEvent[]): string[] => events.map((e) => e.type)
 const lastUser = (body: { messages: { role: string; content: unknown }[] }) =>
@@ -105,14 +105,7 @@ describe('the turn/step loop', () => {
       script: [{ toolCalls: [{ name: 'sleep', arguments: { ms: 300 } }] }, { text: 'adjusted' }],
     })
     h.agent.followUp('start')
-    await new Promise<void>((resolve) => {
-      const off = h.agent.subscribe((e) => {
-        if (e.type === 'event' && e.event.type === 'tool/call') {
-          off()
-          resolve()
-        }
-      })
-    })
+    await nextCommitted(h.agent, 'tool/call')
     const steering = '  Also: use <b>tabs</b>, not spaces.\n'
     h.agent.steer(steering)
     await h.agent.whenIdle()
@@ -206,14 +199,8 @@ describe('the turn/step loop', () => {
       ],
     })
     h.agent.followUp('go')
-    await new Promise<void>((resolve) => {
-      const off = h.agent.subscribe((e) => {
-        if (e.type === 'event' && e.event.type === 'tool/call') {
-          off()
-          setTimeout(resolve, 30)
-        }
-      })
-    })
+    await nextCommitted(h.agent, 'tool/call')
+    await new Promise((r) => setTimeout(r, 30))
     h.agent.cancel()
     expect((await h.agent.whenIdle())?.reason).toBe('aborted')
     expect(log).toContain('killed x')
@@ -352,14 +339,7 @@ describe('the turn/step loop', () => {
   it('a queued steer taken back before the step boundary is never delivered, and the log says it was withdrawn', async () => {
     const h = await harness({ tools: [sleepTool()], script: [{ toolCalls: [{ name: 'sleep', arguments: { ms: 200 } }] }, { text: 'ok' }] })
     h.agent.followUp('start')
-    await new Promise<void>((resolve) => {
-      const off = h.agent.subscribe((e) => {
-        if (e.type === 'event' && e.event.type === 'tool/call') {
-          off()
-          resolve()
-        }
-      })
-    })
+    await nextCommitted(h.agent, 'tool/call')
     const id = h.agent.steer('never mind this')
     expect(h.agent.withdraw(id)?.content).toEqual([{ type: 'text', text: 'never mind this' }])
     await h.agent.whenIdle()

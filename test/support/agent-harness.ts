@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { Agent, type AgentOptions } from '../../src/agent/agent.js'
 import type { Extension } from '../../src/agent/extensions.js'
 import type { AgentApi } from '../../src/agent/types.js'
+import type { EventType } from '../../src/session/events.js'
 import { createAdapter } from '../../src/llm/create.js'
 import type { ToolSchema } from '../../src/llm/messages.js'
 import { Session } from '../../src/session/session.js'
@@ -118,4 +119,16 @@ export function prefixViolations(bodies: { messages: unknown[]; tools?: unknown;
     if (k >= 0 || next.length < prev.length) problems.push(`request ${i} does not extend request ${i - 1} (first difference at message ${k})`)
   }
   return problems
+}
+
+/** Resolves when the agent commits its next event of `type` (e.g. the `tool/call` of a slow tool). */
+export function nextCommitted(agent: Agent, type: EventType): Promise<void> {
+  return new Promise((resolve) => {
+    const off = agent.subscribe((e) => {
+      if (e.type === 'event' && e.event.type === type) {
+        off()
+        resolve()
+      }
+    })
+  })
 }
