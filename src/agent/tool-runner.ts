@@ -51,8 +51,8 @@ export function parseArguments(raw: string): { ok: true; value: unknown } | { ok
   }
 }
 
-function validate(tool: AnyTool, raw: string): { args: unknown } | { error: string } {
-  const parsed = parseArguments(raw)
+/** Checks arguments already parsed from the raw text (a parse failure included) against the tool's schema. */
+function validate(tool: AnyTool, parsed: ReturnType<typeof parseArguments>): { args: unknown } | { error: string } {
   if (!parsed.ok) {
     return { error: `Error: the arguments for ${tool.name} are not valid JSON (${parsed.message}). Send one JSON object that matches the tool's schema.` }
   }
@@ -153,7 +153,7 @@ async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
     const names = [...s.tools.keys()].sort().join(', ')
     return { block, call, answer: errorResult(`Error: there is no tool named "${block.name}". Available tools: ${names}.`) }
   }
-  const first = validate(tool, block.arguments)
+  const first = validate(tool, parsed)
   if ('error' in first) return { block, call, tool, answer: errorResult(first.error) }
 
   const decided = await s.listeners.preTool(call, s.agent, (raw) => {
@@ -162,7 +162,7 @@ async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
   })
   let args = first.args
   if (decided.rewrittenBy) {
-    const again = validate(tool, decided.call.arguments)
+    const again = validate(tool, parseArguments(decided.call.arguments))
     if ('error' in again) {
       const answer = errorResult(`${again.error} (The arguments were rewritten by ${decided.rewrittenBy}.)`)
       return { block, call: decided.call, tool, answer, rewrittenBy: decided.rewrittenBy }
