@@ -7,7 +7,7 @@ const MODES: Record<PermissionMode, Omit<SessionMode, 'id'>> = {
   default: { name: 'Default', description: 'Ask before edits and commands that are not allowed by a rule.' },
   'accept-edits': { name: 'Accept edits', description: 'Edit files in the workspace without asking; ask for commands.' },
   plan: { name: 'Plan', description: 'Read and plan only: no edits, no commands with side effects.' },
-  bypass: { name: 'Bypass permissions', description: 'Run every tool without asking.' },
+  bypass: { name: 'Bypass permissions', description: 'Run every tool without asking, writes to protected paths (.git/, .rein/, …) included.' },
 }
 
 export function modeState(current: PermissionMode): SessionModeState {

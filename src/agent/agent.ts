@@ -34,7 +34,7 @@ export interface AgentOptions {
   /** A cap on steps per turn (`--max-turns`); the turn ends `max-steps` when reached. */
   maxSteps?: number
   toolConcurrency?: number
-  permissionNeeded?: (call: ToolCallInfo) => string
+  permissionNeeded?: (call: ToolCallInfo, reason?: string) => string
   /** Injectable for tests: how retry waits are slept and jitter drawn. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
   random?: () => number

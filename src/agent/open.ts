@@ -131,13 +131,14 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   let mode: PermissionMode = options.permissionMode ?? settings.permissions?.defaultMode ?? 'default'
   const getMode = (): PermissionMode => agentRef?.permissionMode ?? mode
   let agentRef: Agent | undefined
-  const policy = createPermissionPolicy({ cwd, settings, getMode, extraAllow: options.allow ?? [], sessionAllow: [] })
+  const policy = createPermissionPolicy({ cwd, settings, getMode, extraAllow: options.allow ?? [], sessionAllow: [], reinHome: home })
 
   const toolState = createToolState({
     spillDir: join(home, 'spill', session.id),
     secretEnv: settings.secretEnv ?? [],
     allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
   })
+  policy.guardTools(toolState)
   const tools = () => [...builtinTools(), ...mcp.tools()]
 
   let agentRefForWindow: Agent | undefined

@@ -23,7 +23,7 @@ export interface ToolStep {
   /** Records an "allow always" answer so later calls it covers are allowed. */
   allowAlways?: (rule: string) => void
   /** The sentence a model reads when a call needs permission and no front end can ask. */
-  permissionNeeded: (call: ToolCallInfo) => string
+  permissionNeeded: (call: ToolCallInfo, reason?: string) => string
   emit: (event: LiveEvent) => void
   /** How many read-only calls may run at once. */
   concurrency: number
@@ -174,7 +174,7 @@ async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
     return { ...base, answer: errorResult(`Error: permission denied: ${decided.reason ?? 'a policy refused this call'}`) }
   }
   if (decided.verdict === 'ask') {
-    if (!s.asker) return { ...base, answer: errorResult(s.permissionNeeded(decided.call)) }
+    if (!s.asker) return { ...base, answer: errorResult(s.permissionNeeded(decided.call, decided.reason)) }
     const rule = s.suggestRule?.(decided.call)
     const request: PermissionRequest = {
       call: decided.call,

@@ -29,6 +29,9 @@ export function suggestedRule(call: ToolCallInfo, cwd?: string): string | undefi
     const shown = cwd ? displayPath(cwd, resolveToolPath(cwd, input.file_path)) : input.file_path
     return `Edit(${shown})`
   }
+  if (facts.category === 'read' && facts.path) {
+    return `Read(${cwd ? displayPath(cwd, facts.path.lexical) : facts.path.lexical})`
+  }
   if (facts.tool === 'web_fetch') return facts.url ? `WebFetch(domain:${facts.url.hostname})` : undefined
   if (facts.category === 'other') return call.name
   return undefined
@@ -38,7 +41,7 @@ export function suggestedRule(call: ToolCallInfo, cwd?: string): string | undefi
  * The result the model reads when a call needed the user's approval and no front end was attached to ask (one-shot
  * mode, CI): what was refused, that retrying will not help, and how the user grants it next time.
  */
-export function permissionNeededMessage(call: ToolCallInfo): string {
+export function permissionNeededMessage(call: ToolCallInfo, reason?: string): string {
   const facts = callFacts(call, process.cwd())
   const rule = suggestedRule(call)
   const input = (call.input ?? {}) as Record<string, unknown>
@@ -49,12 +52,16 @@ export function permissionNeededMessage(call: ToolCallInfo): string {
       : facts.category === 'edit' && typeof input.file_path === 'string'
         ? `changing ${input.file_path}`
         : `calling ${call.name}`
+  // The policy's question names why it asks; a question no rule can answer (a command that cannot be judged, a
+  // protected path) offers no rule.
+  const why = reason ? / \((.*)\)$/s.exec(reason)?.[1] : undefined
+  const ruleless = why !== undefined && /always asks|do not cover/.test(why)
   const grants = [
-    rule ? `re-run Rein with --allow '${rule}'` : undefined,
-    facts.category === 'edit' ? 'use --permission-mode accept-edits (edits inside the working directory)' : undefined,
-    'use --permission-mode bypass (everything)',
+    rule && !ruleless ? `re-run Rein with --allow '${rule}'` : undefined,
+    facts.category === 'edit' && !ruleless ? 'use --permission-mode accept-edits (edits inside the working directory)' : undefined,
+    'use --permission-mode bypass (everything, writes to protected paths such as .git/ and .rein/ included)',
   ].filter(Boolean)
-  return `Permission needed: ${what} requires the user's approval, and no one is attached to give it, so it was not done. \
+  return `Permission needed: ${what} requires the user's approval${why ? ` (${why})` : ''}, and no one is attached to give it, so it was not done. \
 Do not retry it; continue without it or tell the user. The user can allow it if they ${grants.join(', or ')}.`
 }
 
@@ -69,3 +76,9 @@ export function denyRuleMessage(call: ToolCallInfo, rule: string): string {
 around it; choose another approach or ask the user.`
 }
 
+
+/** Why a read-only tool, or a command, may not open a path: a Read deny rule, a hard link to a denied file, Rein's home. */
+export function guardedReadMessage(call: ToolCallInfo, shown: string, why: string): string {
+  return `Denied: ${call.name} may not read ${shown}: ${why}. Do not retry it or work around it; choose another approach \
+or ask the user.`
+}

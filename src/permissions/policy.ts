@@ -1,10 +1,17 @@
 import { homedir } from 'node:os'
+import path from 'node:path'
 import type { Extension, PreToolDecision, ToolCallInfo } from '../agent/extensions.js'
 import type { AgentApi, PermissionMode } from '../agent/types.js'
 import type { Settings } from '../config/settings.js'
+import { reinHome } from '../store/home.js'
+import { displayPath, realPathOf } from '../tools/paths.js'
+import type { ToolState } from '../tools/tool.js'
 import { callFacts, insideWorkspace, touchedPath, workspaceRoots } from './call-facts.js'
-import { denyRuleMessage, describeCall, planModeMessage, suggestedRule } from './messages.js'
-import { allowingRules, deniedPathInCommand, ruleMatches, type MatchContext } from './rule-match.js'
+import { commandConcern, deniedBases } from './command-concerns.js'
+import { denyRuleMessage, describeCall, guardedReadMessage, planModeMessage, suggestedRule } from './messages.js'
+import { protectedReason } from './protected-paths.js'
+import { createReadGuard, installReadGuard } from './read-guard.js'
+import { allowingRules, deniedPathInCommand, heldBackReason, ruleMatches, type MatchContext } from './rule-match.js'
 import { parseRule, type Rule } from './rules.js'
 
 export { permissionNeededMessage, suggestedRule } from './messages.js'
@@ -19,6 +26,13 @@ export interface PermissionPolicyOptions {
   sessionAllow?: string[]
   /** The home directory `~` stands for in rules; defaults to the user's. */
   home?: string
+  /** `$REIN_HOME` (sessions, credentials, trust): refused to every tool unless an allow rule names it. Defaults to the environment's. */
+  reinHome?: string
+  /**
+   * Whether the user trusts this workspace. Only then do allow rules cover commands that run what the repository
+   * defines (`npm test`, `make`, `cargo run`); default false.
+   */
+  workspaceTrusted?: boolean
 }
 
 /** The policy as an extension, plus what a front end needs for "allow always". */
@@ -29,19 +43,24 @@ export interface PermissionPolicy extends Extension<AgentApi> {
   allowForSession(rule: string): void
   /** The decision for one call, without the extension wrapper (the same as `preTool`). */
   decide(call: ToolCallInfo): PreToolDecision
+  /** Makes the tools sharing `state` apply the Read deny rules and Rein's home to every file they open or list. */
+  guardTools(state: ToolState): void
 }
 
 /**
  * The permission policy as a `preTool` listener. Order of judgement, first match wins:
- * 1. a deny rule covers the call → deny (in every mode, bypass included: a deny rule is the user's hard limit);
+ * 1. a deny rule covers the call, or the path a read-only tool names is refused by the read guard (a `Read` deny rule,
+ *    a hard link to a file one covers, Rein's own home) → deny, in every mode, bypass included;
  * 2. mode bypass → allow;
  * 3. plan mode: tools that read or fetch are judged as usual; write and edit are denied; commands and unknown (MCP)
  *    tools are denied unless an allow rule covers them (for a command: every part), since the user vouched for those;
  * 4. an ask rule covers the call → ask;
- * 5. write/edit outside the workspace (real path, symlinks resolved) → allow only by an allow rule naming the real
- *    path, else ask, whatever the mode;
- * 6. an allow rule covers the call (for a compound command: every part) → allow;
- * 7. the mode's default: reads allow; edits allow in accept-edits, ask otherwise; everything else asks.
+ * 5. write/edit of a protected path (`.git/`, `.rein/`, … and Rein's home) → ask, whatever the rules and mode;
+ * 6. write/edit outside the workspace (real path, symlinks resolved) → allow only by an allow rule naming the real
+ *    path, else ask; the same for read-only tools that name a path outside the workspace;
+ * 7. a shell command that cannot be judged from its text (`commandConcern`) → ask, unless a bare `Bash` rule allows all;
+ * 8. an allow rule covers the call (for a compound command: every part; dangerous flags and script runners need more) → allow;
+ * 9. the mode's default: reads allow; edits allow in accept-edits, ask otherwise; everything else asks.
  * Rules are re-read from `sessionAllow` on every call, so "allow always" takes effect at once.
  */
 export function createPermissionPolicy(options: PermissionPolicyOptions): PermissionPolicy {
@@ -52,52 +71,101 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   const allow = parse([...(permissions.allow ?? []), ...(options.extraAllow ?? [])])
   const sessionAllow = options.sessionAllow ?? []
   const roots = workspaceRoots(cwd, permissions.additionalDirectories)
-  const match: MatchContext = { cwd, home: options.home ?? homedir() }
+  const match: MatchContext = { cwd, home: options.home ?? homedir(), workspaceTrusted: options.workspaceTrusted === true }
+  const reinHomeDir = path.resolve(options.reinHome ?? reinHome())
+  const reinHomes = [...new Set([reinHomeDir, realPathOf(reinHomeDir)])]
+  const currentAllow = () => [...allow, ...parse(sessionAllow)]
+  const guard = createReadGuard({ deny, allow: currentAllow, match, reinHome: reinHomeDir })
+  const bases = deniedBases(deny, match, reinHomes)
+  const touched = (word: string) => touchedPath(cwd, word, match.home)
 
   const decide = (call: ToolCallInfo): PreToolDecision => {
     const facts = callFacts(call, cwd, match.home)
     const mode = options.getMode()
-    const allowRules = [...allow, ...parse(sessionAllow)]
+    const allowRules = currentAllow()
     const denied = deny.find((r) => ruleMatches(r, facts, match))
     if (denied) return { action: 'deny', reason: denyRuleMessage(call, denied.text) }
-    const named = facts.command && deniedPathInCommand(deny, facts.command, match, (word) => touchedPath(cwd, word, match.home))
-    if (named) return { action: 'deny', reason: denyRuleMessage(call, `${named.rule.text} (the command names ${named.word})`) }
+    if (facts.category === 'read' && facts.path) {
+      const why = guard.refuses(facts.path.lexical)
+      if (why) return { action: 'deny', reason: guardedReadMessage(call, displayPath(cwd, facts.path.lexical), why) }
+    }
+    if (facts.command) {
+      const named = deniedPathInCommand(deny, facts.command, match, touched)
+      if (named) return { action: 'deny', reason: denyRuleMessage(call, `${named.rule.text} (the command names ${named.word})`) }
+      const guarded = guardedWord(facts.command, (word) => guard.refuses(touched(word).lexical))
+      if (guarded) return { action: 'deny', reason: guardedReadMessage(call, guarded.word, guarded.why) }
+    }
     if (mode === 'bypass') return { action: 'allow', reason: 'bypass mode' }
 
     const asked = ask.find((r) => ruleMatches(r, facts, match))
+    const concern = facts.command && commandConcern(facts.command, { ...match, reinHome: reinHomes, deniedBases: bases, touched })
+    const bareBash = allowRules.some((r) => r.tool === 'Bash' && r.pattern === undefined)
     const allowedBy = (extra?: Partial<MatchContext>) => {
+      if (concern && !bareBash) return undefined
       const rules = allowingRules(allowRules, facts, { ...match, ...extra })
       return rules ? { text: rules.map((r) => r.text).join(', ') } : undefined
     }
     const question = (why: string): PreToolDecision => ({ action: 'ask', reason: `${describeCall(call, cwd)}${why}` })
+    const outside = facts.path !== undefined && !insideWorkspace(facts.path, roots)
 
-    if (facts.category === 'read') return asked ? question(` (the rule ${asked.text} asks)`) : { action: 'allow' }
+    if (facts.category === 'read') {
+      if (asked) return question(` (the rule ${asked.text} asks)`)
+      if (!outside) return { action: 'allow' }
+      const rule = allowedBy({ realOnly: true })
+      return rule ? { action: 'allow', reason: `rule ${rule.text}` } : question(' (outside the workspace)')
+    }
     if (facts.category === 'free') return { action: 'allow' }
     if (mode === 'plan' && facts.category !== 'fetch') {
       const vouched = facts.category !== 'edit' && !asked && allowedBy()
       return vouched ? { action: 'allow', reason: `rule ${vouched.text}` } : { action: 'deny', reason: planModeMessage(call) }
     }
     if (asked) return question(` (the rule ${asked.text} asks)`)
-    if (facts.category === 'edit' && facts.path && !insideWorkspace(facts.path, roots)) {
-      const rule = allowedBy({ realOnly: true })
-      return rule ? { action: 'allow', reason: `rule ${rule.text}` } : question(' (outside the workspace)')
+    if (facts.category === 'edit' && facts.path) {
+      const guarded = protectedReason([facts.path.lexical, facts.path.real], { reinHome: reinHomes })
+      if (guarded) return question(` (${guarded}; this always asks, except in bypass mode)`)
+      if (outside) {
+        const rule = allowedBy({ realOnly: true })
+        return rule ? { action: 'allow', reason: `rule ${rule.text}` } : question(' (outside the workspace)')
+      }
     }
+    if (concern && !bareBash) return question(` (${concern}; allow rules do not cover such commands)`)
     const rule = allowedBy()
     if (rule) return { action: 'allow', reason: `rule ${rule.text}` }
     if (facts.category === 'edit' && mode === 'accept-edits') return { action: 'allow', reason: 'accept-edits mode' }
-    return question('')
+    const heldBack = facts.command && heldBackReason(allowRules, facts.command, match)
+    return question(heldBack ? ` (${heldBack})` : '')
   }
 
   return {
     name: 'permissions',
     preTool: (call) => decide(call),
     decide,
-    suggestedRule: (call) => suggestedRule(call, cwd),
+    suggestedRule: (call) => {
+      const decision = decide(call)
+      // A question that no rule can answer (a protected path, a command that cannot be judged) offers none.
+      return decision.action === 'ask' && /always asks|do not cover/.test(decision.reason ?? '') ? undefined : suggestedRule(call, cwd)
+    },
     allowForSession: (rule) => {
       parse([rule])
       if (!sessionAllow.includes(rule)) sessionAllow.push(rule)
     },
+    guardTools: (state) => installReadGuard(state, guard),
   }
+}
+
+/** The first word (argument or redirection target) of a command whose path the read guard refuses. */
+function guardedWord(
+  command: { parts: { words: string[] }[]; redirects: { target: string }[] },
+  refuses: (word: string) => string | undefined,
+): { word: string; why: string } | undefined {
+  const words = [...command.parts.flatMap((p) => p.words.slice(1)), ...command.redirects.map((r) => r.target)]
+  for (const raw of words) {
+    const word = raw.startsWith('-') ? (raw.includes('=') ? raw.slice(raw.indexOf('=') + 1) : '') : raw
+    if (!word || word.includes('$')) continue
+    const why = refuses(word)
+    if (why) return { word, why }
+  }
+  return undefined
 }
 
 /** Settings were validated when loaded; a bad rule here comes from `--allow` or a front end, and is reported. */

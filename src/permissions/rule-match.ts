@@ -2,6 +2,7 @@ import path from 'node:path'
 import picomatch from 'picomatch'
 import { expandHome } from '../tools/paths.js'
 import type { CallFacts, TouchedPath } from './call-facts.js'
+import { dangerousUse, ruleNamesFlag, scriptRunner } from './dangerous-flags.js'
 import { ruleNameMatches, type Rule } from './rules.js'
 import { splitCommand, type CommandPart, type SplitCommand } from './shell-split.js'
 
@@ -20,6 +21,8 @@ export interface MatchContext {
   home: string
   /** For allow rules on paths outside the workspace only the real path counts, so a symlink cannot borrow a rule. */
   realOnly?: boolean
+  /** Whether the user trusts this workspace: only then do allow rules cover commands that run its scripts. */
+  workspaceTrusted?: boolean
 }
 
 /**
@@ -44,7 +47,9 @@ export function ruleMatches(rule: Rule, facts: CallFacts, ctx: MatchContext): bo
 
 /**
  * The allow rules that together cover the call, or undefined. A shell command is allowed only when every part is
- * covered by some rule and nothing is hidden from view (`opaque`); a bare `Bash` rule covers anything.
+ * covered by some rule and nothing is hidden from view (`opaque`); a bare `Bash` rule covers anything. A part that
+ * uses a flag of the dangerous-flags table is covered only by a rule that names the flag, and a script runner
+ * (`npm test`, `make`) only in a trusted workspace.
  */
 export function allowingRules(rules: readonly Rule[], facts: CallFacts, ctx: MatchContext): Rule[] | undefined {
   if (facts.tool !== 'bash') {
@@ -57,11 +62,35 @@ export function allowingRules(rules: readonly Rule[], facts: CallFacts, ctx: Mat
   if (!command || command.opaque || command.parts.length === 0) return undefined
   const used: Rule[] = []
   for (const part of command.parts) {
-    const rule = rules.find((r) => r.tool === 'Bash' && r.pattern !== undefined && commandMatches(r.pattern, part))
+    const rule = rules.find((r) => r.tool === 'Bash' && r.pattern !== undefined && coversPart(r.pattern, part, ctx))
     if (!rule) return undefined
     if (!used.includes(rule)) used.push(rule)
   }
   return used
+}
+
+/** Whether a patterned Bash rule covers one part, dangerous flags and script runners included. */
+function coversPart(pattern: string, part: CommandPart, ctx: MatchContext): boolean {
+  if (!commandMatches(pattern, part)) return false
+  const use = dangerousUse(part)
+  if (use && !ruleNamesFlag(normalizedPattern(pattern.replace(/:\*$/, '')), use)) return false
+  return ctx.workspaceTrusted === true || scriptRunner(part) === undefined
+}
+
+/**
+ * Why patterned allow rules that match a part's text still do not cover it (a dangerous flag, a script runner in an
+ * untrusted workspace), for the question the user is asked; undefined when no rule was held back.
+ */
+export function heldBackReason(rules: readonly Rule[], command: SplitCommand, ctx: MatchContext): string | undefined {
+  for (const part of command.parts) {
+    const matching = rules.filter((r) => r.tool === 'Bash' && r.pattern !== undefined && commandMatches(r.pattern, part))
+    if (!matching.length || matching.some((r) => coversPart(r.pattern as string, part, ctx))) continue
+    const use = dangerousUse(part)
+    if (use) return `${use.why}; allow rules cover it only when they name ${use.flag}`
+    const runner = scriptRunner(part)
+    if (runner) return `${runner}, and this workspace is not trusted; run \`rein trust\` to let allow rules cover it`
+  }
+  return undefined
 }
 
 const asPart = (raw: string): CommandPart => ({ words: [raw], text: raw.trim().replace(/\s+/g, ' ') })

@@ -15,6 +15,15 @@ export interface CommandPart {
 export interface SplitCommand {
   parts: CommandPart[]
   opaque: boolean
+  /** Every redirection with a file target (`< in`, `> out`, `2>&1` excluded), in order: paths the command touches. */
+  redirects: Redirect[]
+  /** Words bash would expand as globs (`*`, `?`, `[…]`), as written. */
+  globs: string[]
+}
+
+export interface Redirect {
+  op: string
+  target: string
 }
 
 const SEPARATORS = new Set(['&&', '||', ';', '|', '&', '|&', ';;'])
@@ -29,9 +38,11 @@ export function splitCommand(command: string): SplitCommand {
     // Variables stay as written (`$HOME`): the policy judges the text the model wrote, not our environment.
     tokens = parse(joined.replace(/\r?\n/g, ' ; '), (name) => `$${name}`)
   } catch {
-    return { parts: [{ words: [joined], text: joined.trim() }], opaque: true }
+    return { parts: [{ words: [joined], text: joined.trim() }], opaque: true, redirects: [], globs: [] }
   }
   const parts: CommandPart[] = []
+  const redirects: Redirect[] = []
+  const globs: string[] = []
   let words: string[] = []
   const endPart = () => {
     if (words.length) parts.push({ words, text: words.join(' ') })
@@ -41,6 +52,7 @@ export function splitCommand(command: string): SplitCommand {
     const token = tokens[i]
     if (typeof token === 'string') {
       words.push(token)
+      if (/\[[^\]]+\]/.test(token)) globs.push(token)
       continue
     }
     if ('comment' in token) {
@@ -50,6 +62,7 @@ export function splitCommand(command: string): SplitCommand {
     }
     if (token.op === 'glob') {
       words.push(token.pattern)
+      globs.push(token.pattern)
       continue
     }
     const op = token.op as string
@@ -66,6 +79,8 @@ export function splitCommand(command: string): SplitCommand {
       }
       i++
       if (fdWord) words.pop()
+      const duplication = (op === '>&' || op === '<&') && /^(\d+|-)$/.test(target)
+      if (!duplication) redirects.push({ op, target })
       const harmless = op === '<' || target === '/dev/null' || ((op === '>&' || op === '<&') && /^(\d+|-)$/.test(target))
       if (!harmless) opaque = true
       continue
@@ -75,5 +90,5 @@ export function splitCommand(command: string): SplitCommand {
   }
   endPart()
   if (parts.some((p) => p.words[0].includes('$'))) opaque = true
-  return { parts, opaque }
+  return { parts, opaque, redirects, globs }
 }

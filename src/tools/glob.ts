@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
+import { leftOutNote, readGuardOf } from '../permissions/read-guard.js'
 import { displayPath, resolveToolPath } from './paths.js'
 import type { Tool } from './tool.js'
 
@@ -40,8 +41,11 @@ export const globTool: Tool<Args> = {
       onlyFiles: true,
       ignore: ['**/.git/**', '**/node_modules/**'],
     })
+    const guard = readGuardOf(ctx.state)
+    const allowed = guard ? found.filter((file) => guard.refuses(path.normalize(file)) === undefined) : found
+    const leftOut = found.length - allowed.length
     const dated = await Promise.all(
-      found.map(async (file) => {
+      allowed.map(async (file) => {
         try {
           return { file, mtime: (await stat(file)).mtimeMs }
         } catch {
@@ -52,9 +56,10 @@ export const globTool: Tool<Args> = {
     dated.sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : 1))
     const shown = dated.slice(0, GLOB_MAX_RESULTS).map((d) => displayPath(ctx.cwd, path.normalize(d.file)))
     let text = shown.length ? shown.join('\n') : 'No files matched.'
+    if (leftOut) text += `\n${leftOutNote(leftOut)}`
     if (dated.length > GLOB_MAX_RESULTS) {
       text += `\n[${dated.length} files matched; showing the ${GLOB_MAX_RESULTS} newest. Narrow the pattern or path.]`
     }
-    return { content: [{ type: 'text', text }], meta: { matched: dated.length } }
+    return { content: [{ type: 'text', text }], meta: { matched: dated.length, leftOut } }
   },
 }

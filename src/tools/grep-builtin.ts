@@ -29,6 +29,12 @@ export async function builtinGrep(q: GrepQuery): Promise<GrepResult> {
   const matchGlob = q.glob ? picomatch(q.glob, { dot: true, basename: !q.glob.includes('/') }) : undefined
   const lines: string[] = []
   const state = { cut: false, lastFileHadContext: false }
+  let leftOut = 0
+  const refused = (full: string): boolean => {
+    if (!q.refuses?.(full)) return false
+    leftOut++
+    return true
+  }
 
   const searchFile = async (file: string, relToBase: string): Promise<void> => {
     if (matchGlob && !matchGlob(relToBase)) return
@@ -59,6 +65,7 @@ export async function builtinGrep(q: GrepQuery): Promise<GrepResult> {
       const full = path.join(dir, entry.name)
       const isDir = entry.isDirectory()
       if (ignored(stack, full, isDir)) continue
+      if ((isDir || entry.isFile()) && refused(full)) continue
       if (isDir) await walk(full, stack)
       else if (entry.isFile()) await searchFile(full, path.relative(q.target, full))
     }
@@ -70,9 +77,10 @@ export async function builtinGrep(q: GrepQuery): Promise<GrepResult> {
   } catch {
     return { error: `Error: ${displayPath(q.cwd, q.target)} does not exist.` }
   }
-  if (info.isFile()) await searchFile(q.target, path.basename(q.target))
-  else await walk(q.target, await ancestorsIgnore(q.cwd, q.target))
-  return { lines: lines.slice(0, q.maxLines), cut: state.cut }
+  if (info.isFile()) {
+    if (!refused(q.target)) await searchFile(q.target, path.basename(q.target))
+  } else await walk(q.target, await ancestorsIgnore(q.cwd, q.target))
+  return { lines: lines.slice(0, q.maxLines), cut: state.cut, leftOut }
 }
 
 function emitMatches(

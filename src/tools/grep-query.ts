@@ -13,9 +13,12 @@ export interface GrepQuery {
   /** Stop after this many result lines; `cut` then says so. */
   maxLines: number
   signal: AbortSignal
+  /** Why a file may not be searched (the read guard), or undefined; refused files are left out of the results. */
+  refuses?: (absolute: string) => string | undefined
 }
 
-export type GrepResult = { lines: string[]; cut: boolean } | { error: string }
+/** `leftOut`: files or directories the read guard kept out of the search. */
+export type GrepResult = { lines: string[]; cut: boolean; leftOut: number } | { error: string }
 
 /** Characters of one matched line that are kept; longer lines are cut so one minified file cannot flood the result. */
 export const GREP_LINE_CHARS = 1000

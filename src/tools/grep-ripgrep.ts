@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
 import path from 'node:path'
-import { createInterface } from 'node:readline'
 import { displayPath } from './paths.js'
 import { GREP_LINE_CHARS, type GrepQuery, type GrepResult } from './grep-query.js'
 
@@ -22,17 +21,19 @@ export function findRipgrep(envPath = process.env.PATH ?? ''): string | undefine
 
 /**
  * Searches with ripgrep. `--no-require-git` makes `.gitignore` apply outside a git repository too, as the built-in
- * search does; `--sort path` makes the order deterministic; hidden files are searched, `.git` is not.
+ * search does; `--sort path` makes the order deterministic; hidden files are searched, `.git` is not. `--null` ends
+ * each file name with a NUL byte, so the file of every result line is known exactly (names may hold `:`) and the read
+ * guard can leave refused files out; line numbers are always asked for, so matches (`12:`) and context (`12-`) can be
+ * told apart, and dropped again when the caller did not want them.
  */
 export async function ripgrep(rg: string, q: GrepQuery): Promise<GrepResult> {
-  const args = ['--no-config', '--no-require-git', '--hidden', '--glob', '!.git', '--sort', 'path', '--color', 'never']
+  const args = ['--no-config', '--no-require-git', '--hidden', '--glob', '!.git', '--sort', 'path', '--color', 'never', '--null']
   if (q.ignoreCase) args.push('-i')
   if (q.glob) args.push('--glob', q.glob)
   if (q.mode === 'files_with_matches') args.push('-l')
   else if (q.mode === 'count') args.push('-c', '--with-filename')
   else {
-    args.push('--with-filename', '--no-heading', '--max-columns', String(GREP_LINE_CHARS), '--max-columns-preview')
-    args.push(q.lineNumbers ? '-n' : '-N')
+    args.push('--with-filename', '--no-heading', '--max-columns', String(GREP_LINE_CHARS), '--max-columns-preview', '-n')
     if (q.before) args.push('-B', String(q.before))
     if (q.after) args.push('-A', String(q.after))
   }
@@ -47,17 +48,65 @@ export async function ripgrep(rg: string, q: GrepQuery): Promise<GrepResult> {
     child.on('close', (code) => resolve(code))
     child.on('error', () => resolve(null))
   })
-  for await (const line of createInterface({ input: child.stdout })) {
+  const verdicts = new Map<string, boolean>()
+  const refused = (file: string): boolean => {
+    let verdict = verdicts.get(file)
+    if (verdict === undefined) {
+      verdict = q.refuses?.(path.resolve(q.cwd, file)) !== undefined
+      verdicts.set(file, verdict)
+    }
+    return verdict
+  }
+  const records = q.mode === 'files_with_matches' ? splitOn(child.stdout, 0) : splitOn(child.stdout, 10)
+  for await (const record of records) {
+    if (record === '') continue
+    const line = formatRecord(record, q, refused)
+    if (line === undefined || (line === '--' && (lines.length === 0 || lines[lines.length - 1] === '--'))) continue
     if (lines.length >= q.maxLines) {
       cut = true
       child.kill()
       break
     }
-    lines.push(line.startsWith('./') ? line.slice(2) : line)
+    lines.push(line)
   }
+  if (lines[lines.length - 1] === '--') lines.pop()
+  const leftOut = [...verdicts.values()].filter(Boolean).length
   const code = await exited
-  if (cut) return { lines, cut }
-  if (code === 0 || code === 1) return { lines, cut: false }
+  if (cut) return { lines, cut, leftOut }
+  if (code === 0 || code === 1) return { lines, cut: false, leftOut }
   if (q.signal.aborted) return { error: 'Error: the search was cancelled.' }
   return { error: `Error: grep failed: ${stderr.trim().split('\n')[0] || `ripgrep exited with code ${code}`}.` }
+}
+
+/**
+ * One ripgrep record in the format the built-in search also gives (`file:12:text`, `file-13-text`, `file:3`, `file`),
+ * or undefined when the read guard refuses its file. A record is `--` or `file NUL rest`.
+ */
+function formatRecord(record: string, q: GrepQuery, refused: (file: string) => boolean): string | undefined {
+  if (record === '--') return record
+  const nul = record.indexOf('\0')
+  const raw = nul < 0 ? record : record.slice(0, nul)
+  const file = raw.startsWith('./') ? raw.slice(2) : raw
+  if (refused(file)) return undefined
+  if (nul < 0 || q.mode === 'files_with_matches') return file
+  const rest = record.slice(nul + 1)
+  if (q.mode === 'count') return `${file}:${rest}`
+  const numbered = /^(\d+)([:-])/.exec(rest)
+  if (!numbered) return `${file}:${rest}`
+  const [whole, , sep] = numbered
+  return q.lineNumbers ? `${file}${sep}${rest}` : `${file}${sep}${rest.slice(whole.length)}`
+}
+
+/** The stream's text cut at every `delimiter` byte (NUL or newline), as it arrives. */
+async function* splitOn(stream: NodeJS.ReadableStream, delimiter: number): AsyncGenerator<string> {
+  let pending = Buffer.alloc(0)
+  for await (const chunk of stream) {
+    pending = Buffer.concat([pending, chunk as Buffer])
+    let at: number
+    while ((at = pending.indexOf(delimiter)) >= 0) {
+      yield pending.subarray(0, at).toString('utf8').replace(/\r$/, '')
+      pending = pending.subarray(at + 1)
+    }
+  }
+  if (pending.length) yield pending.toString('utf8')
 }

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { builtinGrep } from './grep-builtin.js'
 import type { GrepQuery } from './grep-query.js'
 import { findRipgrep, ripgrep } from './grep-ripgrep.js'
+import { leftOutNote, readGuardOf } from '../permissions/read-guard.js'
 import { resolveToolPath } from './paths.js'
 import { capForModel } from './spill.js'
 import type { Tool } from './tool.js'
@@ -54,15 +55,17 @@ export const grepTool: Tool<Args> = {
       after: args['-A'] ?? args['-C'] ?? 0,
       maxLines: GREP_MAX_LINES,
       signal: ctx.signal,
+      refuses: readGuardOf(ctx.state)?.refuses,
     }
     const engine = grepEngine()
     const result = engine.kind === 'ripgrep' ? await ripgrep(engine.rg, query) : await builtinGrep(query)
     if ('error' in result) return { content: [{ type: 'text', text: result.error }], isError: true }
     let text = result.lines.length ? result.lines.join('\n') : 'No matches.'
     if (result.cut) text += `\n[results cut at ${GREP_MAX_LINES} lines; narrow the pattern, path or glob]`
+    if (result.leftOut) text += `\n${leftOutNote(result.leftOut)}`
     return {
       content: [{ type: 'text', text: capForModel(ctx.state, 'grep', text) }],
-      meta: { engine: engine.kind, lines: result.lines.length, cut: result.cut },
+      meta: { engine: engine.kind, lines: result.lines.length, cut: result.cut, leftOut: result.leftOut },
     }
   },
 }

@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
+import { leftOutNote, readGuardOf } from '../permissions/read-guard.js'
 import { displayPath, resolveToolPath } from './paths.js'
 import type { Tool } from './tool.js'
 
@@ -32,8 +33,11 @@ export const lsTool: Tool<Args> = {
       const why = code === 'ENOTDIR' ? 'is a file; use read' : code === 'ENOENT' ? 'does not exist' : 'cannot be listed'
       return { content: [{ type: 'text', text: `Error: ${shown} ${why}.` }], isError: true }
     }
+    const guard = readGuardOf(ctx.state)
+    const listed = guard ? entries.filter((entry) => guard.refuses(path.join(dir, entry.name)) === undefined) : entries
+    const leftOut = entries.length - listed.length
     const names = await Promise.all(
-      entries.map(async (entry) => {
+      listed.map(async (entry) => {
         if (entry.isDirectory()) return `${entry.name}/`
         if (entry.isSymbolicLink()) {
           const target = await stat(path.join(dir, entry.name)).catch(() => undefined)
@@ -43,8 +47,9 @@ export const lsTool: Tool<Args> = {
       }),
     )
     names.sort()
-    let text = names.length ? names.slice(0, LS_MAX_ENTRIES).join('\n') : `(${shown} is empty)`
+    let text = names.length ? names.slice(0, LS_MAX_ENTRIES).join('\n') : leftOut ? '' : `(${shown} is empty)`
     if (names.length > LS_MAX_ENTRIES) text += `\n[${names.length} entries; showing the first ${LS_MAX_ENTRIES}. Use glob to narrow.]`
-    return { content: [{ type: 'text', text }], meta: { path: dir, entries: names.length } }
+    if (leftOut) text = `${text ? `${text}\n` : ''}${leftOutNote(leftOut)}`
+    return { content: [{ type: 'text', text }], meta: { path: dir, entries: names.length, leftOut } }
   },
 }

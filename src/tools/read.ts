@@ -4,6 +4,7 @@ import { open, readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
 import type { InputBlock } from '../llm/messages.js'
 import { hashBytes } from './file-versions.js'
+import { readGuardOf } from '../permissions/read-guard.js'
 import { fileTarget } from './paths.js'
 import { errorOutput, type Tool, type ToolOutput, type ToolState } from './tool.js'
 
@@ -36,6 +37,8 @@ export const readTool: Tool<Args> = {
   async run(args, ctx) {
     // Versions are keyed by the real path, the one write and edit touch, so reading through a symlink counts.
     const { shown, absolute } = fileTarget(ctx.cwd, args.file_path)
+    const refused = readGuardOf(ctx.state)?.refuses(absolute)
+    if (refused) return errorOutput(`Error: ${shown} may not be read: ${refused}. Do not retry it; ask the user.`)
     let info
     try {
       info = await stat(absolute)

@@ -23,11 +23,15 @@ beforeAll(() => {
 })
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-function policy(mode: PermissionMode, permissions: Settings['permissions'] = {}, extra: { extraAllow?: string[]; sessionAllow?: string[] } = {}) {
-  return createPermissionPolicy({ cwd, settings: { permissions }, getMode: () => mode, home, ...extra })
+type Extra = { extraAllow?: string[]; sessionAllow?: string[]; workspaceTrusted?: boolean }
+
+function policy(mode: PermissionMode, permissions: Settings['permissions'] = {}, extra: Extra = {}) {
+  return createPermissionPolicy({ cwd, settings: { permissions }, getMode: () => mode, home, reinHome: path.join(home, '.rein'), ...extra })
 }
-const action = (mode: PermissionMode, c: ReturnType<typeof call>, permissions?: Settings['permissions']) =>
-  policy(mode, permissions).decide(c).action
+const action = (mode: PermissionMode, c: ReturnType<typeof call>, permissions?: Settings['permissions'], extra?: Extra) =>
+  policy(mode, permissions, extra).decide(c).action
+/** These tests are about rules, and use script runners (`npm test`, `make`) as examples: a trusted workspace. */
+const trusted = { workspaceTrusted: true }
 
 describe('the permission matrix: every mode × tool', () => {
   const calls = {
@@ -68,8 +72,8 @@ describe('rule precedence', () => {
   it('deny beats ask beats allow', () => {
     const c = bash('npm test')
     expect(action('default', c, { allow: ['Bash(npm test)'], ask: ['Bash(npm test)'], deny: ['Bash(npm test)'] })).toBe('deny')
-    expect(action('default', c, { allow: ['Bash(npm test)'], ask: ['Bash(npm test)'] })).toBe('ask')
-    expect(action('default', c, { allow: ['Bash(npm test)'] })).toBe('allow')
+    expect(action('default', c, { allow: ['Bash(npm test)'], ask: ['Bash(npm test)'] }, trusted)).toBe('ask')
+    expect(action('default', c, { allow: ['Bash(npm test)'] }, trusted)).toBe('allow')
   })
 
   it('applies deny rules even in bypass mode', () => {
@@ -94,9 +98,9 @@ describe('shell command rules', () => {
   })
 
   it('allows an exact rule only on the exact command', () => {
-    expect(action('default', bash('npm test'), allow)).toBe('allow')
-    expect(action('default', bash("npm  'test'"), allow)).toBe('allow')
-    expect(action('default', bash('npm test --watch'), allow)).toBe('ask')
+    expect(action('default', bash('npm test'), allow, trusted)).toBe('allow')
+    expect(action('default', bash("npm  'test'"), allow, trusted)).toBe('allow')
+    expect(action('default', bash('npm test --watch'), allow, trusted)).toBe('ask')
   })
 
   it('does not allow `git status && rm -rf /` by Bash(git status:*), nor other smuggling', () => {
@@ -118,7 +122,7 @@ describe('shell command rules', () => {
   })
 
   it('allows a compound command when every part is allowed', () => {
-    expect(action('default', bash('git status && npm test 2>&1 | git status --short'), allow)).toBe('allow')
+    expect(action('default', bash('git status && npm test 2>&1 | git status --short'), allow, trusted)).toBe('allow')
   })
 
   it('allows commands covered by rules in plan mode, since the user vouched for them', () => {
@@ -127,7 +131,7 @@ describe('shell command rules', () => {
   })
 
   it('supports * wildcards inside a pattern', () => {
-    expect(action('default', bash('npm run build'), { allow: ['Bash(npm run *)'] })).toBe('allow')
+    expect(action('default', bash('npm run build'), { allow: ['Bash(npm run *)'] }, trusted)).toBe('allow')
   })
 })
 
@@ -196,7 +200,7 @@ describe('other rules', () => {
 
   it('takes --allow rules and rules granted during the session, at once', () => {
     const sessionAllow: string[] = []
-    const p = policy('default', {}, { extraAllow: ['Bash(make)'], sessionAllow })
+    const p = policy('default', {}, { extraAllow: ['Bash(make)'], sessionAllow, workspaceTrusted: true })
     expect(p.decide(bash('make')).action).toBe('allow')
     expect(p.decide(bash('npm test')).action).toBe('ask')
     p.allowForSession('Bash(npm test)')

@@ -96,7 +96,8 @@ describe('built-in tools through the agent loop', () => {
   it('does not show DEEPSEEK_API_KEY to a command', async () => {
     process.env.DEEPSEEK_API_KEY = 'sk-e2e-secret'
     try {
-      const results = await run(calls(['bash', { command: 'echo "key=[$DEEPSEEK_API_KEY]"' }]), { allow: ['Bash(echo:*)'] })
+      // A variable expansion is never allowed by a rule alone, so this runs in bypass mode.
+      const results = await run(calls(['bash', { command: 'echo "key=[$DEEPSEEK_API_KEY]"' }]), { mode: 'bypass' })
       expect(results[0]).toBe('key=[]\n[exit code: 0]')
     } finally {
       delete process.env.DEEPSEEK_API_KEY

@@ -1,0 +1,129 @@
+import { readdirSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { expandHome, isInside, realPathOf } from '../tools/paths.js'
+import type { ToolState } from '../tools/tool.js'
+import { pathMatches, type MatchContext } from './rule-match.js'
+import type { Rule } from './rules.js'
+
+/**
+ * The `Read` deny rules and Rein's own home, as every tool that opens or lists files applies them: the policy judges
+ * a call's `path` argument, and the tools ask the guard again for each file they open or list while walking (grep of
+ * `~` must not open `~/.ssh/id_rsa` past `Read(~/.ssh/**)`).
+ */
+export interface ReadGuard {
+  /** Why reading or listing `absolute` is refused (a clause: "the permission rule Read(~/.ssh/**) covers it"), or undefined. */
+  refuses(absolute: string): string | undefined
+}
+
+/**
+ * Files under one deny rule's tree that are remembered by (device, inode) when the rules load, so that a hard link to
+ * one of them elsewhere is refused too. Deny rules name small trees (`~/.ssh`); a tree larger than this is walked
+ * only this far, in breadth-first order, and the rest is judged by path alone.
+ */
+export const INODE_WALK_LIMIT = 4096
+
+export interface ReadGuardOptions {
+  deny: readonly Rule[]
+  /** The allow rules in force now (settings, `--allow`, session grants): only these can open Rein's home. */
+  allow: () => readonly Rule[]
+  match: MatchContext
+  /** `$REIN_HOME`: sessions, credentials and trust files, refused to every tool unless an allow rule names it. */
+  reinHome: string
+}
+
+export function createReadGuard(options: ReadGuardOptions): ReadGuard {
+  const { match } = options
+  const deny = options.deny.filter((r) => r.tool === 'Read' && r.pattern !== undefined)
+  const reinHomes = [...new Set([path.resolve(options.reinHome), realPathOf(path.resolve(options.reinHome))])]
+  const inodes = new Map<string, Rule>()
+  for (const rule of deny) collectInodes(rule, match, inodes)
+
+  const namesReinHome = (rule: Rule, touched: { lexical: string; real: string }): boolean => {
+    if (rule.tool !== 'Read' || rule.pattern === undefined) return false
+    const base = literalBase(rule.pattern, match)
+    return base !== undefined && reinHomes.some((home) => isInside(base, home)) && pathMatches(rule.pattern, touched, match)
+  }
+
+  return {
+    refuses(absolute) {
+      const touched = { lexical: absolute, real: realPathOf(absolute) }
+      const rule = deny.find((r) => pathMatches(r.pattern as string, touched, match))
+      if (rule) return `the permission rule ${rule.text} covers it`
+      const inHome = reinHomes.some((home) => isInside(touched.lexical, home) || isInside(touched.real, home))
+      if (inHome && !options.allow().some((r) => namesReinHome(r, touched))) {
+        return `it is in Rein's own home (${reinHomes[0]}), which holds sessions and credentials`
+      }
+      if (inodes.size === 0) return undefined
+      try {
+        const info = statSync(absolute)
+        const linked = info.nlink > 1 ? inodes.get(`${info.dev}:${info.ino}`) : undefined
+        if (linked) return `it is a hard link to a file the permission rule ${linked.text} covers`
+      } catch {
+        // Not there (or not ours to stat): nothing to read, so nothing is refused by inode.
+      }
+      return undefined
+    },
+  }
+}
+
+/**
+ * The directory a path pattern cannot reach outside of: the pattern's components before the first glob character,
+ * `~` expanded, relative patterns from the working directory. A pattern without `/` matches a name at any depth, so
+ * its base is the working directory.
+ */
+export function literalBase(pattern: string, ctx: MatchContext): string | undefined {
+  const expanded = expandHome(pattern, ctx.home)
+  if (!expanded.includes('/')) return ctx.cwd
+  const absolute = path.isAbsolute(expanded) ? expanded : path.join(ctx.cwd, expanded)
+  const parts = absolute.split('/')
+  const firstGlob = parts.findIndex((part) => /[*?[\]{}!]/.test(part))
+  const kept = firstGlob < 0 ? parts : parts.slice(0, firstGlob)
+  return kept.join('/') || '/'
+}
+
+/** Walks the rule's literal base breadth-first (bounded) and records the (device, inode) of each file the rule covers. */
+function collectInodes(rule: Rule, match: MatchContext, into: Map<string, Rule>): void {
+  const pattern = rule.pattern as string
+  // A name pattern (`*.env`) covers the whole workspace; its files are judged by path only.
+  if (!expandHome(pattern, match.home).includes('/')) return
+  const base = literalBase(pattern, match)
+  if (base === undefined || base === '/') return
+  const queue = [base]
+  let seen = 0
+  while (queue.length && seen < INODE_WALK_LIMIT) {
+    const current = queue.shift() as string
+    let info
+    try {
+      info = statSync(current)
+    } catch {
+      continue // Missing or unreadable: nothing there to link to.
+    }
+    seen++
+    if (info.isDirectory()) {
+      try {
+        for (const name of readdirSync(current)) queue.push(path.join(current, name))
+      } catch {
+        // A directory we may not list: its files cannot be linked by us either.
+      }
+    } else if (info.isFile() && pathMatches(pattern, { lexical: current, real: realPathOf(current) }, match)) {
+      into.set(`${info.dev}:${info.ino}`, rule)
+    }
+  }
+}
+
+const GUARD_KEY = 'permissions/read-guard'
+
+/** Makes the guard the tools of this agent consult for every file they open or list. */
+export function installReadGuard(state: ToolState, guard: ReadGuard): void {
+  state.extra.set(GUARD_KEY, guard)
+}
+
+/** The guard installed for these tools; none when the tools run without a permission policy (unit tests). */
+export function readGuardOf(state: ToolState): ReadGuard | undefined {
+  return state.extra.get(GUARD_KEY) as ReadGuard | undefined
+}
+
+/** The line a listing tool appends when it left files out. */
+export function leftOutNote(count: number): string {
+  return `[${count} ${count === 1 ? 'path was' : 'paths were'} left out: a Read deny rule or Rein's own home covers ${count === 1 ? 'it' : 'them'}]`
+}
