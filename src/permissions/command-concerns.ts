@@ -22,7 +22,6 @@ export function deniedBases(deny: readonly Rule[], ctx: MatchContext, reinHome: 
   return [...new Set([...bases, ...reinHome])]
 }
 
-const VARIABLE = /\$([A-Za-z_][A-Za-z0-9_]*|\{|[0-9@*#?$!-])/
 const PROC_SECRET = /^\/proc\/.*\/(environ|mem)$/
 
 /**
@@ -38,9 +37,8 @@ export function commandConcern(command: SplitCommand, ctx: ConcernContext): stri
       return `it reads ${word}, a process's environment or memory, where keys live`
     }
   }
-  for (const word of [...command.parts.flatMap((p) => p.words), ...targets]) {
-    if (VARIABLE.test(word)) return `${word} expands a variable, so the path it names cannot be checked against the rules`
-  }
+  const expanded = command.expansions[0]
+  if (expanded !== undefined) return `${expanded} expands a variable, so the path it names cannot be checked against the rules`
   for (const word of [...args, ...targets]) {
     if (word === '~' || word.startsWith('~')) return `${word} starts with ~, which bash expands to a home directory`
   }

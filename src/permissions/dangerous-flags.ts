@@ -65,7 +65,7 @@ const COMMAND_RUNNERS: Readonly<Record<string, string>> = {
 
 /** What an allow rule must name to cover this part, and why: undefined when the part uses none of the table. */
 export interface DangerousUse {
-  /** The flag as a rule would name it (`-exec`, `--output`), or the command itself for runners (`xargs`). */
+  /** The flag as a rule would name it (`-exec`, `--output`), or for `xargs`/`env` the command they would run. */
   flag: string
   why: string
 }
@@ -76,7 +76,8 @@ export function dangerousUse(part: CommandPart): DangerousUse | undefined {
   const command = path.basename(words[0])
   const args = words.slice(1)
   if (command in COMMAND_RUNNERS) {
-    if (commandArgument(command, args)) return { flag: command, why: `${command} ${COMMAND_RUNNERS[command]}` }
+    const run = commandArgument(command, args)
+    if (run !== undefined) return { flag: run, why: `${command} ${COMMAND_RUNNERS[command]} (${run})` }
   }
   if (command === 'sed') {
     const script = args.find((w) => !w.startsWith('-'))
@@ -129,8 +130,8 @@ function withoutAssignments(words: readonly string[]): string[] {
   return words.slice(i)
 }
 
-/** For `xargs` and `env`: whether a word names a command to run (flags and `NAME=value` settings do not). */
-function commandArgument(command: string, args: readonly string[]): boolean {
+/** For `xargs` and `env`: the word naming a command to run (flags and `NAME=value` settings do not), if any. */
+function commandArgument(command: string, args: readonly string[]): string | undefined {
   // Flags that take a value as the next word.
   const valued = command === 'xargs' ? ['-I', '-n', '-P', '-L', '-s', '-d', '-E', '-a', '--max-args', '--delimiter'] : ['-u', '-C', '-S']
   for (let i = 0; i < args.length; i++) {
@@ -140,9 +141,9 @@ function commandArgument(command: string, args: readonly string[]): boolean {
       continue
     }
     if (command === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) continue
-    return true
+    return w
   }
-  return false
+  return undefined
 }
 
 /** GNU sed's `e` command and `s///e` flag run a shell; `w` writes a file. */

@@ -51,7 +51,9 @@ export function permissionNeededMessage(call: ToolCallInfo, reason?: string): st
       ? `fetching ${facts.url.href}`
       : facts.category === 'edit' && typeof input.file_path === 'string'
         ? `changing ${input.file_path}`
-        : `calling ${call.name}`
+        : facts.category === 'read' && facts.path
+          ? `${call.name} of ${facts.path.lexical}`
+          : `calling ${call.name}`
   // The policy's question names why it asks; a question no rule can answer (a command that cannot be judged, a
   // protected path) offers no rule.
   const why = reason ? / \((.*)\)$/s.exec(reason)?.[1] : undefined

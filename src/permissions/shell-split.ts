@@ -19,7 +19,13 @@ export interface SplitCommand {
   redirects: Redirect[]
   /** Words bash would expand as globs (`*`, `?`, `[…]`), as written. */
   globs: string[]
+  /** Words (arguments or redirection targets) in which bash expands a variable (`$HOME`, `${HOME}`, `"$HOME/x"`). */
+  expansions: string[]
 }
+
+/** Marks where shell-quote saw a variable, so quoting decides (`'$1'` is literal, `"$1"` is not); removed again. */
+const MARK = '\uE000'
+const unmark = (s: string) => s.split(MARK).join('')
 
 export interface Redirect {
   op: string
@@ -36,13 +42,19 @@ export function splitCommand(command: string): SplitCommand {
   let tokens: ParseEntry[]
   try {
     // Variables stay as written (`$HOME`): the policy judges the text the model wrote, not our environment.
-    tokens = parse(joined.replace(/\r?\n/g, ' ; '), (name) => `$${name}`)
+    tokens = parse(joined.replace(/\r?\n/g, ' ; '), (name) => `${MARK}$${name}`)
   } catch {
-    return { parts: [{ words: [joined], text: joined.trim() }], opaque: true, redirects: [], globs: [] }
+    return { parts: [{ words: [joined], text: joined.trim() }], opaque: true, redirects: [], globs: [], expansions: [] }
   }
   const parts: CommandPart[] = []
   const redirects: Redirect[] = []
   const globs: string[] = []
+  const expansions: string[] = []
+  const word = (raw: string): string => {
+    const plain = unmark(raw)
+    if (plain !== raw) expansions.push(plain)
+    return plain
+  }
   let words: string[] = []
   const endPart = () => {
     if (words.length) parts.push({ words, text: words.join(' ') })
@@ -51,8 +63,9 @@ export function splitCommand(command: string): SplitCommand {
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]
     if (typeof token === 'string') {
-      words.push(token)
-      if (/\[[^\]]+\]/.test(token)) globs.push(token)
+      const plain = word(token)
+      words.push(plain)
+      if (/\[[^\]]+\]/.test(plain)) globs.push(plain)
       continue
     }
     if ('comment' in token) {
@@ -61,8 +74,9 @@ export function splitCommand(command: string): SplitCommand {
       break
     }
     if (token.op === 'glob') {
-      words.push(token.pattern)
-      globs.push(token.pattern)
+      const plain = word(token.pattern)
+      words.push(plain)
+      globs.push(plain)
       continue
     }
     const op = token.op as string
@@ -70,7 +84,8 @@ export function splitCommand(command: string): SplitCommand {
       endPart()
       continue
     }
-    const target = tokens[i + 1]
+    const next = tokens[i + 1]
+    const target = typeof next === 'string' ? word(next) : next
     const fdWord = words.length > 1 && /^\d+$/.test(words[words.length - 1])
     if (OUTPUT_REDIRECTS.has(op) || op === '>&' || op === '<&' || op === '<') {
       if (typeof target !== 'string') {
@@ -90,5 +105,5 @@ export function splitCommand(command: string): SplitCommand {
   }
   endPart()
   if (parts.some((p) => p.words[0].includes('$'))) opaque = true
-  return { parts, opaque, redirects, globs }
+  return { parts, opaque, redirects, globs, expansions }
 }
