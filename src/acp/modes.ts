@@ -5,7 +5,7 @@ import type { TurnEndReason } from '../session/events.js'
 /** Rein's permission modes as ACP session modes; the mode id is the permission mode's name. */
 const MODES: Record<PermissionMode, Omit<SessionMode, 'id'>> = {
   default: { name: 'Default', description: 'Ask before edits and commands that are not allowed by a rule.' },
-  'accept-edits': { name: 'Accept edits', description: 'Edit files in the workspace without asking; ask for commands.' },
+  'accept-edits': { name: 'Accept edits', description: 'Edit files in the workspace without asking, except protected paths (.git/, .rein/, …); ask for commands.' },
   plan: { name: 'Plan', description: 'Read and plan only: no edits, no commands with side effects.' },
   bypass: { name: 'Bypass permissions', description: 'Run every tool without asking, writes to protected paths (.git/, .rein/, …) included.' },
 }

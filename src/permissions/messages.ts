@@ -1,6 +1,7 @@
 import type { ToolCallInfo } from '../agent/extensions.js'
 import { displayPath, resolveToolPath } from '../tools/paths.js'
 import { callFacts } from './call-facts.js'
+import { scriptRunner } from './dangerous-flags.js'
 
 /** What the user is asked about, in a few words: `Run: npm test`, `Edit src/a.ts`. */
 export function describeCall(call: ToolCallInfo, cwd: string): string {
@@ -57,9 +58,10 @@ export function permissionNeededMessage(call: ToolCallInfo, reason?: string): st
   // The policy's question names why it asks; a question no rule can answer (a command that cannot be judged, a
   // protected path) offers no rule.
   const why = reason ? / \((.*)\)$/s.exec(reason)?.[1] : undefined
-  const ruleless = why !== undefined && /always asks|do not cover/.test(why)
+  const ruleless = why !== undefined && /always asks|do not cover|is not trusted/.test(why)
+  const runner = facts.command?.parts.some((p) => scriptRunner(p) !== undefined)
   const grants = [
-    rule && !ruleless ? `re-run Rein with --allow '${rule}'` : undefined,
+    rule && !ruleless ? `re-run Rein with --allow '${rule}'${runner ? ' in a trusted workspace (rein trust)' : ''}` : undefined,
     facts.category === 'edit' && !ruleless ? 'use --permission-mode accept-edits (edits inside the working directory)' : undefined,
     'use --permission-mode bypass (everything, writes to protected paths such as .git/ and .rein/ included)',
   ].filter(Boolean)

@@ -143,7 +143,8 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     suggestedRule: (call) => {
       const decision = decide(call)
       // A question that no rule can answer (a protected path, a command that cannot be judged) offers none.
-      return decision.action === 'ask' && /always asks|do not cover/.test(decision.reason ?? '') ? undefined : suggestedRule(call, cwd)
+      const unanswerable = /always asks|do not cover|is not trusted/.test(decision.reason ?? '')
+      return decision.action === 'ask' && unanswerable ? undefined : suggestedRule(call, cwd)
     },
     allowForSession: (rule) => {
       parse([rule])

@@ -131,10 +131,19 @@ export function pathMatches(pattern: string, touched: TouchedPath, ctx: MatchCon
     : expanded.includes('/')
       ? path.join(ctx.cwd, expanded)
       : path.join(ctx.cwd, '**', expanded)
-  const matcher = picomatch(absolute, { dot: true })
+  let matcher = matchers.get(absolute)
+  if (!matcher) {
+    matcher = picomatch(absolute, { dot: true })
+    if (matchers.size >= MATCHER_CACHE) matchers.clear()
+    matchers.set(absolute, matcher)
+  }
   if (matcher(touched.real)) return true
   return !ctx.realOnly && matcher(touched.lexical)
 }
+
+/** Compiled path patterns: the read guard asks about every file a grep walks, so each pattern is compiled once. */
+const matchers = new Map<string, (p: string) => boolean>()
+const MATCHER_CACHE = 256
 
 /** `domain:example.com` matches that host and `domain:*.example.com` its subdomains; other patterns glob the URL. */
 function urlMatches(pattern: string, url: URL): boolean {
