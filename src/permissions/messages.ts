@@ -57,7 +57,13 @@ export function permissionNeededMessage(call: ToolCallInfo, reason?: string): st
           : `calling ${call.name}`
   // The policy's question names why it asks; a question no rule can answer (a command that cannot be judged, a
   // protected path) offers no rule.
-  const why = reason ? / \((.*)\)$/s.exec(reason)?.[1] : undefined
+  const described = describeCall(call, process.cwd())
+  const why =
+    reason?.startsWith(`${described} (`) && reason.endsWith(')')
+      ? reason.slice(described.length + 2, -1)
+      : reason
+        ? / \((.*)\)$/s.exec(reason)?.[1]
+        : undefined
   const ruleless = why !== undefined && /always asks|do not cover|is not trusted/.test(why)
   const runner = facts.command?.parts.some((p) => scriptRunner(p) !== undefined)
   const grants = [
@@ -83,6 +89,6 @@ around it; choose another approach or ask the user.`
 
 /** Why a read-only tool, or a command, may not open a path: a Read deny rule, a hard link to a denied file, Rein's home. */
 export function guardedReadMessage(call: ToolCallInfo, shown: string, why: string): string {
-  return `Denied: ${call.name} may not read ${shown}: ${why}. Do not retry it or work around it; choose another approach \
-or ask the user.`
+  return `Denied: ${shown} may not be read (${call.name}): ${why}. Do not retry it or work around it; choose another \
+approach or ask the user.`
 }
