@@ -35,8 +35,11 @@ export function createReadGuard(options: ReadGuardOptions): ReadGuard {
   const { match } = options
   const deny = options.deny.filter((r) => r.tool === 'Read' && r.pattern !== undefined)
   const reinHomes = [...new Set([path.resolve(options.reinHome), realPathOf(path.resolve(options.reinHome))])]
-  const inodes = new Map<string, Rule>()
+  // (device, inode) → what covers that file, for hard links: the files of each Read deny rule's tree, and the files at
+  // the top of Rein's home (credentials, settings, trust; session logs below are judged by path).
+  const inodes = new Map<string, string>()
   for (const rule of deny) collectInodes(rule, match, inodes)
+  collectTopFiles(reinHomes[0], `Rein's own home (${reinHomes[0]})`, inodes)
 
   const namesReinHome = (rule: Rule, touched: { lexical: string; real: string }): boolean => {
     if (rule.tool !== 'Read' || rule.pattern === undefined) return false
@@ -57,7 +60,7 @@ export function createReadGuard(options: ReadGuardOptions): ReadGuard {
       try {
         const info = statSync(absolute)
         const linked = info.nlink > 1 ? inodes.get(`${info.dev}:${info.ino}`) : undefined
-        if (linked) return `it is a hard link to a file the permission rule ${linked.text} covers`
+        if (linked) return `it is a hard link to a file ${linked} covers`
       } catch {
         // Not there (or not ours to stat): nothing to read, so nothing is refused by inode.
       }
@@ -82,7 +85,7 @@ export function literalBase(pattern: string, ctx: MatchContext): string | undefi
 }
 
 /** Walks the rule's literal base breadth-first (bounded) and records the (device, inode) of each file the rule covers. */
-function collectInodes(rule: Rule, match: MatchContext, into: Map<string, Rule>): void {
+function collectInodes(rule: Rule, match: MatchContext, into: Map<string, string>): void {
   const pattern = rule.pattern as string
   // A name pattern (`*.env`) covers the whole workspace; its files are judged by path only.
   if (!expandHome(pattern, match.home).includes('/')) return
@@ -106,7 +109,25 @@ function collectInodes(rule: Rule, match: MatchContext, into: Map<string, Rule>)
         // A directory we may not list: its files cannot be linked by us either.
       }
     } else if (info.isFile() && pathMatches(pattern, { lexical: current, real: realPathOf(current) }, match)) {
-      into.set(`${info.dev}:${info.ino}`, rule)
+      into.set(`${info.dev}:${info.ino}`, `the permission rule ${rule.text}`)
+    }
+  }
+}
+
+/** Records the (device, inode) of each file directly in `dir` (not below), as covered by `what`. */
+function collectTopFiles(dir: string, what: string, into: Map<string, string>): void {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return // No home yet: nothing in it to link to.
+  }
+  for (const name of names) {
+    try {
+      const info = statSync(path.join(dir, name))
+      if (info.isFile()) into.set(`${info.dev}:${info.ino}`, what)
+    } catch {
+      // Vanished or unreadable: nothing to link to.
     }
   }
 }

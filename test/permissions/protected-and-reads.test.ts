@@ -106,6 +106,14 @@ describe('read rules and the workspace boundary for reading tools', () => {
     expect(f.decide('default', call('read', { file_path: 'plain.txt' }), deny).action).toBe('allow')
   })
 
+  it('denies a hard link to Rein credentials', () => {
+    linkSync(path.join(f.reinHome, 'credentials'), path.join(f.cwd, 'creds.txt'))
+    expect(f.decide('bypass', call('read', { file_path: 'creds.txt' }))).toMatchObject({
+      action: 'deny',
+      reason: expect.stringMatching(/hard link to a file Rein's own home .* covers/),
+    })
+  })
+
   it('tells the model why in -p when a read outside the workspace needs approval', () => {
     const c = call('read', { file_path: '/etc/hostname' })
     const decision = f.decide('default', c)
