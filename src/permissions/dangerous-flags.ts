@@ -36,6 +36,8 @@ const TABLE: readonly FlagRow[] = [
   { command: 'perl', flags: ['-i'], why: 'edits files in place', clustered: true },
   { command: 'yq', flags: ['-i', '--inplace'], why: 'edits files in place', clustered: true },
   { command: 'rg', flags: ['--pre', '--hostname-bin'], why: 'runs a program on each file' },
+  { command: 'rg', flags: ['-z', '--search-zip'], why: 'runs decompression programs on each file', clustered: true },
+  { command: 'base64', flags: ['-o', '--output'], why: 'writes its output to a file' },
   { command: 'ag', flags: ['--pager'], why: 'runs a pager program' },
   { command: 'man', flags: ['-P', '--pager', '-H', '--html'], why: 'runs a pager or browser program', clustered: true },
   {

@@ -86,7 +86,6 @@ export function denyRuleMessage(call: ToolCallInfo, rule: string): string {
 around it; choose another approach or ask the user.`
 }
 
-
 /** Why a read-only tool, or a command, may not open a path: a Read deny rule, a hard link to a denied file, Rein's home. */
 export function guardedReadMessage(call: ToolCallInfo, shown: string, why: string): string {
   return `Denied: ${shown} may not be read (${call.name}): ${why}. Do not retry it or work around it; choose another \

@@ -83,7 +83,7 @@ describe('commands whose paths cannot be judged from their text ask, whatever th
 })
 
 describe('the dangerous-flag table', () => {
-  const allowAll = ['Bash(find:*)', 'Bash(git log:*)', 'Bash(git diff:*)', 'Bash(git show:*)', 'Bash(git:*)', 'Bash(sed:*)', 'Bash(rg:*)', 'Bash(tar:*)', 'Bash(xargs:*)', 'Bash(sort:*)', 'Bash(awk:*)', 'Bash(fd:*)', 'Bash(man:*)', 'Bash(env:*)']
+  const allowAll = ['Bash(find:*)', 'Bash(git log:*)', 'Bash(git diff:*)', 'Bash(git show:*)', 'Bash(git:*)', 'Bash(sed:*)', 'Bash(rg:*)', 'Bash(base64:*)', 'Bash(tar:*)', 'Bash(xargs:*)', 'Bash(sort:*)', 'Bash(awk:*)', 'Bash(fd:*)', 'Bash(man:*)', 'Bash(env:*)']
   const dangerous = [
     'find . -exec sh -c id \\;',
     'find . -execdir rm {} +',
@@ -106,6 +106,8 @@ describe('the dangerous-flag table', () => {
     "sed 's/a/b/w out' f",
     'rg --pre ./x pattern',
     'rg --pre=./x pattern',
+    'rg -z pattern',
+    'base64 -o /tmp/x f',
     'tar --to-command=sh -xf a.tar',
     'tar -xf a.tar',
     'tar xzf a.tgz',
