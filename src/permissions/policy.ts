@@ -162,7 +162,8 @@ function guardedWord(
   const words = [...command.parts.flatMap((p) => p.words.slice(1)), ...command.redirects.map((r) => r.target)]
   for (const raw of words) {
     const word = raw.startsWith('-') ? (raw.includes('=') ? raw.slice(raw.indexOf('=') + 1) : '') : raw
-    if (!word || word.includes('$')) continue
+    // `$…` and /proc paths are for commandConcern: they ask rather than deny.
+    if (!word || word.includes('$') || word.startsWith('/proc/')) continue
     const why = refuses(word)
     if (why) return { word, why }
   }

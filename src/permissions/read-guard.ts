@@ -47,11 +47,17 @@ export function createReadGuard(options: ReadGuardOptions): ReadGuard {
     return base !== undefined && reinHomes.some((home) => isInside(base, home)) && pathMatches(rule.pattern, touched, match)
   }
 
+  const namesProc = (rule: Rule, touched: { lexical: string; real: string }): boolean =>
+    rule.tool === 'Read' && rule.pattern !== undefined && rule.pattern.startsWith('/proc/') && pathMatches(rule.pattern, touched, match)
+
   return {
     refuses(absolute) {
       const touched = { lexical: absolute, real: realPathOf(absolute) }
       const rule = deny.find((r) => pathMatches(r.pattern as string, touched, match))
       if (rule) return `the permission rule ${rule.text} covers it`
+      if ((PROCESS_SECRETS.test(touched.lexical) || PROCESS_SECRETS.test(touched.real)) && !options.allow().some((r) => namesProc(r, touched))) {
+        return `it is a process's environment or memory, where keys live`
+      }
       const inHome = reinHomes.some((home) => isInside(touched.lexical, home) || isInside(touched.real, home))
       if (inHome && !options.allow().some((r) => namesReinHome(r, touched))) {
         return `it is in Rein's own home (${reinHomes[0]}), which holds sessions and credentials`
@@ -131,6 +137,9 @@ function collectTopFiles(dir: string, what: string, into: Map<string, string>): 
     }
   }
 }
+
+/** A process's environment or memory (`/proc/self/environ`, `/proc/123/mem`): Rein's own holds the API key. */
+export const PROCESS_SECRETS = /^\/proc\/[^/]+\/(task\/[^/]+\/)?(environ|mem)$/
 
 const GUARD_KEY = 'permissions/read-guard'
 

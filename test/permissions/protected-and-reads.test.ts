@@ -106,6 +106,16 @@ describe('read rules and the workspace boundary for reading tools', () => {
     expect(f.decide('default', call('read', { file_path: 'plain.txt' }), deny).action).toBe('allow')
   })
 
+  it('denies every reading tool a process environment or memory, even in bypass mode, unless a rule names it', () => {
+    for (const file of ['/proc/self/environ', `/proc/${process.pid}/environ`, '/proc/1/mem', '/proc/self/task/1/environ']) {
+      const decision = f.decide('bypass', call('read', { file_path: file }))
+      expect(decision.action, file).toBe('deny')
+      expect(decision.reason).toMatch(/a process's environment or memory, where keys live/)
+    }
+    expect(f.decide('bypass', call('read', { file_path: '/proc/self/environ' }), { allow: ['Read(/proc/**)'] }).action).toBe('allow')
+    expect(f.decide('bypass', call('read', { file_path: '/proc/self/status' })).action).toBe('allow')
+  })
+
   it('denies a hard link to Rein credentials', () => {
     linkSync(path.join(f.reinHome, 'credentials'), path.join(f.cwd, 'creds.txt'))
     expect(f.decide('bypass', call('read', { file_path: 'creds.txt' }))).toMatchObject({

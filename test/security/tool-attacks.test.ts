@@ -88,6 +88,7 @@ const ATTACKS: Attack[] = [
     (command): Attack => ({ name: `\`${command}\` with cat and grep allowed`, calls: [['bash', { command }]], allow: ['Bash(cat:*)', 'Bash(grep:*)'], deny: SSH_DENY, outcome: 'refused' }),
   ),
   { name: '`cat /proc/$PPID/environ` with cat allowed', calls: [['bash', { command: 'cat /proc/$PPID/environ' }]], allow: ['Bash(cat:*)'], outcome: 'refused' },
+  { name: 'read of /proc/self/environ in bypass mode', calls: [['read', { file_path: '/proc/self/environ' }]], mode: 'bypass', outcome: 'refused' },
   { name: '`cat /proc/self/environ` with cat allowed', calls: [['bash', { command: 'cat /proc/self/environ' }]], allow: ['Bash(cat:*)'], outcome: 'refused' },
   // Flags that turn a reader into a writer or a runner.
   {
