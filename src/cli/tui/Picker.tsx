@@ -53,7 +53,7 @@ export function Picker({
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
       <Text bold>
-        {title} <Text dimColor>{filter ? `filter: ${filter}` : 'type to filter · Enter picks · Esc closes'}</Text>
+        {title} <Text dimColor>· {filter ? `filter: ${filter}` : 'type to filter · Enter picks · Esc closes'}</Text>
       </Text>
       {shown.length === 0 ? <Text dimColor>Nothing matches.</Text> : null}
       {shown.slice(first, first + VISIBLE).map((c, i) => (
