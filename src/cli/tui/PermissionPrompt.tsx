@@ -1,4 +1,5 @@
 import { Box, Text, useInput } from 'ink'
+import { isPasteMarker } from './bracketed-paste.js'
 import { useRef, useState } from 'react'
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { toolCardTarget } from './tool-card-info.js'
@@ -57,6 +58,7 @@ export function PermissionPrompt({
   }
 
   useInput((input, key) => {
+    if (isPasteMarker(input)) return
     const current = noteRef.current
     if (current !== null) {
       if (key.escape) setNote(null)

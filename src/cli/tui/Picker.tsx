@@ -1,4 +1,5 @@
 import { Box, Text, useInput } from 'ink'
+import { isPasteMarker } from './bracketed-paste.js'
 import { useRef, useState } from 'react'
 
 export interface PickerChoice {
@@ -35,6 +36,7 @@ export function Picker({
   const index = Math.min(view.selected, Math.max(0, shown.length - 1))
 
   useInput((input, key) => {
+    if (isPasteMarker(input)) return
     const now = viewRef.current
     const list = visible(now.filter)
     const at = Math.min(now.selected, Math.max(0, list.length - 1))
