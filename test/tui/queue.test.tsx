@@ -142,14 +142,25 @@ describe('sending, steering and queueing', () => {
     expect(screen).toContain('There is no /frobnicate; /help lists the commands.')
   })
 
-  it('compacts with the focus typed after /compact and shows the outcome', async () => {
+  it('compacts with the focus and keep=N typed after /compact and shows the outcome once', async () => {
     const agent = new FakeAgent()
     const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
     await settle()
-    await type(ui, '/compact focus on tests')
+    await type(ui, '/compact keep=2 focus on tests')
     await type(ui, '\r')
     await settle()
-    expect(agent.calls).toContainEqual({ verb: 'compact', text: 'focus on tests' })
-    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('Compacted 4 messages')
+    expect(agent.calls).toContainEqual({ verb: 'compact', text: 'focus on tests', keep: 2 })
+    expect(stripAnsi(ui.lastFrame() ?? '').split('Compacted 4 messages')).toHaveLength(2)
+  })
+
+  it('refuses a keep=N that is not a whole number with one sentence', async () => {
+    const agent = new FakeAgent()
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    await type(ui, '/compact keep=two')
+    await type(ui, '\r')
+    await settle()
+    expect(agent.calls.filter((c) => c.verb === 'compact')).toEqual([])
+    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('keep=two is not a whole number of exchanges; use e.g. /compact keep=3.')
   })
 })
