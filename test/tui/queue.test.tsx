@@ -1,6 +1,7 @@
 import { cleanup, render } from 'ink-testing-library'
 import { afterEach, describe, expect, it } from 'vitest'
 import { App } from '../../src/cli/tui/App.js'
+import { Picker } from '../../src/cli/tui/Picker.js'
 import { stripAnsi } from '../../src/cli/tui/ansi.js'
 import { FakeAgent, fakeServices, settle } from './support/fake-agent.js'
 
@@ -86,6 +87,29 @@ describe('sending, steering and queueing', () => {
     await type(ui, 'four')
     await type(ui, '\r')
     expect(agent.calls[0]?.text).toBe('line one\nline two\nline three\nfour')
+  })
+
+  it('keeps a bracketed paste whole, line breaks and tabs included, and sends only on Enter typed after it', async () => {
+    const agent = new FakeAgent()
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    await type(ui, '\x1b[200~first\r\tsecond\r\x1b[201~')
+    expect(agent.calls).toEqual([])
+    await type(ui, 'third\r')
+    expect(agent.calls[0]?.text).toBe('first\n\tsecond\nthird')
+  })
+
+  it('picks in a picker when filter text and Enter arrive in one read', async () => {
+    const picked: string[] = []
+    const choices = [
+      { label: 'fix the parser', value: 'a' },
+      { label: 'remember the word tangerine', value: 'b' },
+    ]
+    const ui = render(<Picker title="Resume a session" choices={choices} onPick={(v) => picked.push(v)} onClose={() => {}} />)
+    await settle()
+    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('Resume a session · type to filter')
+    await type(ui, 'tangerine\r')
+    expect(picked).toEqual(['b'])
   })
 
   it('cancels the running turn with Esc', async () => {
