@@ -131,8 +131,12 @@ export function verifyEvents(header: SessionHeader, events: readonly SessionEven
     }
   })
   // What repair would close at the end of the log is what a crash (or a session still running) leaves: notes.
-  const closedByRepair = new Set<string>()
-  for (const pending of repairTail(events)) if (pending.type === 'tool/result') closedByRepair.add(pending.data.callId)
+  const closedByRepair = new Map<string, string>()
+  for (const pending of repairTail(events)) {
+    if (pending.type !== 'tool/result') continue
+    const started = pending.data.error?.code === 'outcome-unknown'
+    closedByRepair.set(pending.data.callId, started ? 'records its outcome as unknown' : 'records that it never ran')
+  }
   if (turn) {
     problems.push({
       seq: turn.seq,
@@ -141,10 +145,11 @@ export function verifyEvents(header: SessionHeader, events: readonly SessionEven
     })
   }
   for (const problem of surfacePairingProblems(surface.entries())) {
-    if (problem.callId && closedByRepair.has(problem.callId)) {
+    const repair = problem.callId === undefined ? undefined : closedByRepair.get(problem.callId)
+    if (repair) {
       problems.push({
         seq: problem.seq,
-        message: `tool call ${problem.callId} has no result yet; \`rein --resume\` records its outcome as unknown`,
+        message: `tool call ${problem.callId} has no result yet; \`rein --resume\` ${repair}`,
         severity: 'note',
       })
     } else {
