@@ -216,14 +216,17 @@ export class Agent implements AgentApi {
     this.emit({ type: 'notice', level, message })
   }
 
-  /** Compacts the session now (`/compact`, RPC `compact`). Only while idle. */
-  async compact(focus?: string): Promise<CompactionOutcome> {
+  /**
+   * Compacts the session now (`/compact`, RPC `compact`). Only while idle. Everything but the newest `keep` exchanges
+   * (default 1) is summarized (docs/compaction.md).
+   */
+  async compact(focus?: string, options: { keep?: number } = {}): Promise<CompactionOutcome> {
     const compactor = this.options.compactor
     if (!compactor) return { outcome: 'nothing', message: 'Compaction is not available in this session.' }
     if (this.loop || this.compacting) throw new Error('Cannot compact while a turn runs; wait for it to end or cancel it.')
     this.compacting = new AbortController()
     try {
-      const outcome = await compactor.compact('manual', { turn: this.turnNumber, step: 0, signal: this.compacting.signal, focus })
+      const outcome = await compactor.compact('manual', { turn: this.turnNumber, step: 0, signal: this.compacting.signal, focus, keep: options.keep })
       // SessionStart listeners (hooks) learn of the compaction; context they inject waits for the next turn.
       if (changed(outcome)) await this.listeners.sessionStart(this, 'compact')
       await this.session.flush()

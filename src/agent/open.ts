@@ -7,6 +7,7 @@ import { loadSettings, type Settings } from '../config/settings.js'
 import { systemPrompt } from '../context/system-prompt.js'
 import { workspaceInstructions } from '../context/workspace.js'
 import { runtimeContext } from '../context/runtime.js'
+import { fileChanges } from '../context/file-changes.js'
 import { loadHooks } from '../hooks/index.js'
 import type { McpManager } from '../mcp/manager.js'
 import type { McpServerConfig } from '../mcp/config.js'
@@ -174,6 +175,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       hooks.extension,
       workspaceInstructions({ home }),
       runtimeContext(),
+      fileChanges(toolState.files),
       policy,
       ...(options.extensions ?? []),
     ],

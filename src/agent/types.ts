@@ -85,8 +85,8 @@ export interface AgentApi {
   permissionAsker?: PermissionAsker
   /** Takes a queued input back before it is delivered (a front end editing it); logged as withdrawn. */
   withdraw(id: string): { id: string; content: InputBlock[] } | undefined
-  /** Compacts the session now (`/compact [focus]`); only while idle. */
-  compact(focus?: string): Promise<{ outcome: string; message: string }>
+  /** Compacts the session now (`/compact [keep=N] [focus]`); only while idle. */
+  compact(focus?: string, options?: { keep?: number }): Promise<{ outcome: string; message: string }>
   /** Shows a message to the user (never to the model). */
   notify(level: 'info' | 'warning' | 'error', message: string): void
   /** Flushes the log, runs sessionEnd listeners, releases tools and servers. */

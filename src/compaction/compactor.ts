@@ -6,8 +6,9 @@ import type { SessionEvent, SurfaceEvent } from '../session/events.js'
 import { projectEvent } from '../session/projection.js'
 import type { Session } from '../session/session.js'
 import { encodeRequest } from '../agent/request.js'
-import { chooseShadow, estimateTokens } from './units.js'
-import { framedSummary, summaryInstruction, trimmedOutput } from './summary-text.js'
+import { chooseShadow, chooseShadowKeepingUnits, estimateTokens, units, type Shadow } from './units.js'
+import { framedSummary, nothingToCompact, summaryInstruction, trimmedOutput } from './summary-text.js'
+import { counted, grouped } from '../text/count.js'
 
 export interface CompactionSettings {
   /** Compact when the next prompt would exceed this share of the context window. */
@@ -58,16 +59,32 @@ export class Compactor {
     return Math.floor(this.options.contextWindow() * this.settings.ratio)
   }
 
+  /**
+   * Compacts now. A manual compaction shadows everything but the newest `keep` units (default 1, the newest
+   * exchange); an automatic one keeps `keepRatio` of the window verbatim. `nothing` says why in numbers.
+   */
   async compact(
     trigger: CompactionTrigger,
-    at: { turn: number; step: number; signal: AbortSignal; focus?: string; promptTokens?: number },
+    at: { turn: number; step: number; signal: AbortSignal; focus?: string; keep?: number; promptTokens?: number },
   ): Promise<CompactionOutcome> {
     const session = this.options.session
     const id = randomUUID()
     const surface = session.surface()
-    const keep = Math.floor(this.options.contextWindow() * this.settings.keepRatio)
-    const shadow = chooseShadow(surface, keep)
-    if (!shadow) return { outcome: 'nothing', message: 'Nothing is old enough to compact yet.' }
+    const window = this.options.contextWindow()
+    const keepTokens = Math.floor(window * this.settings.keepRatio)
+    const shadow = trigger === 'manual' ? chooseShadowKeepingUnits(surface, at.keep ?? 1) : chooseShadow(surface, keepTokens)
+    const all = units(surface)
+    const conversation = { units: all.length, tokens: all.reduce((n, u) => n + u.tokens, 0) }
+    if (!shadow) {
+      const kept = trigger === 'manual' ? { units: at.keep ?? 1 } : { tokens: keepTokens, ratio: this.settings.keepRatio, window }
+      return { outcome: 'nothing', message: nothingToCompact(conversation, kept) }
+    }
+    if (isOnlySummary(surface, shadow)) {
+      return {
+        outcome: 'nothing',
+        message: `Nothing to compact: everything before ${keptWords(all.length - shadow.units)} is already one summary (${counted(shadow.tokens, 'token')}).`,
+      }
+    }
     const start = surface[0].seq
     const end = surface[shadow.end].seq
 
@@ -116,7 +133,7 @@ export class Compactor {
         surfaceOp: { op: 'replace', start: event.seq, end: event.seq },
       })
     }
-    const message = `Trimmed ${candidates.length} old tool output${candidates.length === 1 ? '' : 's'}, saving about ${saved} tokens.`
+    const message = `Trimmed ${counted(candidates.length, 'old tool output')}, saving about ${counted(saved, 'token')}.`
     session.append('compaction/end', { id, outcome: 'replaced', message })
     return { outcome: 'trimmed', message }
   }
@@ -125,7 +142,7 @@ export class Compactor {
     id: string,
     trigger: CompactionTrigger,
     surface: readonly SurfaceEvent[],
-    shadow: { end: number; tokens: number },
+    shadow: Shadow,
     at: { turn: number; step: number; signal: AbortSignal; focus?: string },
   ): Promise<CompactionOutcome> {
     const session = this.options.session
@@ -157,7 +174,7 @@ export class Compactor {
     const text = framedSummary(summary, session.last('todo/write')?.data.todos ?? [])
     const after = estimateTokens(text)
     if (after >= shadow.tokens) {
-      const message = `The summary (about ${after} tokens) would not be smaller than what it replaces (about ${shadow.tokens}); the session is unchanged.`
+      const message = `The summary (about ${counted(after, 'token')}) would not be smaller than what it replaces (about ${grouped(shadow.tokens)}); the session is unchanged.`
       session.append('compaction/end', { id, outcome: 'no-gain', message, ...(usage ? { usage } : {}) })
       return { outcome: 'no-gain', message }
     }
@@ -166,11 +183,21 @@ export class Compactor {
       { id: randomUUID(), content: [{ type: 'text', text }], source: { kind: 'compaction', compaction: id } },
       { surfaceOp: { op: 'replace', start, end } },
     )
-    const message = `Compacted ${shadow.end + 1} messages (about ${shadow.tokens} tokens) into a summary of about ${after} tokens.`
+    const message = `Compacted ${counted(shadow.end + 1, 'message')} (about ${counted(shadow.tokens, 'token')}) into a summary of about ${counted(after, 'token')}.`
     session.append('compaction/end', { id, outcome: 'replaced', message, ...(usage ? { usage } : {}) })
     await session.flush()
     return { outcome: 'replaced', message }
   }
+}
+
+function keptWords(units: number): string {
+  return units === 1 ? 'the newest exchange' : `the newest ${grouped(units)} exchanges`
+}
+
+/** True when the shadow would be one earlier summary alone: summarizing a summary gains nothing. */
+function isOnlySummary(surface: readonly SurfaceEvent[], shadow: Shadow): boolean {
+  const first = surface[0]
+  return shadow.end === 0 && first.type === 'context/message' && first.data.source.kind === 'compaction'
 }
 
 /** The range each setting must lie in: a bad value would otherwise silently disable or break compaction. */

@@ -4,6 +4,8 @@
  * nothing around them.
  */
 
+import { counted, grouped } from '../text/count.js'
+
 export function summaryInstruction(focus?: string): string {
   const lines = [
     'The conversation above is about to be replaced by a summary so the session can continue in a smaller context.',
@@ -29,6 +31,28 @@ export function framedSummary(summary: string, todos: readonly { content: string
     'context window. The messages it summarizes are no longer shown; continue the work from here.\n\n' +
     summary.trim() +
     todoText
+  )
+}
+
+/**
+ * Why a compaction found nothing to shadow, in numbers. `conversation` is the whole surface in units ("exchanges");
+ * `kept` is what the trigger keeps verbatim: a number of units (manual) or a share of the window (automatic).
+ */
+export function nothingToCompact(
+  conversation: { units: number; tokens: number },
+  kept: { units: number } | { tokens: number; ratio: number; window: number },
+): string {
+  if (conversation.units === 0) return 'Nothing to compact: the conversation is empty.'
+  const has = `the conversation has ${counted(conversation.units, 'exchange')} (${counted(conversation.tokens, 'token')})`
+  if ('units' in kept) {
+    return kept.units <= 1
+      ? `Nothing to compact: ${has}, and the newest exchange is always kept.`
+      : `Nothing to compact: ${has}, and keep=${kept.units} keeps the newest ${grouped(kept.units)}.`
+  }
+  if (conversation.units === 1) return `Nothing to compact: ${has}, and the newest exchange is always kept.`
+  return (
+    `Nothing to compact: ${has}, all within the ${counted(kept.tokens, 'token')} kept verbatim ` +
+    `(compaction.keepRatio ${kept.ratio} of the ${grouped(kept.window)}-token window).`
   )
 }
 

@@ -49,7 +49,7 @@ export function units(surface: readonly SurfaceEvent[]): Unit[] {
  * always the most recent unit (what the model is answering must never be only summarized).
  * Returns surface indexes `[0, end]`, or null when nothing can be shadowed.
  */
-export function chooseShadow(surface: readonly SurfaceEvent[], keepTokens: number): { end: number; tokens: number } | null {
+export function chooseShadow(surface: readonly SurfaceEvent[], keepTokens: number): Shadow | null {
   const all = units(surface)
   let kept = 0
   let cut = all.length
@@ -57,7 +57,27 @@ export function chooseShadow(surface: readonly SurfaceEvent[], keepTokens: numbe
     cut--
     kept += all[cut].tokens
   }
-  if (cut === 0) return null
+  return shadowOf(all, cut)
+}
+
+/** What a shadow covers: surface indexes `[0, end]`, their estimated tokens, and how many units that is. */
+export interface Shadow {
+  end: number
+  tokens: number
+  units: number
+}
+
+/**
+ * The oldest whole units to shadow so that exactly the newest `keepUnits` units (at least one) stay verbatim: the
+ * rule of a manual `/compact`, which summarizes everything but the newest exchange unless asked to keep more.
+ */
+export function chooseShadowKeepingUnits(surface: readonly SurfaceEvent[], keepUnits: number): Shadow | null {
+  const all = units(surface)
+  return shadowOf(all, Math.max(0, all.length - Math.max(1, keepUnits)))
+}
+
+function shadowOf(all: readonly Unit[], cut: number): Shadow | null {
+  if (cut <= 0) return null
   const shadowed = all.slice(0, cut)
-  return { end: shadowed[shadowed.length - 1].last, tokens: shadowed.reduce((n, u) => n + u.tokens, 0) }
+  return { end: shadowed[shadowed.length - 1].last, tokens: shadowed.reduce((n, u) => n + u.tokens, 0), units: cut }
 }

@@ -1,11 +1,22 @@
 import { isSurfaceType, type EventType, type SessionEvent, type SessionHeader, type SurfaceEvent } from './events.js'
 import { eventProblem, LOG_VERSION } from './load.js'
+import { repairTail } from './repair.js'
 import { Surface } from './surface.js'
 
-/** One thing wrong with a log. `seq` is the event it concerns; -1 means the header. */
+/**
+ * One finding about a log. `seq` is the event it concerns; -1 means the header. A `note` is what a crash normally
+ * leaves (an open last turn, its unanswered tool calls), which repair closes when the session is next resumed; every
+ * other finding (severity absent or `damage`) is damage.
+ */
 export interface Problem {
   seq: number
   message: string
+  severity?: 'damage' | 'note'
+}
+
+/** True for findings that are damage, not notes. */
+export function isDamage(problem: Problem): boolean {
+  return problem.severity !== 'note'
 }
 
 /** An extra check `verifySession` runs after the built-in ones (later: re-deriving every request from the log). */
@@ -119,14 +130,38 @@ export function verifyEvents(header: SessionHeader, events: readonly SessionEven
       }
     }
   })
-  if (turn) report(turn.seq, `turn ${turn.number} is still open at the end of the log (normal only while the session runs)`)
-  problems.push(...surfacePairingProblems(surface.entries()))
+  // What repair would close at the end of the log is what a crash (or a session still running) leaves: notes.
+  const closedByRepair = new Map<string, string>()
+  for (const pending of repairTail(events)) {
+    if (pending.type !== 'tool/result') continue
+    const started = pending.data.error?.code === 'outcome-unknown'
+    closedByRepair.set(pending.data.callId, started ? 'records its outcome as unknown' : 'records that it never ran')
+  }
+  if (turn) {
+    problems.push({
+      seq: turn.seq,
+      message: `turn ${turn.number} ends mid-turn (the session crashed, was killed, or is still running); \`rein --resume\` closes it`,
+      severity: 'note',
+    })
+  }
+  for (const problem of surfacePairingProblems(surface.entries())) {
+    const repair = problem.callId === undefined ? undefined : closedByRepair.get(problem.callId)
+    if (repair) {
+      problems.push({
+        seq: problem.seq,
+        message: `tool call ${problem.callId} has no result yet; \`rein --resume\` ${repair}`,
+        severity: 'note',
+      })
+    } else {
+      problems.push({ seq: problem.seq, message: problem.message })
+    }
+  }
   return problems
 }
 
 /** On the surface the model reads, a tool result must come after the assistant message that called it, and each call must be answered. */
-function surfacePairingProblems(entries: readonly SurfaceEvent[]): Problem[] {
-  const problems: Problem[] = []
+function surfacePairingProblems(entries: readonly SurfaceEvent[]): (Problem & { callId?: string })[] {
+  const problems: (Problem & { callId?: string })[] = []
   const called = new Map<string, number>()
   for (const entry of entries) {
     if (entry.type === 'assistant/message') {
@@ -138,7 +173,7 @@ function surfacePairingProblems(entries: readonly SurfaceEvent[]): Problem[] {
     }
   }
   for (const [callId, seq] of called) {
-    problems.push({ seq, message: `on the surface, tool call ${callId} has no tool/result after it` })
+    problems.push({ seq, message: `on the surface, tool call ${callId} has no tool/result after it`, callId })
   }
   return problems
 }

@@ -118,6 +118,26 @@ describe('rein sessions', () => {
     expect(stderr).toMatch(/^rein: session .* has 2 problems\.\n$/)
   })
 
+  it('notes a session that merely crashed mid-turn and exits 0, since resume closes what it left open', async () => {
+    const crashed = await Session.create(new JsonlStore(home), { cwd: project })
+    crashed.append('turn/start', { turn: 1 })
+    crashed.append('step/start', { turn: 1, step: 1 })
+    crashed.append('user/message', { id: 'u1', content: [{ type: 'text', text: 'run it' }], source: { kind: 'user' } })
+    crashed.append('assistant/message', {
+      turn: 1,
+      step: 1,
+      message: { role: 'assistant', content: [{ type: 'tool-call', id: 'x', name: 'bash', arguments: '{}' }] },
+    })
+    crashed.append('tool/call', { turn: 1, step: 1, callId: 'x', name: 'bash', arguments: '{}' })
+    await crashed.close()
+    const { stdout, stderr, status } = rein('sessions', 'verify', crashed.id)
+    expect(stderr).toBe('')
+    expect(status).toBe(0)
+    expect(stdout).toContain('note: seq 0: turn 1 ends mid-turn')
+    expect(stdout).toContain('note: seq 3: tool call x has no result yet; `rein --resume` records its outcome as unknown')
+    expect(stdout).toMatch(/no problems \(2 notes: it ends mid-turn; `rein --resume` closes it\)\.\n$/)
+  })
+
   it('fails with one sentence for a missing session, an ambiguous prefix and a damaged file', async () => {
     const missing = rein('sessions', 'show', 'zzzz')
     expect(missing.status).toBe(1)

@@ -353,7 +353,7 @@ describe('manual compaction', () => {
     })
     const outcome = await h.agent.compact('the report format')
     expect(outcome.outcome).toBe('replaced')
-    expect(outcome.message).toMatch(/^Compacted \d+ messages \(about \d+ tokens\) into a summary of about \d+ tokens\.$/)
+    expect(outcome.message).toMatch(/^Compacted \d+ messages \(about [\d,]+ tokens\) into a summary of about [\d,]+ tokens\.$/)
 
     const instruction = contentText(bodyOf(mock, mock.requests.length - 1).messages.at(-1)?.content)
     expect(instruction).toContain('The user asked the summary to focus on: the report format')

@@ -49,7 +49,7 @@ describe('trimming old tool output', () => {
     const outcome = await compactor(session).compact('auto', at(promptOf(session)))
 
     expect(outcome.outcome).toBe('trimmed')
-    expect(outcome.message).toMatch(/^Trimmed 1 old tool output, saving about \d+ tokens\.$/)
+    expect(outcome.message).toMatch(/^Trimmed 1 old tool output, saving about [\d,]+ tokens\.$/)
     const replacement = session.events.at(-2) as SessionEvent<'tool/result'>
     expect(replacement.type).toBe('tool/result')
     expect(replacement.surfaceOp).toEqual({ op: 'replace', start: original.seq, end: original.seq })

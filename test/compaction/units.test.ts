@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { chooseShadow, estimateTokens, units } from '../../src/compaction/units.js'
+import { chooseShadow, chooseShadowKeepingUnits, estimateTokens, units } from '../../src/compaction/units.js'
+import { nothingToCompact } from '../../src/compaction/summary-text.js'
 import type { SurfaceEvent } from '../../src/session/events.js'
 import { projectEvent } from '../../src/session/projection.js'
 import { Session } from '../../src/session/session.js'
@@ -112,5 +113,30 @@ describe('choosing what to shadow', () => {
       [1, 1],
       [2, 2],
     ])
+  })
+
+  it('a manual compaction keeps exactly the newest N units, one at the least, and shadows the rest', async () => {
+    const surface = await mixedSurface()
+    const all = units(surface)
+    expect(chooseShadowKeepingUnits(surface, 1)).toEqual({ end: all[3].last, tokens: total(surface) - all[4].tokens, units: 4 })
+    expect(chooseShadowKeepingUnits(surface, 0)?.units).toBe(4)
+    expect(chooseShadowKeepingUnits(surface, 3)?.end).toBe(all[1].last)
+    expect(chooseShadowKeepingUnits(surface, 5)).toBeNull()
+    expect(chooseShadowKeepingUnits([], 1)).toBeNull()
+  })
+})
+
+describe('why there is nothing to compact', () => {
+  it('says it in numbers for each trigger', () => {
+    expect(nothingToCompact({ units: 0, tokens: 0 }, { units: 1 })).toBe('Nothing to compact: the conversation is empty.')
+    expect(nothingToCompact({ units: 1, tokens: 2310 }, { units: 1 })).toBe(
+      'Nothing to compact: the conversation has 1 exchange (2,310 tokens), and the newest exchange is always kept.',
+    )
+    expect(nothingToCompact({ units: 2, tokens: 40 }, { units: 3 })).toBe(
+      'Nothing to compact: the conversation has 2 exchanges (40 tokens), and keep=3 keeps the newest 3.',
+    )
+    expect(nothingToCompact({ units: 6, tokens: 90_000 }, { tokens: 150_000, ratio: 0.15, window: 1_000_000 })).toBe(
+      'Nothing to compact: the conversation has 6 exchanges (90,000 tokens), all within the 150,000 tokens kept verbatim (compaction.keepRatio 0.15 of the 1,000,000-token window).',
+    )
   })
 })

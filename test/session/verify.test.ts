@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SessionEvent, SessionHeader } from '../../src/session/events.js'
 import { Session } from '../../src/session/session.js'
-import { verifyEvents, verifySession } from '../../src/session/verify.js'
+import { isDamage, verifyEvents, verifySession } from '../../src/session/verify.js'
 import { MemoryStore } from '../../src/store/store.js'
 import { appendTurn } from './conversation.js'
 
@@ -46,7 +46,26 @@ describe('verifyEvents', () => {
     ;(events[stepEnd].data as { step: number }).step = 9
     const problems = verifyEvents(header, without(events, lastEnd))
     expect(problems).toContainEqual({ seq: stepEnd, message: 'step/end names step 9, but step 1 is open' })
-    expect(problems.some((p) => /turn 2 is still open/.test(p.message))).toBe(true)
+    expect(problems.some((p) => /turn 2 ends mid-turn/.test(p.message) && p.severity === 'note')).toBe(true)
+  })
+
+  it('notes, as a crash leaves them, an open last turn and its calls that never started, and calls nothing damage', async () => {
+    const session = await Session.create(new MemoryStore(), { cwd: '/repo' })
+    appendTurn(session, 1, 'one')
+    session.append('turn/start', { turn: 2 })
+    session.append('step/start', { turn: 2, step: 1 })
+    const asked = session.append('assistant/message', {
+      turn: 2,
+      step: 1,
+      message: { role: 'assistant', content: [{ type: 'tool-call', id: 'late', name: 'bash', arguments: '{}' }] },
+    })
+    const problems = verifyEvents(session.header, [...session.events])
+    expect(problems.filter(isDamage)).toEqual([])
+    expect(problems).toContainEqual({
+      seq: asked.seq,
+      message: 'tool call late has no result yet; `rein --resume` records that it never ran',
+      severity: 'note',
+    })
   })
 
   it('runs extra checks after its own and sorts every problem by seq', async () => {

@@ -158,7 +158,7 @@ describe('rein in a real terminal', () => {
     await second.term.waitFor('Resume a session')
     await second.term.type('tangerine')
     const picker = await second.term.waitFor('❯ remember the word tangerine')
-    expect(picker).toMatch(/1 turns/)
+    expect(picker).toMatch(/1 turn\b/)
     await second.term.keys('Enter')
     const screen = await second.term.waitFor('Resumed session')
     expect(screen).toContain('› remember the word tangerine')

@@ -1,6 +1,7 @@
 import { cleanup, render } from 'ink-testing-library'
 import { afterEach, describe, expect, it } from 'vitest'
 import { App } from '../../src/cli/tui/App.js'
+import { Picker } from '../../src/cli/tui/Picker.js'
 import { stripAnsi } from '../../src/cli/tui/ansi.js'
 import { FakeAgent, fakeServices, settle } from './support/fake-agent.js'
 
@@ -88,6 +89,29 @@ describe('sending, steering and queueing', () => {
     expect(agent.calls[0]?.text).toBe('line one\nline two\nline three\nfour')
   })
 
+  it('keeps a bracketed paste whole, line breaks and tabs included, and sends only on Enter typed after it', async () => {
+    const agent = new FakeAgent()
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    await type(ui, '\x1b[200~first\r\tsecond\r\x1b[201~')
+    expect(agent.calls).toEqual([])
+    await type(ui, 'third\r')
+    expect(agent.calls[0]?.text).toBe('first\n\tsecond\nthird')
+  })
+
+  it('picks in a picker when filter text and Enter arrive in one read', async () => {
+    const picked: string[] = []
+    const choices = [
+      { label: 'fix the parser', value: 'a' },
+      { label: 'remember the word tangerine', value: 'b' },
+    ]
+    const ui = render(<Picker title="Resume a session" choices={choices} onPick={(v) => picked.push(v)} onClose={() => {}} />)
+    await settle()
+    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('Resume a session · type to filter')
+    await type(ui, 'tangerine\r')
+    expect(picked).toEqual(['b'])
+  })
+
   it('cancels the running turn with Esc', async () => {
     const agent = new FakeAgent()
     agent.busy = true
@@ -142,14 +166,25 @@ describe('sending, steering and queueing', () => {
     expect(screen).toContain('There is no /frobnicate; /help lists the commands.')
   })
 
-  it('compacts with the focus typed after /compact and shows the outcome', async () => {
+  it('compacts with the focus and keep=N typed after /compact and shows the outcome once', async () => {
     const agent = new FakeAgent()
     const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
     await settle()
-    await type(ui, '/compact focus on tests')
+    await type(ui, '/compact keep=2 focus on tests')
     await type(ui, '\r')
     await settle()
-    expect(agent.calls).toContainEqual({ verb: 'compact', text: 'focus on tests' })
-    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('Compacted 4 messages')
+    expect(agent.calls).toContainEqual({ verb: 'compact', text: 'focus on tests', keep: 2 })
+    expect(stripAnsi(ui.lastFrame() ?? '').split('Compacted 4 messages')).toHaveLength(2)
+  })
+
+  it('refuses a keep=N that is not a whole number with one sentence', async () => {
+    const agent = new FakeAgent()
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    await type(ui, '/compact keep=two')
+    await type(ui, '\r')
+    await settle()
+    expect(agent.calls.filter((c) => c.verb === 'compact')).toEqual([])
+    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('keep=two is not a whole number of exchanges; use e.g. /compact keep=3.')
   })
 })

@@ -2,7 +2,8 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import type { SessionEvent, SessionHeader } from '../../session/events.js'
 import { forkSession } from '../../session/fork.js'
 import { readSessionLog } from '../../session/load.js'
-import { verifySession, type VerifyCheck } from '../../session/verify.js'
+import { isDamage, verifySession, type VerifyCheck } from '../../session/verify.js'
+import { counted } from '../../text/count.js'
 import { reinHome } from '../../store/home.js'
 import { listSessions, resolveSessionId } from '../../store/listing.js'
 import { JsonlStore } from '../../store/jsonl-store.js'
@@ -89,7 +90,7 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
 
   sessions
     .command('verify <id>')
-    .description("Check a session log's structure and surface rules; exits 1 when it finds problems.")
+    .description("Check a session log's structure and surface rules; exits 1 only for damage (a crash's open turn is a note).")
     .action(
       run(async (id: string) => {
         const log = await readLog(id)
@@ -98,13 +99,17 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
           process.stdout.write(`note: line ${log.end.torn.line} is torn; it is dropped when the session is next opened.\n`)
         }
         for (const problem of problems) {
-          process.stdout.write(`${problem.seq < 0 ? 'header' : `seq ${problem.seq}`}: ${problem.message}\n`)
+          const where = problem.seq < 0 ? 'header' : `seq ${problem.seq}`
+          process.stdout.write(`${isDamage(problem) ? '' : 'note: '}${where}: ${problem.message}\n`)
         }
-        if (problems.length) {
-          process.stderr.write(`rein: session ${log.header.id} has ${problems.length} problem${problems.length === 1 ? '' : 's'}.\n`)
+        const damage = problems.filter(isDamage).length
+        const notes = problems.length - damage
+        if (damage) {
+          process.stderr.write(`rein: session ${log.header.id} has ${counted(damage, 'problem')}.\n`)
           process.exitCode = 1
         } else {
-          process.stdout.write(`session ${log.header.id}: ${log.events.length} events, no problems.\n`)
+          const noted = notes ? ` (${counted(notes, 'note')}: it ends mid-turn; \`rein --resume\` closes it)` : ''
+          process.stdout.write(`session ${log.header.id}: ${counted(log.events.length, 'event')}, no problems${noted}.\n`)
         }
       }),
     )

@@ -3,6 +3,7 @@ import { memo, type ReactElement } from 'react'
 import type { Item, ToolCard } from './transcript.js'
 import { renderMarkdown } from './markdown.js'
 import { formatDuration } from './tool-card-info.js'
+import { counted } from '../../text/count.js'
 
 /** Diff lines shown on a card; the whole diff stays in the log and in `/export`. */
 const DIFF_LINES = 24
@@ -45,13 +46,13 @@ export const ItemView = memo(function ItemView({ item }: { item: Item }) {
       return (
         <Text dimColor>
           ⟐ {item.label === 'hook' ? 'hook' : `context · ${item.label}`}: {firstLine(item.text, 80)}
-          {lineCount(item.text) > 1 ? ` (+${lineCount(item.text) - 1} lines, Ctrl+O)` : ''}
+          {lineCount(item.text) > 1 ? ` (+${counted(lineCount(item.text) - 1, 'line')}, Ctrl+O)` : ''}
         </Text>
       )
     case 'reasoning':
       return (
         <Text dimColor italic>
-          ✻ thought: {firstLine(item.text, 80)} ({lineCount(item.text)} lines, Ctrl+O)
+          ✻ thought: {firstLine(item.text, 80)} ({counted(lineCount(item.text), 'line')}, Ctrl+O)
         </Text>
       )
     case 'assistant':

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react'
 import { ToolCardView } from './ItemView.js'
 import { renderMarkdown } from './markdown.js'
 import type { LiveState } from './transcript.js'
+import { counted } from '../../text/count.js'
 
 /**
  * The last `maxLines` lines of `text` once wrapped at `width`. The live area must never be taller than the terminal:
@@ -54,7 +55,7 @@ export function LiveView({ live, maxLines, width }: { live: LiveState; maxLines:
       ) : null}
       {live.writing.filter(Boolean).map((w, i) => (
         <Text key={i} dimColor>
-          ⏺ {w.name || 'tool'} … writing arguments ({w.chars} chars)
+          ⏺ {w.name || 'tool'} … writing arguments ({counted(w.chars, 'char')})
         </Text>
       ))}
       {live.running.map((card) => (

@@ -1,4 +1,5 @@
 import { Box, Text, useInput } from 'ink'
+import { isPasteMarker, typedChunk } from './bracketed-paste.js'
 import { useRef, useState } from 'react'
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { toolCardTarget } from './tool-card-info.js'
@@ -57,12 +58,18 @@ export function PermissionPrompt({
   }
 
   useInput((input, key) => {
+    if (isPasteMarker(input)) return
     const current = noteRef.current
     if (current !== null) {
       if (key.escape) setNote(null)
       else if (key.return) reply({ outcome: 'deny', note: current.trim() || undefined })
       else if (key.backspace || key.delete) setNote(current.slice(0, -1))
-      else if (input && !key.ctrl && !key.meta) setNote(current + input)
+      else if (input && !key.ctrl && !key.meta) {
+        // A note and Enter read at once are a note, then Enter.
+        const typed = typedChunk(input)
+        if (typed.submit) reply({ outcome: 'deny', note: (current + typed.text).trim() || undefined })
+        else setNote(current + input)
+      }
       return
     }
     if (key.escape) return reply({ outcome: 'deny' })

@@ -1,4 +1,5 @@
 import { Box, Text, useInput } from 'ink'
+import { isPasteMarker, typedChunk } from './bracketed-paste.js'
 import { useRef, useState } from 'react'
 
 export interface PickerChoice {
@@ -35,6 +36,7 @@ export function Picker({
   const index = Math.min(view.selected, Math.max(0, shown.length - 1))
 
   useInput((input, key) => {
+    if (isPasteMarker(input)) return
     const now = viewRef.current
     const list = visible(now.filter)
     const at = Math.min(now.selected, Math.max(0, list.length - 1))
@@ -46,14 +48,20 @@ export function Picker({
     if (key.upArrow) return setView({ ...now, selected: Math.max(0, at - 1) })
     if (key.downArrow) return setView({ ...now, selected: Math.min(list.length - 1, at + 1) })
     if (key.backspace || key.delete) return setView({ filter: now.filter.slice(0, -1), selected: 0 })
-    if (input && !key.ctrl && !key.meta && !key.tab) setView({ filter: now.filter + input, selected: 0 })
+    if (!input || key.ctrl || key.meta || key.tab) return
+    // Text and Enter read at once (typed fast, a laggy link) filter, then pick, as they would one key at a time.
+    const typed = typedChunk(input)
+    const filter = now.filter + typed.text.replace(/[\r\n]/g, '')
+    setView({ filter, selected: 0 })
+    const pick = visible(filter)[0]
+    if (typed.submit && pick) onPick(pick.value)
   })
 
   const first = Math.max(0, Math.min(index - Math.floor(VISIBLE / 2), shown.length - VISIBLE))
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
       <Text bold>
-        {title} <Text dimColor>{filter ? `filter: ${filter}` : 'type to filter · Enter picks · Esc closes'}</Text>
+        {title} <Text dimColor>· {filter ? `filter: ${filter}` : 'type to filter · Enter picks · Esc closes'}</Text>
       </Text>
       {shown.length === 0 ? <Text dimColor>Nothing matches.</Text> : null}
       {shown.slice(first, first + VISIBLE).map((c, i) => (

@@ -1,4 +1,5 @@
 import { Box, Text, useInput } from 'ink'
+import { PASTE_END, PASTE_START, typedChunk } from './bracketed-paste.js'
 import { useEffect, useRef, useState } from 'react'
 import * as ed from './editor-state.js'
 
@@ -40,6 +41,8 @@ function mentionMatches(files: readonly string[], partial: string): string[] {
 export function PromptEditor(props: PromptEditorProps) {
   const [state, setState] = useState(() => ed.setText(ed.emptyEditor(props.history), props.initialText ?? ''))
   const lastCtrlC = useRef(0)
+  /** Inside a bracketed paste: everything is text, line breaks and tabs included, until the end marker. */
+  const pasting = useRef(false)
   const stateRef = useRef(state)
   stateRef.current = state
   // Read by the key handler: ink re-attaches input listeners in an effect, which can run after a keystroke that
@@ -63,6 +66,16 @@ export function PromptEditor(props: PromptEditorProps) {
         stateRef.current = next
         setState(next)
       }
+      if (input === PASTE_START || input === PASTE_END) {
+        pasting.current = input === PASTE_START
+        return
+      }
+      if (pasting.current) {
+        if (key.return) return update(ed.insert(s, '\n'))
+        if (key.tab) return update(ed.insert(s, '\t'))
+        if (input) update(ed.insert(s, input))
+        return
+      }
       if (key.ctrl && input === 'c') {
         if (s.text) {
           update(ed.setText(s, ''))
@@ -78,10 +91,10 @@ export function PromptEditor(props: PromptEditorProps) {
       }
       if (key.escape) return props.onCancel()
       if (key.ctrl && input === 'o') return props.onExpand()
-      const submit = (how: SubmitHow) => {
-        const text = s.text
-        if (!text.trim()) return
-        update(ed.commit(s, text))
+      const submit = (how: SubmitHow, from: ed.EditorState = s) => {
+        const text = from.text
+        if (!text.trim()) return update(from)
+        update(ed.commit(from, text))
         props.onSubmit(text, how)
       }
       if (key.return) {
@@ -115,7 +128,9 @@ export function PromptEditor(props: PromptEditorProps) {
       // Terminals send DEL (0x7f) for Backspace, which ink reports as `delete`; both erase backwards.
       if (key.backspace || key.delete) return update(ed.backspace(s))
       if (key.ctrl || key.meta || !input) return
-      update(insertChunk(s, input))
+      const typed = typedChunk(input)
+      const next = insertChunk(s, typed.text)
+      return typed.submit ? submit('send', next) : update(next)
     },
     { isActive: props.active },
   )
@@ -151,7 +166,7 @@ export function PromptEditor(props: PromptEditorProps) {
 }
 
 /**
- * Inserts a chunk of input. ink hands a multi-character read over whole (a paste); erase characters inside it (a
+ * Inserts a chunk of typed input. ink hands a multi-character read over whole; erase characters inside it (a
  * Backspace that arrived in the same read as other keys) still erase rather than landing in the text.
  */
 function insertChunk(state: ed.EditorState, chunk: string): ed.EditorState {

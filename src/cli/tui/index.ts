@@ -4,6 +4,7 @@ import { openAgentWithContext, type OpenAgentOptions } from '../../agent/open.js
 import { credentialsPath, resolveApiKey } from '../../llm/credentials.js'
 import { reinHome } from '../../store/home.js'
 import { App } from './App.js'
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './bracketed-paste.js'
 import { FirstRun } from './FirstRun.js'
 import { realServices } from './real-services.js'
 import type { TuiExit } from './services.js'
@@ -35,6 +36,29 @@ export async function runTui(options: TuiOptions): Promise<number> {
     return 1
   }
 
+  // Bracketed paste lets the editor tell a paste from keys that arrive in one read (src/cli/tui/bracketed-paste.ts).
+  // It is switched off again however the UI ends, so the shell afterwards does not see the markers.
+  const pasteOff = (): void => {
+    stdout.write(BRACKETED_PASTE_OFF)
+  }
+  stdout.write(BRACKETED_PASTE_ON)
+  process.once('exit', pasteOff)
+  try {
+    return await runSessions(options, stdin, stdout, home, env)
+  } finally {
+    process.removeListener('exit', pasteOff)
+    pasteOff()
+  }
+}
+
+/** Runs agents one after another in the same terminal (`/new`, `/resume`, `/fork` switch) until the user quits. */
+async function runSessions(
+  options: TuiOptions,
+  stdin: NodeJS.ReadStream,
+  stdout: NodeJS.WriteStream,
+  home: string,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   let open: OpenAgentOptions = { ...options, home, env }
   let prefill: string | undefined
   let initialPrompt = options.initialPrompt?.trim() || undefined

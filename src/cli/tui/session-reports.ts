@@ -1,4 +1,5 @@
 import type { AnyEvent, SessionEvent, SurfaceEvent } from '../../session/events.js'
+import { counted } from '../../text/count.js'
 import { isSurfaceEvent } from '../../session/events.js'
 import { blocksText } from './transcript.js'
 import { formatCost, formatTokens, type TurnCost } from './usage-ledger.js'
@@ -43,7 +44,7 @@ export function contextReport(events: readonly SessionEvent[]): string {
   }
   if (header?.type === 'request/header') {
     add('system prompt', estimateTokens(header.data.system))
-    add(`tool schemas (${header.data.tools.length} tools)`, estimateTokens(JSON.stringify(header.data.tools)))
+    add(`tool schemas (${counted(header.data.tools.length, 'tool')})`, estimateTokens(JSON.stringify(header.data.tools)))
   }
   for (const event of surfaceOf(events)) {
     switch (event.type) {

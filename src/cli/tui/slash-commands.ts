@@ -13,7 +13,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'model', args: '[id]', summary: 'show or switch the model' },
   { name: 'effort', args: '[off|low|high|max]', summary: 'show or set how hard the model thinks' },
   { name: 'permissions', args: '[mode]', summary: 'show the permission mode and rules, or set the mode' },
-  { name: 'compact', args: '[focus]', summary: 'summarize the conversation to free context' },
+  { name: 'compact', args: '[keep=N] [focus]', summary: 'summarize all but the newest exchange (or N) to free context' },
   { name: 'cost', summary: 'usage and cost by turn' },
   { name: 'context', summary: 'what the next request contains, by producer' },
   { name: 'hooks', summary: 'hooks that ran in this session and what they decided' },

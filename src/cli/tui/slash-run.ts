@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs'
+import { counted, grouped } from '../../text/count.js'
 import { resolve } from 'node:path'
 import { PERMISSION_MODES, type AgentApi, type PermissionMode } from '../../agent/types.js'
 import type { Effort } from '../../llm/adapter.js'
@@ -74,7 +75,7 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
         .map((s) => ({
           value: s.id,
           label: s.title ?? '(untitled)',
-          detail: `${ago(s.updatedAt)} · ${s.turns} turns · ${size(s.bytes)} · ${s.id.slice(0, 8)}`,
+          detail: `${ago(s.updatedAt)} · ${counted(s.turns, 'turn')} · ${size(s.bytes)} · ${s.id.slice(0, 8)}`,
         }))
       return ctx.pick('Resume a session', choices, (id) => ctx.exit({ kind: 'switch', resume: id }))
     }
@@ -98,7 +99,7 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
       if (arg) {
         agent.setModel({ model: arg })
         ctx.refresh()
-        return ctx.say(`Model is now ${arg} (context window ${ctx.services.facts(arg).contextWindow.toLocaleString()} tokens).`)
+        return ctx.say(`Model is now ${arg} (context window ${grouped(ctx.services.facts(arg).contextWindow)} tokens).`)
       }
       return ctx.say(`Model: ${agent.config.model}. Use /model <id> to switch.`)
     }
@@ -129,8 +130,12 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
     }
     case 'compact': {
       if (agent.busy) return ctx.say('A turn is running; /compact works once it has ended (Esc cancels it).')
-      const outcome = await agent.compact(arg || undefined)
-      return ctx.say(outcome.message)
+      const request = compactRequest(arg)
+      if ('error' in request) return ctx.say(request.error, 'warning')
+      const outcome = await agent.compact(request.focus, { keep: request.keep })
+      // Every outcome but `nothing` is logged as `compaction/end`, which the transcript already shows as a notice.
+      if (outcome.outcome === 'nothing') return ctx.say(outcome.message)
+      return
     }
     case 'cost':
       return ctx.show('Cost by turn', costReport(ctx.ledger.byTurn()))
@@ -151,4 +156,16 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
       )
     }
   }
+}
+
+/**
+ * `/compact [keep=N] [focus]`: `keep=N` keeps the newest N exchanges verbatim (default 1); the rest of the text is
+ * the focus the summary is asked to keep.
+ */
+export function compactRequest(arg: string): { focus?: string; keep?: number } | { error: string } {
+  const match = /^keep=(\S*)\s*/.exec(arg)
+  if (!match) return { focus: arg.trim() || undefined }
+  const keep = Number(match[1])
+  if (!/^\d+$/.test(match[1]) || keep < 1) return { error: `keep=${match[1]} is not a whole number of exchanges; use e.g. /compact keep=3.` }
+  return { keep, focus: arg.slice(match[0].length).trim() || undefined }
 }

@@ -2,6 +2,7 @@ import type { LiveEvent } from '../../agent/types.js'
 import type { InputBlock } from '../../llm/messages.js'
 import type { AnyEvent, SessionEvent, TurnEndReason } from '../../session/events.js'
 import { toolCardTarget, toolResultDetails, appendTail } from './tool-card-info.js'
+import { counted } from '../../text/count.js'
 
 /** A tool call as the conversation shows it: one compact card. */
 export interface ToolCard {
@@ -94,7 +95,7 @@ export class Transcript {
     if (this.finished.length > keep) {
       const dropped = this.finished.length - keep
       this.finished = [
-        { kind: 'notice', key: this.key(), level: 'info', text: `${dropped} earlier items are not shown; /export writes the whole conversation.` },
+        { kind: 'notice', key: this.key(), level: 'info', text: `${counted(dropped, 'earlier item')} ${dropped === 1 ? 'is' : 'are'} not shown; /export writes the whole conversation.` },
         ...this.finished.slice(dropped),
       ]
     }

@@ -15,7 +15,7 @@ export class FakeAgent {
   permissionMode: PermissionMode = 'default'
   busy = false
   permissionAsker?: PermissionAsker
-  readonly calls: { verb: 'followUp' | 'steer' | 'cancel' | 'withdraw' | 'compact'; text?: string; id?: string }[] = []
+  readonly calls: { verb: 'followUp' | 'steer' | 'cancel' | 'withdraw' | 'compact'; text?: string; id?: string; keep?: number }[] = []
   private listeners = new Set<(e: LiveEvent) => void>()
   private nextId = 0
   private clock = 1_700_000_000_000
@@ -53,9 +53,12 @@ export class FakeAgent {
     return id
   }
 
-  async compact(focus?: string): Promise<{ outcome: string; message: string }> {
-    this.calls.push({ verb: 'compact', text: focus })
-    return { outcome: 'replaced', message: 'Compacted 4 messages (about 900 tokens) into a summary of about 120 tokens.' }
+  /** Like the real agent, a compaction that ran is logged as `compaction/end`, which the transcript shows. */
+  async compact(focus?: string, options: { keep?: number } = {}): Promise<{ outcome: string; message: string }> {
+    this.calls.push({ verb: 'compact', text: focus, ...(options.keep !== undefined ? { keep: options.keep } : {}) })
+    const message = 'Compacted 4 messages (about 900 tokens) into a summary of about 120 tokens.'
+    this.commit('compaction/end', { id: 'k1', outcome: 'replaced', message })
+    return { outcome: 'replaced', message }
   }
 
   withdraw(id: string): boolean {

@@ -66,6 +66,23 @@ export class Terminal {
     }
   }
 
+  /**
+   * Sends text and then named keys in one tmux command, so the program reads them in one chunk as a fast typist,
+   * typed-ahead input or a laggy link delivers them (`send-keys "text" Enter`).
+   */
+  sendAtOnce(text: string, ...keys: string[]): void {
+    this.tmux(['send-keys', '-t', this.name, text, ...keys])
+  }
+
+  /**
+   * Pastes text as a terminal does: tmux wraps it in bracketed-paste markers when the program turned that mode on,
+   * and sends its newlines as carriage returns.
+   */
+  paste(text: string): void {
+    this.tmux(['set-buffer', '-b', 'rein-test', text])
+    this.tmux(['paste-buffer', '-p', '-d', '-b', 'rein-test', '-t', this.name])
+  }
+
   /** Types a line, then presses Enter separately. */
   async submit(text: string): Promise<void> {
     this.type(text)

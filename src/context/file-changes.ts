@@ -1,0 +1,105 @@
+import { stat } from 'node:fs/promises'
+import { isAbsolute, relative } from 'node:path'
+import type { EnteringMessage, Extension } from '../agent/extensions.js'
+import type { AgentApi } from '../agent/types.js'
+import type { JsonValue } from '../session/events.js'
+import { hashFile } from '../tools/file-versions.js'
+import type { FileVersion } from '../tools/tool.js'
+import { producedMessages, surfaceOf } from './produced-messages.js'
+import { escapeReminderText, systemReminder } from './reminder.js'
+
+/** The `source.kind` of every message this producer writes. */
+export const FILE_CHANGES = 'file-changes'
+
+/** One file that is no longer the version the model last read or wrote: its size and mtime now, or deleted. */
+export type FileChange = { path: string; size: number; mtimeMs: number } | { path: string; deleted: true }
+
+/**
+ * The file-changes producer: before every step it tells the model which files it has read or written (the tools'
+ * version records, `src/tools/file-versions.ts`) changed on disk since — a PostToolUse formatter, a command, the
+ * user in an editor — so the model reads them again instead of having its next `edit` refused as stale.
+ *
+ * Each change is told once: the producer's own messages on the surface (and entering) record every version they
+ * announced in `meta`, and a version announced there is not announced again. The check costs one `stat` per
+ * recorded file per step; a file is hashed only when its mtime moved and its size did not (a touch, or a rewrite
+ * to the same length), and that verdict is remembered for that mtime.
+ */
+export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension<AgentApi> {
+  /** Paths whose bytes were hashed and found unchanged at this mtime: not hashed again until the mtime moves. */
+  const sameBytesAt = new Map<string, number>()
+  return {
+    name: FILE_CHANGES,
+    async preStep(_step, entering, agent) {
+      if (!files.size) return
+      const told = toldVersions(producedMessages(FILE_CHANGES, surfaceOf(agent), entering).map((m) => m.meta))
+      const checked = await Promise.all([...files].map(([path, seen]) => changeOf(path, seen, sameBytesAt)))
+      const changes = checked.filter((c): c is FileChange => c !== null && !told.has(versionKey(c)))
+      if (!changes.length) return
+      const message: EnteringMessage = {
+        type: 'context/message',
+        content: [{ type: 'text', text: fileChangesText(changes, agent.cwd) }],
+        source: { kind: FILE_CHANGES },
+        meta: { files: changes as unknown as JsonValue },
+      }
+      return { action: 'enter', messages: [...entering, message] }
+    },
+  }
+}
+
+/** The exact block the model reads for a set of changes. Paths inside `cwd` are shown relative to it. */
+export function fileChangesText(changes: readonly FileChange[], cwd: string): string {
+  const lines = changes.map((c) => `- ${escapeReminderText(shownPath(c.path, cwd))}${'deleted' in c ? ' (deleted)' : ''}`)
+  return systemReminder(
+    [
+      'These files changed on disk since you last read or wrote them (a hook, a formatter, a command, or the user changed them).',
+      'Your earlier view of them is out of date: read a file again before you edit it.',
+      ...lines,
+    ].join('\n'),
+  )
+}
+
+/** The change of one recorded file, or null when it is still the version the model saw (or cannot be checked). */
+async function changeOf(path: string, seen: FileVersion, sameBytesAt: Map<string, number>): Promise<FileChange | null> {
+  let now: { size: number; mtimeMs: number }
+  try {
+    now = await stat(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path, deleted: true }
+    // Unreadable metadata (permissions changed, a path component became a file): the tool that opens the file
+    // next reports the real error, so a reminder would only guess.
+    return null
+  }
+  if (now.size === seen.size && now.mtimeMs === seen.mtimeMs) return null
+  if (now.size === seen.size) {
+    if (sameBytesAt.get(path) === now.mtimeMs) return null
+    try {
+      if ((await hashFile(path)) === seen.sha256) {
+        sameBytesAt.set(path, now.mtimeMs)
+        return null
+      }
+    } catch {
+      // The file vanished or became unreadable between stat and read: count it as changed, which is what it is.
+    }
+  }
+  return { path, size: now.size, mtimeMs: now.mtimeMs }
+}
+
+/** Every version the producer's earlier messages announced, as keys. */
+function toldVersions(metas: readonly (JsonValue | undefined)[]): Set<string> {
+  const told = new Set<string>()
+  for (const meta of metas) {
+    const listed = (meta as { files?: unknown } | undefined)?.files
+    if (!Array.isArray(listed)) continue
+    for (const change of listed as FileChange[]) told.add(versionKey(change))
+  }
+  return told
+}
+
+function versionKey(change: FileChange): string {
+  return 'deleted' in change ? `${change.path}\0deleted` : `${change.path}\0${change.size}\0${change.mtimeMs}`
+}
+
+function shownPath(path: string, cwd: string): string {
+  const rel = relative(cwd, path)
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path
+}
