@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path'
 import type { Effort, ModelAdapter, Wire } from '../llm/adapter.js'
-import { modelInfo, DEFAULT_MODEL, type ModelInfo } from '../llm/catalog.js'
+import { modelInfo, DEFAULT_MODEL, retiredModel, retiredSentence, type ModelInfo, type ModelOverride } from '../llm/catalog.js'
+import { modelOverridesOf } from '../llm/model-settings.js'
 import { createAdapter } from '../llm/create.js'
 import { resolveApiKey } from '../llm/credentials.js'
 import { loadSettings, type Settings } from '../config/settings.js'
@@ -73,6 +74,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const home = options.home ?? reinHome(env)
   const cwd = resolve(options.cwd)
   const settings = loadSettings(cwd, home)
+  refuseRetired(options.model ?? settings.model, settings)
   const store = new JsonlStore(home)
   const problems: string[] = []
   const report = (message: string): void => {
@@ -98,11 +100,18 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   }
 
   const modelId = options.model ?? settings.model ?? previousModel(session) ?? DEFAULT_MODEL
+  refuseRetired(modelId, settings)
   const info = modelInfo(modelId, modelOverrides(settings))
   const wire: Wire = (settings.wire as Wire | undefined) ?? info.wire ?? 'chat'
   const adapter =
     options.adapter ??
-    createAdapter({ wire, baseUrl: env.DEEPSEEK_BASE_URL, apiKey: () => resolveApiKey(env, home), models: modelOverrides(settings) })
+    createAdapter({
+      wire,
+      baseUrl: env.DEEPSEEK_BASE_URL,
+      anthropicBaseUrl: env.DEEPSEEK_ANTHROPIC_BASE_URL,
+      apiKey: () => resolveApiKey(env, home),
+      models: modelOverrides(settings),
+    })
 
   const mcpConfig = loadMcpConfig({ cwd, settings, home, trustProject: options.trustProjectHooks })
   mcpConfig.problems.forEach(report)
@@ -201,8 +210,14 @@ function positive(value: unknown): number | undefined {
 }
 
 /** The user's catalog additions and overrides (`models` in settings). */
-export function modelOverrides(settings: Settings): Record<string, Partial<ModelInfo>> {
-  return (settings.models ?? {}) as Record<string, Partial<ModelInfo>>
+export function modelOverrides(settings: Settings): Record<string, ModelOverride> {
+  return modelOverridesOf(settings.models)
+}
+
+/** A retired model id fails before any session is touched or request sent, with the replacement named. */
+function refuseRetired(model: string | undefined, settings: Settings): void {
+  const retired = model === undefined ? undefined : retiredModel(model, modelOverrides(settings))
+  if (retired) throw new Error(retiredSentence(retired))
 }
 
 /** `models.<id>.compactAt` in settings sets the compaction ratio for one model. */

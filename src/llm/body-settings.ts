@@ -1,20 +1,44 @@
 import type { Effort, ModelConfig } from './adapter.js'
-import { isKnownModel, modelInfo, type ModelInfo } from './catalog.js'
+import { isKnownModel, modelInfo, retiredModel, retiredSentence, type ModelOverride } from './catalog.js'
+import { ModelError } from './errors.js'
+import { fittedOutputCap, promptTokenEstimate } from './output-cap.js'
 
 /** Adapter-wide settings that shape request bodies. Fixed for an adapter's life, so `body` stays pure. */
 export interface BodySettings {
-  /** Output cap used when the request's config names none. */
+  /** The user's output cap, applied when the header is made (and for headers that carry no cap of their own). */
   maxOutputTokens?: number
-  /** The user's catalog overrides (settings), consulted for the output cap and image support. */
-  models?: Record<string, Partial<ModelInfo>>
+  /** The user's catalog overrides (settings), consulted for the header's window, output ceiling and image support. */
+  models?: Record<string, ModelOverride>
 }
 
 /**
- * The output cap to send: the request's, else the adapter's, else the catalog's for a model Rein knows or the user
- * described. For an unknown model on a wire where the cap is optional it is left out (undefined) rather than
- * guessed, since a guess above the model's real limit is a 400.
+ * The config a header logs: window, output ceiling (the model's maximum, lowered by the user's cap) and image
+ * support filled in, so the body never needs the settings again. Fields already set are kept. Throws a ModelError
+ * with one sentence for a retired model id.
  */
-export function outputCap(config: ModelConfig, settings: BodySettings, required: boolean): number | undefined {
+export function completeConfig(config: ModelConfig, settings: BodySettings): ModelConfig {
+  const retired = retiredModel(config.model, settings.models)
+  if (retired) throw new ModelError('invalid-request', retiredSentence(retired))
+  const info = modelInfo(config.model, settings.models)
+  const ceiling = Math.min(info.maxOutput, config.maxOutputTokens ?? settings.maxOutputTokens ?? Infinity)
+  return {
+    ...config,
+    maxOutputTokens: ceiling,
+    contextWindow: config.contextWindow ?? info.contextWindow,
+    images: config.images ?? info.images,
+  }
+}
+
+/**
+ * The output cap to send, given the size of the body without it. A header that records its ceiling and window (every
+ * header Rein logs now) gets the ceiling fitted to the window (output-cap.ts). Older headers: the request's cap,
+ * else the adapter's, else the catalog's for a model Rein knows or the user described; for an unknown model on a
+ * wire where the cap is optional it is left out rather than guessed, since a guess above the real limit is a 400.
+ */
+export function outputCap(config: ModelConfig, settings: BodySettings, required: boolean, bodyBytes: number): number | undefined {
+  if (config.maxOutputTokens !== undefined && config.contextWindow !== undefined) {
+    return fittedOutputCap(config.maxOutputTokens, config.contextWindow, promptTokenEstimate(bodyBytes))
+  }
   if (config.maxOutputTokens !== undefined) return config.maxOutputTokens
   if (settings.maxOutputTokens !== undefined) return settings.maxOutputTokens
   const described = isKnownModel(config.model) || settings.models?.[config.model]?.maxOutput !== undefined
@@ -22,8 +46,14 @@ export function outputCap(config: ModelConfig, settings: BodySettings, required:
   return modelInfo(config.model, settings.models).maxOutput
 }
 
-export function acceptsImages(model: string, settings: BodySettings): boolean {
-  return modelInfo(model, settings.models).images
+export function acceptsImages(config: ModelConfig, settings: BodySettings): boolean {
+  return config.images ?? modelInfo(config.model, settings.models).images
+}
+
+/** Whether an assistant message must carry reasoning (`""` when it had none) on the wire. */
+export function mustPassReasoning(config: ModelConfig, hasToolCalls: boolean): boolean {
+  if (config.effort === 'off') return false
+  return hasToolCalls || config.passback === 'every-assistant'
 }
 
 /**
