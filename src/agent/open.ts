@@ -19,6 +19,7 @@ import { reinHome } from '../store/home.js'
 import { listSessions, resolveSessionId } from '../store/listing.js'
 import { JsonlStore } from '../store/store.js'
 import { builtinTools, createToolState, disposeToolState, toolSchemas } from '../tools/registry.js'
+import { setModelVision } from '../tools/read-image.js'
 import { Compactor, type CompactionSettings } from '../compaction/compactor.js'
 import { Agent } from './agent.js'
 import type { Extension, SessionStartSource } from './extensions.js'
@@ -148,6 +149,10 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
   })
   const tools = () => [...builtinTools(), ...mcp.tools()]
+  setModelVision(toolState, () => {
+    const current = agentRef?.config.model ?? modelId
+    return { model: current, images: modelInfo(current, modelOverrides(settings)).images }
+  })
 
   let agentRefForWindow: Agent | undefined
   const compaction = (settings.compaction ?? {}) as Partial<CompactionSettings>
