@@ -60,8 +60,8 @@ function figures(run) {
   const info = modelInfo(MODEL)
   const usages = run.events
     .filter((e) => (e.type === 'assistant/message' || e.type === 'compaction/end') && e.data.usage)
-    .map((e) => e.data.usage)
-  const cost = usages.reduce((n, u) => n + costOf(u, info), 0)
+    .map((e) => ({ usage: e.data.usage, time: e.time }))
+  const cost = usages.reduce((n, u) => n + costOf(u.usage, info, u.time), 0)
   const prompt = run.requests.reduce((n, r) => n + r.promptTokens, 0)
   const hit = run.requests.reduce((n, r) => n + r.cacheHitTokens, 0)
   const summaries = run.requests.filter(isSummary)
