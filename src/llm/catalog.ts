@@ -72,6 +72,15 @@ const BUILT_IN: readonly ModelInfo[] = [
     images: true,
     aliasOf: 'deepseek-flash',
   },
+  {
+    id: 'deepseek-v4-flash-vision-exp',
+    contextWindow: V4_CONTEXT_WINDOW,
+    maxOutput: V4_MAX_OUTPUT,
+    prices: FLASH_OFF_PEAK,
+    peakPrices: FLASH_PEAK,
+    images: true,
+    aliasOf: 'deepseek-flash',
+  },
 ]
 
 const RETIRED: readonly RetiredModel[] = [

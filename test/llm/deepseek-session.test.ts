@@ -246,7 +246,7 @@ describe('rein models', () => {
     const r = await runCli(['models', '--json'], { cwd: box.cwd, env: cliEnv({ home: box.home, key: null }) })
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
-    expect(out.catalog.map((m: { id: string }) => m.id)).toEqual(['deepseek-flash', 'deepseek-v4-pro', 'deepseek-v4-flash'])
+    expect(out.catalog.map((m: { id: string }) => m.id)).toEqual(['deepseek-flash', 'deepseek-v4-pro', 'deepseek-v4-flash', 'deepseek-v4-flash-vision-exp'])
     expect(out.served).toBeNull()
   })
 })
