@@ -20,30 +20,36 @@ export function completeConfig(config: ModelConfig, settings: BodySettings): Mod
   const retired = retiredModel(config.model, settings.models)
   if (retired) throw new ModelError('invalid-request', retiredSentence(retired))
   const info = modelInfo(config.model, settings.models)
-  const ceiling = Math.min(info.maxOutput, config.maxOutputTokens ?? settings.maxOutputTokens ?? Infinity)
+  const userCap = config.maxOutputTokens ?? settings.maxOutputTokens
+  // An undescribed model's maximum is a guess; it is not sent as a ceiling (a guess above the real limit is a 400).
+  const ceiling = described(config.model, settings) ? Math.min(info.maxOutput, userCap ?? Infinity) : userCap
   return {
     ...config,
-    maxOutputTokens: ceiling,
+    ...(ceiling !== undefined ? { maxOutputTokens: ceiling } : {}),
     contextWindow: config.contextWindow ?? info.contextWindow,
     images: config.images ?? info.images,
   }
 }
 
 /**
- * The output cap to send, given the size of the body without it. A header that records its ceiling and window (every
- * header Rein logs now) gets the ceiling fitted to the window (output-cap.ts). Older headers: the request's cap,
- * else the adapter's, else the catalog's for a model Rein knows or the user described; for an unknown model on a
- * wire where the cap is optional it is left out rather than guessed, since a guess above the real limit is a 400.
+ * The output cap to send, given the size of the body without it: the header's ceiling (else the adapter's cap, else
+ * the catalog's for a model Rein knows or the user described), fitted to the header's window when it records one
+ * (every header Rein logs now; output-cap.ts). For an unknown model on a wire where the cap is optional it is left
+ * out rather than guessed, since a guess above the real limit is a 400.
  */
 export function outputCap(config: ModelConfig, settings: BodySettings, required: boolean, bodyBytes: number): number | undefined {
-  if (config.maxOutputTokens !== undefined && config.contextWindow !== undefined) {
-    return fittedOutputCap(config.maxOutputTokens, config.contextWindow, promptTokenEstimate(bodyBytes))
-  }
-  if (config.maxOutputTokens !== undefined) return config.maxOutputTokens
-  if (settings.maxOutputTokens !== undefined) return settings.maxOutputTokens
-  const described = isKnownModel(config.model) || settings.models?.[config.model]?.maxOutput !== undefined
-  if (!described && !required) return undefined
-  return modelInfo(config.model, settings.models).maxOutput
+  const ceiling =
+    config.maxOutputTokens ??
+    settings.maxOutputTokens ??
+    (described(config.model, settings) || required ? modelInfo(config.model, settings.models).maxOutput : undefined)
+  if (ceiling === undefined) return undefined
+  if (config.contextWindow === undefined) return ceiling
+  return fittedOutputCap(ceiling, config.contextWindow, promptTokenEstimate(bodyBytes))
+}
+
+/** A model Rein knows, or one whose maximum output the user gave in settings. */
+function described(model: string, settings: BodySettings): boolean {
+  return isKnownModel(model) || settings.models?.[model]?.maxOutput !== undefined
 }
 
 export function acceptsImages(config: ModelConfig, settings: BodySettings): boolean {
