@@ -3,7 +3,7 @@
 // Rein compacts automatically, and with the catalog's window, so it never does. For each run: prompt tokens sent,
 // cache-hit share, simulated cost (`costOf` over the usage the mock reported, as logged), the largest prompt, and
 // for the compacting run the cache-hit share of each summary request. Tokens are the mock's estimate (bytes / 4,
-// cache hits in 64-token units). Needs the build (`npx tsc -p .`). Uses only loopback and temp directories.
+// cache hits on whole cache-prefix units, as the mock simulates DeepSeek's rule). Needs the build (`npx tsc -p .`). Uses only loopback and temp directories.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,7 +11,7 @@ import { costOf, modelInfo } from '../dist/llm/catalog.js'
 import { startMockModel } from '../dist/llm/mock/server.js'
 import { runPrint } from './run-print.mjs'
 
-const MODEL = 'deepseek-v4-flash'
+const MODEL = 'deepseek-flash'
 const STEPS = 60
 const WINDOW = 16_000
 const LINES_PER_FILE = 20
@@ -60,8 +60,8 @@ function figures(run) {
   const info = modelInfo(MODEL)
   const usages = run.events
     .filter((e) => (e.type === 'assistant/message' || e.type === 'compaction/end') && e.data.usage)
-    .map((e) => e.data.usage)
-  const cost = usages.reduce((n, u) => n + costOf(u, info), 0)
+    .map((e) => ({ usage: e.data.usage, time: e.time }))
+  const cost = usages.reduce((n, u) => n + costOf(u.usage, info, u.time), 0)
   const prompt = run.requests.reduce((n, r) => n + r.promptTokens, 0)
   const hit = run.requests.reduce((n, r) => n + r.cacheHitTokens, 0)
   const summaries = run.requests.filter(isSummary)

@@ -78,7 +78,7 @@ export class UpdateTranslator {
         }
         if (event.data.usage) {
           // Replay only accumulates the cost: the client is told the totals by the next live response.
-          const update = this.usage(event.data.usage)
+          const update = this.usage(event.data.usage, event.time)
           if (!replaying) out.push(update)
         }
         return out
@@ -135,11 +135,11 @@ export class UpdateTranslator {
 
   /**
    * `usage_update` after each model response: the tokens of that exchange (prompt plus output: what the context now
-   * holds), the window of the model that answered, and the session's cost so far, priced from the built-in catalog.
+   * holds), the window of the model that answered, and the session's cost so far, priced from the built-in catalog at the prices in force when each response was answered.
    */
-  private usage(usage: Usage): SessionUpdate {
+  private usage(usage: Usage, time: number): SessionUpdate {
     const info = modelInfo(this.model)
-    this.cost += costOf(usage, info)
+    this.cost += costOf(usage, info, time)
     return {
       sessionUpdate: 'usage_update',
       used: usage.inputUncached + usage.inputCacheRead + usage.output,

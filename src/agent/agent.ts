@@ -412,7 +412,15 @@ export class Agent implements AgentApi {
     step: number,
     signal: AbortSignal,
   ): Promise<{ end?: TurnEnd; message: AssistantMessage; finish?: FinishReason }> {
-    const header = this.currentHeader()
+    const empty: AssistantMessage = { role: 'assistant', content: [] }
+    let header: RequestHeader
+    try {
+      header = this.currentHeader()
+    } catch (error) {
+      // A model the catalog refuses (a retired id) fails here, before any request is sent.
+      if (error instanceof ModelError) return { end: new TurnEnd('error', failure(error)), message: empty }
+      throw error
+    }
     let encoded = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
     const compactor = this.options.compactor
     const promptTokens = Math.ceil(encoded.bytes / 4)
@@ -431,8 +439,8 @@ export class Agent implements AgentApi {
     this.session.append('request/sent', { turn, step, sha256: encoded.sha256, bytes: encoded.bytes })
     let body = encoded.body
     let overflowHandled = false
+    let passbackRepaired = false
 
-    const empty: AssistantMessage = { role: 'assistant', content: [] }
     for (let retries = 0; ; retries++) {
       const result = await this.stream(body, turn, step, signal)
       if (result.finish === 'aborted' || signal.aborted) {
@@ -472,6 +480,19 @@ export class Agent implements AgentApi {
           continue
         }
       }
+      if (error.code === 'reasoning-passback' && !passbackRepaired) {
+        // Repair once: send reasoning with every assistant message from now on (a new header says so), then retry.
+        passbackRepaired = true
+        this.modelConfig = { ...this.modelConfig, passback: 'every-assistant' }
+        header = this.currentHeader('repair')
+        const again = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
+        this.session.append('llm/retry', { turn, step, attempt: retries + 1, delayMs: 0, error: failure(error) })
+        this.notify('warning', 'DeepSeek asked for reasoning to be passed back; resending once with reasoning on every assistant message.')
+        await this.session.flush()
+        this.session.append('request/sent', { turn, step, sha256: again.sha256, bytes: again.bytes })
+        body = again.body
+        continue
+      }
       const delay = retryDelay(error, retries, this.options.random)
       if (delay === null) return { end: new TurnEnd('error', failure(error)), message: empty }
       this.session.append('llm/retry', { turn, step, attempt: retries + 1, delayMs: delay, error: failure(error) })
@@ -509,8 +530,9 @@ export class Agent implements AgentApi {
     for (const item of claimed) this.session.append('inbox/dequeued', { id: item.id, reason: 'delivered' })
   }
 
-  private currentHeader(): RequestHeader {
-    const fields = { config: this.modelConfig, system: this.system, tools: this.schemas, wire: this.adapter.wire }
+  private currentHeader(changedReason = 'changed'): RequestHeader {
+    const config = this.adapter.headerConfig?.(this.modelConfig) ?? this.modelConfig
+    const fields = { config, system: this.system, tools: this.schemas, wire: this.adapter.wire }
     const last = this.session.last('request/header')?.data
     if (!this.headerLogged) {
       this.headerLogged = true
@@ -519,8 +541,8 @@ export class Agent implements AgentApi {
       return { reason, ...fields }
     }
     if (last && sameHeader(last, fields)) return last
-    this.session.append('request/header', { reason: 'changed', ...fields })
-    return { reason: 'changed', ...fields }
+    this.session.append('request/header', { reason: changedReason, ...fields })
+    return { reason: changedReason, ...fields }
   }
 
   private async stream(body: string, turn: number, step: number, signal: AbortSignal) {

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path'
 import type { Effort, ModelAdapter, Wire } from '../llm/adapter.js'
-import { modelInfo, DEFAULT_MODEL, type ModelInfo } from '../llm/catalog.js'
+import { modelInfo, DEFAULT_MODEL, retiredModel, retiredSentence, type ModelInfo, type ModelOverride } from '../llm/catalog.js'
+import { modelOverridesOf } from '../llm/model-settings.js'
 import { createAdapter } from '../llm/create.js'
 import { resolveApiKey } from '../llm/credentials.js'
 import { loadSettings, type Settings } from '../config/settings.js'
@@ -19,6 +20,7 @@ import { reinHome } from '../store/home.js'
 import { listSessions, resolveSessionId } from '../store/listing.js'
 import { JsonlStore } from '../store/store.js'
 import { builtinTools, createToolState, disposeToolState, toolSchemas } from '../tools/registry.js'
+import { setModelVision } from '../tools/read-image.js'
 import { Compactor, type CompactionSettings } from '../compaction/compactor.js'
 import { Agent } from './agent.js'
 import type { Extension, SessionStartSource } from './extensions.js'
@@ -74,6 +76,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const home = options.home ?? reinHome(env)
   const cwd = resolve(options.cwd)
   const settings = loadSettings(cwd, home)
+  refuseRetired(options.model ?? settings.model, settings)
   const store = new JsonlStore(home)
   const problems: string[] = []
   const report = (message: string): void => {
@@ -99,11 +102,18 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   }
 
   const modelId = options.model ?? settings.model ?? previousModel(session) ?? DEFAULT_MODEL
+  refuseRetired(modelId, settings)
   const info = modelInfo(modelId, modelOverrides(settings))
   const wire: Wire = (settings.wire as Wire | undefined) ?? info.wire ?? 'chat'
   const adapter =
     options.adapter ??
-    createAdapter({ wire, baseUrl: env.DEEPSEEK_BASE_URL, apiKey: () => resolveApiKey(env, home), models: modelOverrides(settings) })
+    createAdapter({
+      wire,
+      baseUrl: env.DEEPSEEK_BASE_URL,
+      anthropicBaseUrl: env.DEEPSEEK_ANTHROPIC_BASE_URL,
+      apiKey: () => resolveApiKey(env, home),
+      models: modelOverrides(settings),
+    })
 
   const mcpConfig = loadMcpConfig({ cwd, settings, home, trustProject: options.trustProjectHooks })
   mcpConfig.problems.forEach(report)
@@ -141,6 +151,10 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   })
   policy.guardTools(toolState)
   const tools = () => [...builtinTools(), ...mcp.tools()]
+  setModelVision(toolState, () => {
+    const current = agentRef?.config.model ?? modelId
+    return { model: current, images: modelInfo(current, modelOverrides(settings)).images }
+  })
 
   let agentRefForWindow: Agent | undefined
   const compaction = (settings.compaction ?? {}) as Partial<CompactionSettings>
@@ -204,8 +218,14 @@ function positive(value: unknown): number | undefined {
 }
 
 /** The user's catalog additions and overrides (`models` in settings). */
-export function modelOverrides(settings: Settings): Record<string, Partial<ModelInfo>> {
-  return (settings.models ?? {}) as Record<string, Partial<ModelInfo>>
+export function modelOverrides(settings: Settings): Record<string, ModelOverride> {
+  return modelOverridesOf(settings.models)
+}
+
+/** A retired model id fails before any session is touched or request sent, with the replacement named. */
+function refuseRetired(model: string | undefined, settings: Settings): void {
+  const retired = model === undefined ? undefined : retiredModel(model, modelOverrides(settings))
+  if (retired) throw new Error(retiredSentence(retired))
 }
 
 /** `models.<id>.compactAt` in settings sets the compaction ratio for one model. */

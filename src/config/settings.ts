@@ -2,6 +2,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import path from 'node:path'
 import { z } from 'zod'
 import type { Effort } from '../llm/adapter.js'
+import { modelsSettingSchema } from '../llm/model-settings.js'
 import type { PermissionMode } from '../agent/types.js'
 import { parseRule } from '../permissions/rules.js'
 import { JsonSyntaxError, parseJsonWithLines } from './json-with-lines.js'
@@ -63,7 +64,7 @@ const settingsSchema = z.looseObject({
   effort: z.enum(['off', 'low', 'high', 'max']).optional(),
   secretEnv: z.array(z.string()).optional(),
   webFetch: z.looseObject({ allowPrivate: z.boolean().optional() }).optional(),
-  models: z.record(z.string(), z.unknown()).optional(),
+  models: modelsSettingSchema.optional(),
 })
 
 /** The settings files in the order they refine each other: user, project (committable), local (personal). */

@@ -10,8 +10,21 @@ export type Wire = 'chat' | 'anthropic'
 export interface ModelConfig {
   model: string
   effort: Effort
-  /** Output cap sent with the request; absent means the catalog's default for the model. */
+  /**
+   * The most output tokens a request may ask for: the smaller of the model's maximum and the user's cap. The body
+   * sends less when the prompt leaves less room in `contextWindow` (output-cap.ts). Absent in logs written before
+   * Rein recorded it: the body then falls back to the adapter's settings.
+   */
   maxOutputTokens?: number
+  /** The model's context window in tokens, as the catalog (or the user's override) gave it when the header was logged. */
+  contextWindow?: number
+  /** Whether the model takes images; absent means the adapter's catalog decides. */
+  images?: boolean
+  /**
+   * `every-assistant`: reasoning is sent with every assistant message (`""` when it had none), not only with those
+   * that carry tool calls. Set once when DeepSeek refused a request for missing reasoning (the passback repair).
+   */
+  passback?: 'every-assistant'
 }
 
 /** Everything one request is made of. The agent builds it only from the session log. */
@@ -30,5 +43,10 @@ export interface ModelRequest {
 export interface ModelAdapter {
   readonly wire: Wire
   body(request: ModelRequest): string
+  /**
+   * The config as the request header logs it: the model's window, output ceiling and image support filled in from
+   * the catalog and the user's overrides, so a body depends on the log alone. Optional for test adapters.
+   */
+  headerConfig?(config: ModelConfig): ModelConfig
   stream(body: string, options?: { signal?: AbortSignal }): AsyncIterable<StreamChunk>
 }

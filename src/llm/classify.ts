@@ -5,6 +5,11 @@ import { modelError, type FailureFacts } from './describe.js'
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-ds-trace-id', 'trace-id']
 
 const CONTEXT_WORDS = /context (length|window)|maximum context|too many tokens|prompt is too long|input is too long/i
+/**
+ * DeepSeek's 400 for an assistant message sent without its reasoning in thinking mode: "The `reasoning_content` in the
+ * thinking mode must be passed back to the API." (chat) or "The `content[].thinking` …" (Anthropic).
+ */
+const PASSBACK_WORDS = /(reasoning_content|content\[\]\.thinking)`? in the thinking mode must be passed back/i
 const BALANCE_WORDS = /insufficient (balance|quota)|balance is insufficient|out of balance/i
 
 /** Facts both classifiers share: which key state and endpoint the request had. */
@@ -31,6 +36,7 @@ export function classifyHttpError(status: number, bodyText: string, headers: Hea
 function codeForStatus(status: number, text: string): ModelErrorCode {
   if (BALANCE_WORDS.test(text) || status === 402) return 'quota'
   if (status === 401 || status === 403) return 'auth'
+  if (status === 400 && PASSBACK_WORDS.test(text)) return 'reasoning-passback'
   if (status === 429) return 'rate-limit'
   if (status === 413 || ((status === 400 || status === 422) && CONTEXT_WORDS.test(text))) return 'context-too-long'
   if (status === 408) return 'timeout'

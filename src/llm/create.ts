@@ -1,17 +1,20 @@
 import type { ModelAdapter, Wire } from './adapter.js'
 import { anthropicBody } from './anthropic/body.js'
 import { AnthropicDecoder } from './anthropic/events.js'
-import type { BodySettings } from './body-settings.js'
+import { completeConfig, type BodySettings } from './body-settings.js'
 import { chatBody } from './chat/body.js'
 import { ChatDecoder } from './chat/events.js'
+import { endpointFor } from './endpoints.js'
 import { DEFAULT_IDLE_TIMEOUT_MS, streamHttp, type WireDecoder } from './transport.js'
 
 export const DEFAULT_BASE_URL = 'https://api.deepseek.com'
 
 export interface AdapterOptions extends BodySettings {
   wire: Wire
-  /** Default: `DEEPSEEK_BASE_URL`, else DeepSeek's public API; read when the adapter is made. */
+  /** Default: `DEEPSEEK_BASE_URL`, else DeepSeek's public API; read when the adapter is made. With or without `/v1`. */
   baseUrl?: string
+  /** The Anthropic endpoint's own base (`DEEPSEEK_ANTHROPIC_BASE_URL`), e.g. `https://api.deepseek.com/anthropic`. */
+  anthropicBaseUrl?: string
   /** Default: reads `DEEPSEEK_API_KEY` at every request, so a key set later is used. No key sends no credentials. */
   apiKey?: () => string | undefined
   /** Longest wait for any byte, in milliseconds. Default five minutes. */
@@ -24,7 +27,8 @@ export interface AdapterOptions extends BodySettings {
  * policy (retry.ts).
  */
 export function createAdapter(options: AdapterOptions): ModelAdapter {
-  const base = (options.baseUrl ?? process.env.DEEPSEEK_BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, '')
+  const base = options.baseUrl ?? process.env.DEEPSEEK_BASE_URL ?? DEFAULT_BASE_URL
+  const anthropicBase = options.anthropicBaseUrl ?? (options.baseUrl === undefined ? process.env.DEEPSEEK_ANTHROPIC_BASE_URL : undefined)
   const apiKey = options.apiKey ?? (() => process.env.DEEPSEEK_API_KEY || undefined)
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
   const settings: BodySettings = { maxOutputTokens: options.maxOutputTokens, models: options.models }
@@ -32,11 +36,12 @@ export function createAdapter(options: AdapterOptions): ModelAdapter {
 
   const route =
     wire === 'anthropic'
-      ? { url: `${base}/anthropic/v1/messages`, decoder: (): WireDecoder => new AnthropicDecoder() }
-      : { url: `${base}/chat/completions`, decoder: (): WireDecoder => new ChatDecoder() }
+      ? { url: endpointFor('anthropic', base, anthropicBase), decoder: (): WireDecoder => new AnthropicDecoder() }
+      : { url: endpointFor('chat', base), decoder: (): WireDecoder => new ChatDecoder() }
 
   return {
     wire,
+    headerConfig: (config) => completeConfig(config, settings),
     body: (request) => (wire === 'anthropic' ? anthropicBody(request, settings) : chatBody(request, settings)),
     stream(body, streamOptions = {}) {
       const key = apiKey()

@@ -42,6 +42,8 @@ function sentenceFor(code: ModelErrorCode, facts: FailureFacts): string {
     case 'invalid-request':
       if (facts.status === 404) return `DeepSeek has no endpoint at ${facts.url ?? 'this address'} (404). Check DEEPSEEK_BASE_URL.`
       return `DeepSeek refused the request as invalid${status}${quote(facts.serverMessage)}. Check the model name and settings.`
+    case 'reasoning-passback':
+      return `DeepSeek refused the request because an earlier answer's reasoning was not passed back${status}; this is a bug in Rein, please report it with the session id.`
     case 'server':
       if (facts.status === 503) return 'DeepSeek is overloaded (503); try again in a moment.'
       return `DeepSeek had a server error${status}${quote(facts.serverMessage)}; try again in a moment.`

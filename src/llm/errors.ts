@@ -5,6 +5,7 @@ export type ModelErrorCode =
   | 'rate-limit'
   | 'context-too-long'
   | 'invalid-request'
+  | 'reasoning-passback'
   | 'server'
   | 'transport'
   | 'timeout'

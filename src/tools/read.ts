@@ -6,6 +6,7 @@ import type { InputBlock } from '../llm/messages.js'
 import { hashBytes } from './file-versions.js'
 import { readGuardOf } from '../permissions/read-guard.js'
 import { fileTarget } from './paths.js'
+import { unseenImage } from './read-image.js'
 import { errorOutput, type Tool, type ToolOutput, type ToolState } from './tool.js'
 
 export const MAX_LINES = 2000
@@ -50,7 +51,7 @@ export const readTool: Tool<Args> = {
 
     const head = await sniff(absolute)
     const image = imageType(head)
-    if (image) return readImage(ctx.state, absolute, shown, image, info.size)
+    if (image) return unseenImage(ctx.state, absolute, shown, image, info.size) ?? readImage(ctx.state, absolute, shown, image, info.size)
     if (head.includes(0)) {
       return fail(`Error: ${shown} is a binary file (${info.size} bytes); read only text files, or inspect it with bash.`)
     }

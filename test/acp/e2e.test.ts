@@ -74,7 +74,7 @@ describe('rein acp, driven by the SDK client', () => {
     expect(init.protocolVersion).toBe(1)
     expect(init.agentCapabilities).toMatchObject({
       loadSession: true,
-      promptCapabilities: { image: false, embeddedContext: true },
+      promptCapabilities: { image: true, embeddedContext: true },
       sessionCapabilities: { list: {} },
     })
     expect(init.authMethods?.[0]).toMatchObject({ id: 'deepseek-api-key' })

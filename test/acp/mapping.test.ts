@@ -246,16 +246,19 @@ describe('update translation', () => {
     expect(update).toMatchObject({ sessionUpdate: 'tool_call_update', title: 'Read b', locations: [{ path: '/work/project/b' }] })
   })
 
-  it('reports usage after each live response with the window of the model that answered and the cost so far', () => {
+  it('reports usage after each live response with the window of the model that answered and the cost so far, priced at the hour it answered', () => {
     const t = new UpdateTranslator(cwd)
     const usage = { inputUncached: 1000, inputCacheRead: 9000, output: 500, reasoning: 100 }
-    const answer = (seq: number) =>
-      event(seq, 'assistant/message', { turn: 1, step: seq, message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }, usage })
-    t.replay(event(0, 'request/header', { reason: 'initial', config: { model: 'deepseek-chat', effort: 'high' }, system: '', tools: [] }))
-    expect(t.replay(answer(1)).filter((u) => u.sessionUpdate === 'usage_update')).toEqual([])
-    const live = t.live({ type: 'event', event: answer(2) }).find((u) => u.sessionUpdate === 'usage_update')
-    // deepseek-chat: 128K window; two responses at (1000 × 0.14 + 9000 × 0.028 + 500 × 0.28) / 1M = $0.000532 each.
-    expect(live).toEqual({ sessionUpdate: 'usage_update', used: 10_500, size: 128_000, cost: { amount: 0.001064, currency: 'USD' } })
+    const answer = (seq: number, time: number) => ({
+      ...event(seq, 'assistant/message', { turn: 1, step: seq, message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }, usage }),
+      time,
+    })
+    t.replay(event(0, 'request/header', { reason: 'initial', config: { model: 'deepseek-v4-pro', effort: 'high' }, system: '', tools: [] }))
+    // A Saturday noon (off-peak), then a Monday 02:00 UTC (peak).
+    expect(t.replay(answer(1, Date.UTC(2026, 10, 28, 12))).filter((u) => u.sessionUpdate === 'usage_update')).toEqual([])
+    const live = t.live({ type: 'event', event: answer(2, Date.UTC(2026, 10, 30, 2)) }).find((u) => u.sessionUpdate === 'usage_update')
+    // deepseek-v4-pro: off-peak (1000 × 0.66 + 9000 × 0.022 + 500 × 1.98) / 1M = $0.001848, peak twice that: $0.003696.
+    expect(live).toEqual({ sessionUpdate: 'usage_update', used: 10_500, size: 1_048_565, cost: { amount: 0.005544, currency: 'USD' } })
   })
 
   it('replays prompts, text, reasoning, tool calls with their final status and the plan', () => {

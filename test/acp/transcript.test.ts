@@ -22,7 +22,10 @@ afterAll(async () => {
   await mock?.close()
 })
 
-/** Replaces what differs between runs (ids, temp paths, the version) with fixed names; keeps everything else. */
+/**
+ * Replaces what differs between runs (ids, temp paths, the version, and cost amounts — priced at the hour each answer
+ * came, peak or off-peak; test/acp/mapping.test.ts checks them with a fixed clock) with fixed names; keeps the rest.
+ */
 function normalize(frames: Frame[], names: Map<string, string>): { sent: unknown[]; received: unknown[] } {
   const replace = (text: string): string => {
     let out = text
@@ -33,7 +36,7 @@ function normalize(frames: Frame[], names: Map<string, string>): { sent: unknown
     if (typeof value === 'string') return replace(value)
     if (Array.isArray(value)) return value.map(walk)
     if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'version' && typeof v === 'string' ? '<version>' : walk(v)]))
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'version' && typeof v === 'string' ? '<version>' : k === 'amount' && typeof v === 'number' ? '<usd>' : walk(v)]))
     }
     return value
   }

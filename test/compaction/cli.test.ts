@@ -23,7 +23,7 @@ function project(files: number, model: Record<string, unknown> = {}): ReturnType
   const box = sandbox()
   mkdirSync(join(box.cwd, '.git'))
   mkdirSync(join(box.cwd, '.rein'))
-  writeFileSync(join(box.cwd, '.rein', 'settings.json'), JSON.stringify({ models: { 'deepseek-v4-flash': { contextWindow: WINDOW, ...model } } }))
+  writeFileSync(join(box.cwd, '.rein', 'settings.json'), JSON.stringify({ models: { 'deepseek-flash': { contextWindow: WINDOW, ...model } } }))
   writeFileSync(join(box.cwd, 'AGENTS.md'), `${PROJECT_RULE}\n`)
   for (let i = 0; i < files; i++) writeFileSync(join(box.cwd, `file${i}.ts`), `export const value${i} = ${i} // a line of padding\n`.repeat(12))
   return box

@@ -84,7 +84,7 @@ describe('the chat-completions request body', () => {
               { type: 'image', mimeType: 'image/png', data: 'AAAA' },
             ],
           },
-        ]),
+        ], { config: { model: 'deepseek-v4-pro', effort: 'high' } }),
       ),
     )
     expect(body.messages[1].content).toBe(

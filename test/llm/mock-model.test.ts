@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { EXHAUSTED_TEXT, parseScript, startMockModel, type MockModel } from '../support/mock-model.js'
 import { adapterFor, ask, requestOf, userSays } from './helpers.js'
+import { INTERVAL_TOKENS } from '../../src/llm/mock/prompt-cache.js'
 
 let mock: MockModel | undefined
 afterEach(async () => {
@@ -98,19 +99,44 @@ describe('the mock model server', () => {
     expect(mock.requests[1].headers['content-type']).toBe('application/json')
   })
 
-  it('reports cache hits as the longest common prefix with any earlier request, in 64-token units', async () => {
+  it('hits the cache only on whole cache-prefix units: a request that extends an earlier one hits its input unit', async () => {
+    mock = await startMockModel({ script: [{ text: 'Paris.', repeat: true }] })
+    const system = { role: 'system', content: 'You are a helpful assistant. '.repeat(40) }
+    const q1 = { role: 'user', content: 'What is the capital of France?' }
+    const first = await post(`${mock.url}/chat/completions`, { model: 'm', messages: [system, q1] })
+    const second = await post(`${mock.url}/chat/completions`, {
+      model: 'm',
+      messages: [system, q1, { role: 'assistant', content: 'Paris.' }, { role: 'user', content: 'And of Spain?' }],
+    })
+    expect(first.usage.prompt_cache_hit_tokens).toBe(0)
+    // The end-of-output unit: the first prompt followed by the answer exactly as it was given.
+    const unit = `[[],null,[${JSON.stringify({ content: system.content, role: 'system' })},${JSON.stringify({ content: q1.content, role: 'user' })},${JSON.stringify({ content: 'Paris.', role: 'assistant' })}`
+    expect(second.usage.prompt_cache_hit_tokens).toBe(Math.floor(Buffer.byteLength(unit) / 4))
+  })
+
+  it('does not hit a common prefix the first time it is seen, but persists it as a unit for later requests', async () => {
     mock = await startMockModel({ script: [{ text: '1', repeat: true }] })
     const shared = 'y'.repeat(4000)
     const send = (tail: string): Promise<any> =>
       post(`${mock!.url}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: shared + tail }] })
-    const first = await send('A')
-    const unrelated = await post(`${mock.url}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: 'zzz' }] })
-    const third = await send('B')
-    expect(first.usage.prompt_cache_hit_tokens).toBe(0)
-    expect(unrelated.usage.prompt_cache_hit_tokens).toBe(0)
-    // The shared prefix is a little over 4000 bytes, about 1000 tokens, rounded down to 960.
-    expect(third.usage.prompt_cache_hit_tokens).toBe(960)
-    expect(third.usage.prompt_cache_miss_tokens).toBe(third.usage.prompt_tokens - 960)
+    const ab = await send('B')
+    const ac = await send('C')
+    const ad = await send('D')
+    expect(ab.usage.prompt_cache_hit_tokens).toBe(0)
+    expect(ac.usage.prompt_cache_hit_tokens).toBe(0)
+    // A + D reuses the common prefix A that DeepSeek persisted when it saw A + B and A + C.
+    const common = `[[],null,[{"content":"${shared}`
+    expect(ad.usage.prompt_cache_hit_tokens).toBe(Math.floor(Buffer.byteLength(common) / 4))
+    expect(ad.usage.prompt_cache_miss_tokens).toBe(ad.usage.prompt_tokens - ad.usage.prompt_cache_hit_tokens)
+  })
+
+  it('persists units at fixed intervals along a long input, so a long prefix hits before its end', async () => {
+    mock = await startMockModel({ script: [{ text: '1', repeat: true }] })
+    const long = 'z'.repeat(40_000)
+    await post(`${mock.url}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: `${long}A` }] })
+    const other = await post(`${mock.url}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: `${long}B` }] })
+    // 40,000 characters hold two whole 16,384-character interval units.
+    expect(other.usage.prompt_cache_hit_tokens).toBe(Math.floor((2 * INTERVAL_TOKENS * 4) / 4))
   })
 
   it('answers a body that is not JSON with a 400 and an unknown path with a 404', async () => {

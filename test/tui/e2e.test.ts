@@ -197,7 +197,7 @@ describe('rein in a real terminal', () => {
       const screen = await term.waitFor('end.')
       for (const line of screen.split('\n')) expect([...line].length).toBeLessThanOrEqual(columns)
       expect(screen).toContain('› say something long')
-      expect(screen).toMatch(/deepseek-v4-flash/)
+      expect(screen).toMatch(/deepseek-flash/)
       await sleep(100)
     })
   }

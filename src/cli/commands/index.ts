@@ -23,6 +23,7 @@ const subcommands: Record<string, () => Promise<Register>> = {
   mcp: async () => (await import('./mcp.js')).registerMcpCommand,
   hooks: async () => (await import('./hooks.js')).registerHooksCommand,
   'mock-model': async () => (await import('./mock-model.js')).registerMockModelCommand,
+  models: async () => (await import('./models.js')).registerModelsCommand,
 }
 
 /** Registers the root command and the subcommands `argv` can reach. */

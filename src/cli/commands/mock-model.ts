@@ -7,6 +7,7 @@ interface MockModelFlags {
   port?: string
   host?: string
   record?: string
+  models?: string
 }
 
 /**
@@ -21,6 +22,7 @@ export function registerMockModelCommand(program: Command): void {
     .option('--port <n>', 'port to listen on (default: any free port)')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--record <file>', 'append every request received to this JSONL file')
+    .option('--models <ids>', 'comma-separated ids GET /models lists (default: the catalog\'s)')
     .action(async (flags: MockModelFlags) => {
       let script: MockResponse[] = []
       let port = 0
@@ -32,7 +34,8 @@ export function registerMockModelCommand(program: Command): void {
         process.exitCode = 1
         return
       }
-      const mock = await startMockModel({ script, port, host: flags.host, recordFile: flags.record })
+      const models = flags.models?.split(',').map((id) => id.trim()).filter(Boolean)
+      const mock = await startMockModel({ script, port, host: flags.host, recordFile: flags.record, models })
       process.stdout.write(`${mock.url}\n`)
       process.stderr.write(`Mock model ready. Use DEEPSEEK_BASE_URL=${mock.url}; stop with Ctrl-C.\n`)
       await new Promise<void>((resolve) => {

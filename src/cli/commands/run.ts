@@ -39,7 +39,7 @@ export function registerRunCommand(program: Command): void {
     .addOption(
       new Option('--output-format <format>', 'output of -p').choices(['text', 'json', 'stream-json']).default('text'),
     )
-    .option('--model <id>', 'model id, sent verbatim (default deepseek-v4-flash)')
+    .option('--model <id>', 'model id, sent verbatim (default deepseek-flash; `rein models` lists the catalog)')
     .addOption(new Option('--effort <level>', 'thinking effort').choices(['off', 'low', 'high', 'max']))
     .option('--resume <id>', 'resume a session (id or unique prefix)')
     .option('-c, --continue', 'resume the latest session of this directory')

@@ -28,6 +28,7 @@ export function summarize(
   durationMs: number,
 ): PrintResult {
   let usage: Usage = zeroUsage
+  let cost = 0
   let turns = 0
   let last = ''
   for (let i = fromSeq; i < events.length; i++) {
@@ -35,7 +36,10 @@ export function summarize(
     if (e.type === 'turn/start') turns++
     if (e.type === 'assistant/message') {
       const data = (e as SessionEvent<'assistant/message'>).data
-      if (data.usage) usage = addUsage(usage, data.usage)
+      if (data.usage) {
+        usage = addUsage(usage, data.usage)
+        cost += costOf(data.usage, model, e.time)
+      }
       const text = textOf(data.message.content)
       if (text) last = text
     }
@@ -57,7 +61,7 @@ export function summarize(
       output_tokens: usage.output,
       reasoning_tokens: usage.reasoning,
     },
-    total_cost_usd: Number(costOf(usage, model).toFixed(6)),
+    total_cost_usd: Number(cost.toFixed(6)),
     ...(outcome?.message ? { error: outcome.message } : {}),
   }
 }

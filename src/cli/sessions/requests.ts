@@ -1,30 +1,22 @@
 import type { ModelAdapter, Wire } from '../../llm/adapter.js'
 import { createAdapter } from '../../llm/create.js'
 import type { Message } from '../../llm/messages.js'
-import { loadSettings } from '../../config/settings.js'
-import { modelOverrides } from '../../agent/open.js'
 import { deriveRequests, requestDigestCheck, type DerivedRequest } from '../../agent/replay.js'
 import type { SessionEvent, SessionHeader } from '../../session/events.js'
 import type { Problem } from '../../session/verify.js'
-import { reinHome } from '../../store/home.js'
 
 /**
- * Adapters that turn a re-derived request into bytes exactly as the session's run did: the header's wire and the
- * model catalog overrides of the session's settings. (Changing `models` in settings after a run makes its digests
- * differ; verify then says so.)
+ * Adapters that turn a re-derived request into bytes exactly as the session's run did, from the log alone: the
+ * header's wire, and its config, which records the model's window, output ceiling and image support. Settings are
+ * never read, so editing `models` after a run changes nothing here. (Headers logged before Rein recorded those
+ * fields derive with the built-in catalog.)
  */
-export function adaptersFor(header: SessionHeader, home: string = reinHome()): (wire: Wire) => ModelAdapter {
-  let models = {}
-  try {
-    models = modelOverrides(loadSettings(header.cwd, home))
-  } catch {
-    // Unreadable settings: derive with the built-in catalog; a mismatch is then reported per request.
-  }
+export function adaptersFor(_header?: SessionHeader, _home?: string): (wire: Wire) => ModelAdapter {
   const made = new Map<Wire, ModelAdapter>()
   return (wire) => {
     let adapter = made.get(wire)
     if (!adapter) {
-      adapter = createAdapter({ wire, baseUrl: 'http://127.0.0.1:9', apiKey: () => undefined, models })
+      adapter = createAdapter({ wire, baseUrl: 'http://127.0.0.1:9', anthropicBaseUrl: 'http://127.0.0.1:9', apiKey: () => undefined })
       made.set(wire, adapter)
     }
     return adapter

@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import ignore from 'ignore'
 import { glob } from 'tinyglobby'
 import { addLocalAllowRule, type Settings } from '../../config/settings.js'
-import { costOf, modelInfo, type ModelInfo } from '../../llm/catalog.js'
+import { costOf, modelInfo } from '../../llm/catalog.js'
+import { modelOverridesOf } from '../../llm/model-settings.js'
 import { JsonlStore } from '../../store/jsonl-store.js'
 import { listSessions } from '../../store/listing.js'
 import type { TuiServices } from './services.js'
@@ -25,12 +26,12 @@ export async function listWorkspaceFiles(cwd: string): Promise<string[]> {
 
 /** The services backed by Rein's real catalog, settings and session store. */
 export function realServices(options: { home: string; settings: Settings }): TuiServices {
-  const overrides = (options.settings.models ?? {}) as Record<string, Partial<ModelInfo>>
+  const overrides = modelOverridesOf(options.settings.models)
   const store = new JsonlStore(options.home)
   return {
     facts: (model) => {
       const info = modelInfo(model, overrides)
-      return { contextWindow: info.contextWindow, cost: (usage) => costOf(usage, info) }
+      return { contextWindow: info.contextWindow, cost: (usage, time) => costOf(usage, info, time) }
     },
     addLocalAllowRule,
     listSessions: async (cwd) =>

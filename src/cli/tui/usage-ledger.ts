@@ -5,8 +5,8 @@ import type { AnyEvent, SessionEvent } from '../../session/events.js'
 export interface ModelFacts {
   /** Context window in tokens. */
   contextWindow: number
-  /** USD for one response's usage. */
-  cost(usage: Usage): number
+  /** USD for one response's usage, answered at `time` (milliseconds since the epoch: prices differ at peak hours). */
+  cost(usage: Usage, time: number): number
 }
 
 export type ModelFactsLookup = (model: string) => ModelFacts
@@ -59,7 +59,7 @@ export class UsageLedger {
       this.model = e.data.config.model
     } else if (e.type === 'assistant/message' && e.data.usage) {
       const usage = e.data.usage
-      const cost = this.facts(this.model).cost(usage)
+      const cost = this.facts(this.model).cost(usage, e.time)
       this.last = usage
       this.total += cost
       const row = this.turns.get(e.data.turn) ?? { turn: e.data.turn, model: this.model, usage: zeroUsage, cost: 0, requests: 0 }

@@ -1,5 +1,6 @@
 import type { ModelRequest } from '../adapter.js'
-import { acceptsImages, outputCap, thinkingOf, type BodySettings } from '../body-settings.js'
+import type { ModelConfig } from '../adapter.js'
+import { acceptsImages, mustPassReasoning, outputCap, thinkingOf, type BodySettings } from '../body-settings.js'
 import { BLOCK_SEPARATOR, assistantParts, imageNote, sortedByName, toolResultText } from '../content.js'
 import type { InputBlock, Message } from '../messages.js'
 
@@ -8,7 +9,7 @@ type AnthropicBlock =
   | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } }
   | { type: 'thinking'; thinking: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: true }
+  | { type: 'tool_result'; tool_use_id: string; content: string | AnthropicBlock[]; is_error?: true }
 
 interface AnthropicMessage {
   role: 'user' | 'assistant'
@@ -22,14 +23,14 @@ interface AnthropicMessage {
  */
 export function anthropicBody(request: ModelRequest, settings: BodySettings): string {
   const { config } = request
-  const images = acceptsImages(config.model, settings)
+  const images = acceptsImages(config, settings)
   const system = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
     .filter((s) => s.length > 0)
     .join(BLOCK_SEPARATOR)
 
   const messages: AnthropicMessage[] = []
   for (const message of request.messages) {
-    const converted = anthropicMessage(message, images)
+    const converted = anthropicMessage(message, images, config)
     if (!converted || converted.content.length === 0) continue
     const last = messages[messages.length - 1]
     if (last && last.role === converted.role) last.content.push(...converted.content)
@@ -37,7 +38,7 @@ export function anthropicBody(request: ModelRequest, settings: BodySettings): st
   }
 
   const thinking = thinkingOf(config.effort)
-  const body: Record<string, unknown> = { model: config.model, max_tokens: outputCap(config, settings, true) }
+  const body: Record<string, unknown> = { model: config.model, max_tokens: 0 }
   if (system) body.system = system
   body.messages = messages
   if (request.tools.length > 0) {
@@ -46,10 +47,15 @@ export function anthropicBody(request: ModelRequest, settings: BodySettings): st
   body.thinking = { type: thinking.type }
   if (thinking.effort) body.output_config = { effort: thinking.effort }
   body.stream = true
+  body.max_tokens = outputCap(config, settings, true, Buffer.byteLength(JSON.stringify(body), 'utf8'))
   return JSON.stringify(body)
 }
 
-function anthropicMessage(message: Message, images: boolean): AnthropicMessage | null {
+/**
+ * In thinking mode an assistant turn with tool calls always opens with a `thinking` block, empty when it had no
+ * reasoning: DeepSeek answers 400 ("The `content[].thinking` in the thinking mode must be passed back") without it.
+ */
+function anthropicMessage(message: Message, images: boolean, config: ModelConfig): AnthropicMessage | null {
   switch (message.role) {
     case 'system':
       return null
@@ -58,13 +64,18 @@ function anthropicMessage(message: Message, images: boolean): AnthropicMessage |
     case 'assistant': {
       const { reasoning, text, calls } = assistantParts(message)
       const content: AnthropicBlock[] = []
-      if (reasoning) content.push({ type: 'thinking', thinking: reasoning })
+      if (reasoning || mustPassReasoning(config, calls.length > 0)) content.push({ type: 'thinking', thinking: reasoning })
       if (text) content.push({ type: 'text', text })
       for (const call of calls) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) })
       return { role: 'assistant', content }
     }
     case 'tool': {
-      const block: AnthropicBlock = { type: 'tool_result', tool_use_id: message.callId, content: toolResultText(message.content) }
+      const hasImage = images && message.content.some((b) => b.type === 'image')
+      const block: AnthropicBlock = {
+        type: 'tool_result',
+        tool_use_id: message.callId,
+        content: hasImage ? inputBlocks(message.content, images) : toolResultText(message.content),
+      }
       if (message.isError) block.is_error = true
       return { role: 'user', content: [block] }
     }

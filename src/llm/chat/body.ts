@@ -1,7 +1,7 @@
-import type { ModelRequest } from '../adapter.js'
-import { acceptsImages, outputCap, thinkingOf, type BodySettings } from '../body-settings.js'
+import type { ModelConfig, ModelRequest } from '../adapter.js'
+import { acceptsImages, mustPassReasoning, outputCap, thinkingOf, type BodySettings } from '../body-settings.js'
 import { BLOCK_SEPARATOR, assistantParts, imageNote, sortedByName, toolResultText } from '../content.js'
-import type { InputBlock, Message } from '../messages.js'
+import type { ImageBlock, InputBlock, Message } from '../messages.js'
 
 type ChatPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }
 
@@ -23,10 +23,19 @@ export type ChatMessage =
  */
 export function chatBody(request: ModelRequest, settings: BodySettings): string {
   const { config } = request
-  const images = acceptsImages(config.model, settings)
+  const images = acceptsImages(config, settings)
   const messages: ChatMessage[] = []
   if (request.system) messages.push({ role: 'system', content: request.system })
-  for (const message of request.messages) messages.push(chatMessage(message, images))
+  let toolImages: ChatPart[] = []
+  for (const message of request.messages) {
+    if (message.role !== 'tool' && toolImages.length) {
+      messages.push({ role: 'user', content: toolImages })
+      toolImages = []
+    }
+    messages.push(chatMessage(message, images, config))
+    if (message.role === 'tool' && images) toolImages.push(...toolResultImages(message.callId, message.content))
+  }
+  if (toolImages.length) messages.push({ role: 'user', content: toolImages })
 
   const thinking = thinkingOf(config.effort)
   const body: Record<string, unknown> = { model: config.model, messages }
@@ -38,19 +47,23 @@ export function chatBody(request: ModelRequest, settings: BodySettings): string 
   }
   body.thinking = { type: thinking.type }
   if (thinking.effort) body.reasoning_effort = thinking.effort
-  const cap = outputCap(config, settings, false)
-  if (cap !== undefined) body.max_tokens = cap
+  body.max_tokens = 0
   body.stream = true
   body.stream_options = { include_usage: true }
+  const cap = outputCap(config, settings, false, Buffer.byteLength(JSON.stringify(body), 'utf8'))
+  if (cap === undefined) delete body.max_tokens
+  else body.max_tokens = cap
   return JSON.stringify(body)
 }
 
 /**
  * One neutral message on the chat wire. Assistant `content` is `""` when there is no text, never null;
- * `reasoning_content` is sent whenever reasoning exists, byte-exact (DeepSeek answers 400 without it after tool
- * calls in thinking mode); a tool result is `role: tool` and reads `(no output)` when empty.
+ * `reasoning_content` is sent whenever reasoning exists, byte-exact, and in thinking mode as `""` on every message
+ * with tool calls that had none (DeepSeek answers 400 without it: guides/thinking_mode); a tool result is
+ * `role: tool` and reads `(no output)` when empty. A tool result's images follow the tool messages as a user message
+ * (the chat wire's tool messages carry text only).
  */
-export function chatMessage(message: Message, images: boolean): ChatMessage {
+export function chatMessage(message: Message, images: boolean, config?: ModelConfig): ChatMessage {
   switch (message.role) {
     case 'system':
       return { role: 'system', content: message.content }
@@ -59,15 +72,34 @@ export function chatMessage(message: Message, images: boolean): ChatMessage {
     case 'assistant': {
       const { reasoning, text, calls } = assistantParts(message)
       const out: ChatMessage = { role: 'assistant', content: text }
-      if (reasoning) out.reasoning_content = reasoning
+      if (reasoning || (config && mustPassReasoning(config, calls.length > 0))) out.reasoning_content = reasoning
       if (calls.length > 0) {
         out.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
       }
       return out
     }
     case 'tool':
-      return { role: 'tool', tool_call_id: message.callId, content: toolResultText(message.content) }
+      return { role: 'tool', tool_call_id: message.callId, content: toolText(message.content, images) }
   }
+}
+
+/** A tool result's text; with images sent separately, each image is named here so the model can pair them. */
+function toolText(blocks: readonly InputBlock[], images: boolean): string {
+  if (!images) return toolResultText(blocks)
+  const text = blocks
+    .map((b) => (b.type === 'text' ? b.text : `[image (${b.mimeType}) follows in the next message]`))
+    .join(BLOCK_SEPARATOR)
+  return text.length > 0 ? text : toolResultText(blocks)
+}
+
+function toolResultImages(callId: string, blocks: readonly InputBlock[]): ChatPart[] {
+  const found = blocks.filter((b): b is ImageBlock => b.type === 'image')
+  if (!found.length) return []
+  return [{ type: 'text', text: `Image from tool call ${callId}:` }, ...found.map(imagePart)]
+}
+
+function imagePart(image: ImageBlock): ChatPart {
+  return { type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${image.data}` } }
 }
 
 /** A string when the content is all text (blocks as paragraphs); an array of parts only when images are sent. */
@@ -76,7 +108,5 @@ function userContent(blocks: readonly InputBlock[], images: boolean): string | C
   if (!hasImage || !images) {
     return blocks.map((b) => (b.type === 'text' ? b.text : imageNote(b))).join(BLOCK_SEPARATOR)
   }
-  return blocks.map((b): ChatPart =>
-    b.type === 'text' ? { type: 'text', text: b.text } : { type: 'image_url', image_url: { url: `data:${b.mimeType};base64,${b.data}` } },
-  )
+  return blocks.map((b): ChatPart => (b.type === 'text' ? { type: 'text', text: b.text } : imagePart(b)))
 }

@@ -6,8 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { KNOWN_MODEL_IDS } from '../catalog.js'
 import { anthropicFrames, anthropicMessage } from './anthropic-wire.js'
 import { chatCompletion, chatFrames } from './chat-wire.js'
-import { planResponse } from './plan.js'
+import { planResponse, type ResponsePlan } from './plan.js'
 import { PromptCache, serializedPrompt } from './prompt-cache.js'
+import { refusalFor } from './rules.js'
 import { Script, type MockResponse } from './script.js'
 
 export type { MockError, MockResponse, MockToolCall } from './script.js'
@@ -27,6 +28,8 @@ export interface RecordedRequest {
   /** The simulated prompt size and cache hit, in estimated tokens (see prompt-cache.ts). */
   promptTokens?: number
   cacheHitTokens?: number
+  /** DeepSeek's refusal message when the mock refused the request under DeepSeek's rules (rules.ts). */
+  refused?: string
   /** True when the script had nothing left and the mock answered with its exhausted text. */
   exhausted?: boolean
   /** When the answer's first byte was written, in milliseconds on this process's `performance.now()` clock. */
@@ -41,6 +44,8 @@ export interface MockModelOptions {
   host?: string
   /** Appends every recorded request to this file as one JSON line. */
   recordFile?: string
+  /** The ids `GET /models` lists. Default: the catalog's current ids. */
+  models?: readonly string[]
 }
 
 export interface MockModel {
@@ -57,7 +62,8 @@ export interface MockModel {
 const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'proxy-authorization'])
 
 /**
- * Starts DeepSeek's mock on loopback: `POST /chat/completions` and `POST /anthropic/v1/messages` (also under `/v1`),
+ * Starts DeepSeek's mock on loopback: `POST /chat/completions` (also `/v1/chat/completions`) and
+ * `POST /anthropic/v1/messages` (never `/v1/anthropic/…`: DeepSeek has no such path, so the mock answers 404),
  * streaming when the body says `stream: true` and one JSON object otherwise, and `GET /models`. Every request takes the
  * next fitting response from the script (script.ts) and is recorded.
  */
@@ -100,13 +106,14 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
 
   async function route(record: RecordedRequest, res: ServerResponse): Promise<void> {
     if (record.method === 'GET' && (record.path === '/models' || record.path === '/v1/models')) {
-      sendJson(res, 200, { object: 'list', data: KNOWN_MODEL_IDS.map((id) => ({ id, object: 'model', owned_by: 'deepseek' })) })
+      const ids = options.models ?? KNOWN_MODEL_IDS
+      sendJson(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', owned_by: 'deepseek' })) })
       return
     }
     const wire =
       record.path === '/chat/completions' || record.path === '/v1/chat/completions'
         ? 'chat'
-        : record.path === '/anthropic/v1/messages' || record.path === '/v1/messages'
+        : record.path === '/anthropic/v1/messages'
           ? 'anthropic'
           : undefined
     if (record.method !== 'POST' || !wire) {
@@ -120,7 +127,15 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       return
     }
     const request = body as Record<string, unknown>
-    const { promptTokens, hitTokens } = cache.lookup(serializedPrompt(request))
+    const prompt = serializedPrompt(request)
+    const refusal = refusalFor(wire, request, Math.ceil(Buffer.byteLength(prompt, 'utf8') / 4))
+    if (refusal) {
+      // DeepSeek's own refusal, before the script is consulted: a scripted answer is not used up by a bad request.
+      record.refused = refusal.message
+      sendJson(res, refusal.status, { error: { message: refusal.message, type: refusal.type, param: null, code: refusal.type } })
+      return
+    }
+    const { promptTokens, hitTokens } = cache.lookup(prompt)
     record.promptTokens = promptTokens
     record.cacheHitTokens = hitTokens
     const { response, exhausted } = script.take(lastUserText(request.messages))
@@ -142,6 +157,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     }
     const model = typeof request.model === 'string' ? request.model : 'unknown'
     const plan = planResponse(response, { index: record.index, model, promptTokens, hitTokens })
+    cache.answered(prompt, answerAsSentBack(wire, plan, (request.thinking as { type?: unknown } | undefined)?.type !== 'disabled'))
     if (request.stream !== true) {
       sendJson(res, 200, wire === 'chat' ? chatCompletion(plan) : anthropicMessage(plan))
       return
@@ -221,21 +237,58 @@ function publicHeaders(req: IncomingMessage): Record<string, string> {
   return out
 }
 
+/** `<system-reminder>` blocks: producer context (runtime facts, workspace instructions), not what a person wrote. */
+const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g
+
 /**
- * The text of the last user message that has any, on either wire: a string content, or its text parts. Messages made
- * only of tool results are skipped, so both wires match the same prompt.
+ * The text a script's `match` is tested against: the newest user message that has text besides `<system-reminder>`
+ * blocks, on either wire (a string content, or its text parts), whole. Messages made only of tool results or only of
+ * reminders are skipped, so the prompt of a session's first request matches even though the runtime-context reminder
+ * follows it as a message of its own.
  */
 export function lastUserText(messages: unknown): string {
   if (!Array.isArray(messages)) return ''
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i] as { role?: unknown; content?: unknown } | null
     if (!message || message.role !== 'user') continue
-    if (typeof message.content === 'string') return message.content
-    if (!Array.isArray(message.content)) continue
-    const texts = message.content
-      .filter((p): p is { type: 'text'; text: string } => !!p && p.type === 'text' && typeof p.text === 'string')
-      .map((p) => p.text)
-    if (texts.length > 0) return texts.join('\n\n')
+    let text: string
+    if (typeof message.content === 'string') text = message.content
+    else if (Array.isArray(message.content)) {
+      text = message.content
+        .filter((p): p is { type: 'text'; text: string } => !!p && p.type === 'text' && typeof p.text === 'string')
+        .map((p) => p.text)
+        .join('\n\n')
+    } else continue
+    if (text.replace(REMINDER, '').trim()) return text
   }
   return ''
+}
+
+/** The answer as a client following DeepSeek's rules sends it back next time: the end-of-output cache unit. */
+function answerAsSentBack(wire: 'chat' | 'anthropic', plan: ResponsePlan, thinking: boolean): unknown {
+  const reasoned = plan.reasoning !== '' || (thinking && plan.calls.length > 0)
+  if (wire === 'chat') {
+    return {
+      role: 'assistant',
+      content: plan.text,
+      ...(reasoned ? { reasoning_content: plan.reasoning } : {}),
+      ...(plan.calls.length
+        ? { tool_calls: plan.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+        : {}),
+    }
+  }
+  const content: unknown[] = []
+  if (reasoned) content.push({ type: 'thinking', thinking: plan.reasoning })
+  if (plan.text) content.push({ type: 'text', text: plan.text })
+  for (const c of plan.calls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: parsedInput(c.arguments) })
+  return { role: 'assistant', content }
+}
+
+function parsedInput(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text)
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : {}
+  } catch {
+    return {}
+  }
 }
