@@ -19,6 +19,11 @@ export interface PermissionPolicyOptions {
   sessionAllow?: string[]
   /** The home directory `~` stands for in rules; defaults to the user's. */
   home?: string
+  /**
+   * Whether the user trusts this workspace (`src/trust/`). Added by the trust-config branch so open.ts can pass it;
+   * the trust-tools branch gives it meaning (package-manager runners allowed by a rule only in a trusted workspace).
+   */
+  workspaceTrusted?: boolean
 }
 
 /** The policy as an extension, plus what a front end needs for "allow always". */

@@ -51,6 +51,7 @@ export class Session {
   /** The flush in progress; each flush starts after the previous one, so lines reach the store in seq order. */
   private flushing: Promise<void> = Promise.resolve()
   private closed = false
+  private guard: ((type: EventType, data: unknown) => unknown) | undefined
   /** Set by `load`: what repair did. Empty for a created session. */
   repair: RepairReport = { appended: [] }
 
@@ -149,6 +150,7 @@ export class Session {
     let copied: EventDataMap[T]
     try {
       copied = frozenJsonCopy(data, 'data') as unknown as EventDataMap[T]
+      if (this.guard) copied = frozenJsonCopy(this.guard(type, copied), 'data') as unknown as EventDataMap[T]
     } catch (error) {
       throw new Error(`cannot append ${type}: ${(error as Error).message}`)
     }
@@ -157,6 +159,15 @@ export class Session {
     if (options.ignorable) event.ignorable = true
     this.commit(Object.freeze(event))
     return event
+  }
+
+  /**
+   * Sets the function every later `append` passes event data through before it is committed (secret redaction and
+   * producer-framing escapes, `src/trust/commit-guard.ts`). It must return plain JSON of the same shape. Set by the
+   * composition root; a session without one commits data as given.
+   */
+  setCommitGuard(guard: (type: EventType, data: unknown) => unknown): void {
+    this.guard = guard
   }
 
   /**

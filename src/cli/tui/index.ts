@@ -76,7 +76,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
       effort: agent.config.effort,
       permissionMode: agent.permissionMode,
       allow: options.allow,
-      trustProjectHooks: options.trustProjectHooks,
+      trustProject: options.trustProject,
       mcpServers: options.mcpServers,
       extensions: options.extensions,
       adapter: options.adapter,
