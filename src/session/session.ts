@@ -16,6 +16,7 @@ import {
 } from './events.js'
 import { LOG_VERSION, readSessionLog } from './load.js'
 import { frozenJsonCopy } from './plain-json.js'
+import type { CommitGuard } from '../trust/commit-guard.js'
 import { repairTail } from './repair.js'
 import { normalizedOp, Surface } from './surface.js'
 
@@ -51,7 +52,7 @@ export class Session {
   /** The flush in progress; each flush starts after the previous one, so lines reach the store in seq order. */
   private flushing: Promise<void> = Promise.resolve()
   private closed = false
-  private guard: ((type: EventType, data: unknown) => unknown) | undefined
+  private guard: CommitGuard | undefined
   /** Set by `load`: what repair did. Empty for a created session. */
   repair: RepairReport = { appended: [] }
 
@@ -150,7 +151,7 @@ export class Session {
     let copied: EventDataMap[T]
     try {
       copied = frozenJsonCopy(data, 'data') as unknown as EventDataMap[T]
-      if (this.guard) copied = frozenJsonCopy(this.guard(type, copied), 'data') as unknown as EventDataMap[T]
+      if (this.guard) copied = frozenJsonCopy(this.guard.event(type, copied), 'data') as unknown as EventDataMap[T]
     } catch (error) {
       throw new Error(`cannot append ${type}: ${(error as Error).message}`)
     }
@@ -166,8 +167,13 @@ export class Session {
    * producer-framing escapes, `src/trust/commit-guard.ts`). It must return plain JSON of the same shape. Set by the
    * composition root; a session without one commits data as given.
    */
-  setCommitGuard(guard: (type: EventType, data: unknown) => unknown): void {
+  setCommitGuard(guard: CommitGuard): void {
     this.guard = guard
+  }
+
+  /** Text bound for a person (a notice, an error) with the guard's secrets redacted; unchanged without a guard. */
+  redact(text: string): string {
+    return this.guard ? this.guard.text(text) : text
   }
 
   /**

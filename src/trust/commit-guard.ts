@@ -6,13 +6,21 @@ import { escapeProducerFraming } from './framing.js'
  * redacted from every string, and text from outside Rein's producers (tool and MCP results, hook output) has its
  * `<system-reminder>` tags escaped. Applied once, at the one place events enter the log.
  */
-export type CommitGuard = (type: EventType, data: unknown) => unknown
+export interface CommitGuard {
+  /** The data to commit for an event: a plain-JSON copy of `data` with the rules above applied. */
+  event(type: EventType, data: unknown): unknown
+  /** One piece of text bound for a person rather than the log (notices, errors): secrets redacted. */
+  text(text: string): string
+}
 
 export function createCommitGuard(redact: (text: string) => string): CommitGuard {
-  return (type, data) => {
-    const foreign = type === 'tool/result' || type === 'hook/result' || isHookMessage(type, data)
-    const clean = (text: string) => (foreign ? escapeProducerFraming(redact(text)) : redact(text))
-    return mapStrings(data, clean)
+  return {
+    event: (type, data) => {
+      const foreign = type === 'tool/result' || type === 'hook/result' || isHookMessage(type, data)
+      const clean = (text: string) => (foreign ? escapeProducerFraming(redact(text)) : redact(text))
+      return mapStrings(data, clean)
+    },
+    text: redact,
   }
 }
 

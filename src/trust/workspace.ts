@@ -45,10 +45,14 @@ export function workspaceTrust(options: TrustOptions): WorkspaceTrust {
   return { dir, grants, trusted: false, status: record ? 'changed' : 'new' }
 }
 
-/** Records trust in what the workspace defines now (`rein trust`, the terminal UI's "yes"). */
-export function trustWorkspace(options: { cwd: string; home: string; userHome?: string }): WorkspaceTrust {
+/**
+ * Records trust in the workspace (`rein trust`, the terminal UI's "yes"). `shown` is what the person was shown and
+ * agreed to; the record keeps its hash, so a file edited while they read it is asked about again. Without it, what
+ * the workspace defines now is recorded (the caller prints that list).
+ */
+export function trustWorkspace(options: { cwd: string; home: string; userHome?: string; shown?: Grant[] }): WorkspaceTrust {
   const dir = workspaceDir(options.cwd)
-  const grants = workspaceGrants({ cwd: dir, home: options.home, userHome: options.userHome ?? homedir() })
+  const grants = options.shown ?? workspaceGrants({ cwd: dir, home: options.home, userHome: options.userHome ?? homedir() })
   storeTrustRecord(options.home, dir, { hash: grantsHash(grants), trustedAt: new Date().toISOString(), grants: grants.map(describeGrant) })
   return { dir, grants, trusted: true, status: 'trusted' }
 }

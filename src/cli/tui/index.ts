@@ -5,6 +5,8 @@ import { credentialsPath, resolveApiKey } from '../../llm/credentials.js'
 import { reinHome } from '../../store/home.js'
 import { App } from './App.js'
 import { FirstRun } from './FirstRun.js'
+import { TrustPrompt } from './TrustPrompt.js'
+import { describeGrant, trustWorkspace, workspaceTrust } from '../../trust/workspace.js'
 import { realServices } from './real-services.js'
 import type { TuiExit } from './services.js'
 
@@ -34,6 +36,8 @@ export async function runTui(options: TuiOptions): Promise<number> {
     await app.waitUntilExit()
     return 1
   }
+
+  await askWorkspaceTrust({ cwd: options.cwd, home, once: options.trustProject, stdin, stdout })
 
   let open: OpenAgentOptions = { ...options, home, env }
   let prefill: string | undefined
@@ -84,6 +88,30 @@ export async function runTui(options: TuiOptions): Promise<number> {
       fork: exit.fork,
     }
   }
+}
+
+/** The one trust question on first start in an untrusted workspace that defines anything needing trust. */
+async function askWorkspaceTrust(options: {
+  cwd: string
+  home: string
+  once?: boolean
+  stdin: NodeJS.ReadStream
+  stdout: NodeJS.WriteStream
+}): Promise<void> {
+  const trust = workspaceTrust({ cwd: options.cwd, home: options.home, once: options.once })
+  if (trust.trusted || trust.grants.length === 0) return
+  let answer = false
+  const app = render(
+    createElement(TrustPrompt, {
+      dir: trust.dir,
+      changed: trust.status === 'changed',
+      grants: trust.grants.map(describeGrant),
+      onAnswer: (yes: boolean) => (answer = yes),
+    }),
+    { stdin: options.stdin, stdout: options.stdout, exitOnCtrlC: false },
+  )
+  await app.waitUntilExit()
+  if (answer) trustWorkspace({ cwd: options.cwd, home: options.home, shown: trust.grants })
 }
 
 function sessionBanner(id: string, open: OpenAgentOptions): string {
