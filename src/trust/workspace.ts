@@ -96,3 +96,14 @@ export function ignoredGrants(
     return true
   })
 }
+
+/**
+ * Runs `change` (a write the user asked for, such as "allow always" adding a rule to `.rein/settings.local.json`)
+ * and, when the workspace was trusted exactly before it, records trust in the result: the user's own edit through
+ * Rein must not make their trusted workspace ask again. An untrusted workspace stays untrusted.
+ */
+export function keepingTrust(options: { cwd: string; home: string; userHome?: string }, change: () => void): void {
+  const before = workspaceTrust(options)
+  change()
+  if (before.status === 'trusted') trustWorkspace(options)
+}

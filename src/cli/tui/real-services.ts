@@ -4,6 +4,7 @@ import ignore from 'ignore'
 import { glob } from 'tinyglobby'
 import { addLocalAllowRule, type Settings } from '../../config/settings.js'
 import { costOf, modelInfo, type ModelInfo } from '../../llm/catalog.js'
+import { keepingTrust } from '../../trust/workspace.js'
 import { JsonlStore } from '../../store/jsonl-store.js'
 import { listSessions } from '../../store/listing.js'
 import type { TuiServices } from './services.js'
@@ -32,7 +33,7 @@ export function realServices(options: { home: string; settings: Settings }): Tui
       const info = modelInfo(model, overrides)
       return { contextWindow: info.contextWindow, cost: (usage) => costOf(usage, info) }
     },
-    addLocalAllowRule,
+    addLocalAllowRule: (cwd, rule) => keepingTrust({ cwd, home: options.home }, () => addLocalAllowRule(cwd, rule)),
     listSessions: async (cwd) =>
       (await listSessions(store, cwd)).map((s) => ({
         id: s.id,
