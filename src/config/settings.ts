@@ -97,7 +97,7 @@ export function loadSettings(cwd: string, home: string, options: { workspaceTrus
 }
 
 /** Modes an untrusted project may still set: they only narrow what runs without asking. */
-const NARROWING_MODES: readonly string[] = ['default', 'plan']
+export const NARROWING_MODES: readonly unknown[] = ['default', 'plan']
 
 /** A project file's settings with everything that widens what is allowed removed (deny and ask rules stay). */
 export function inertProjectSettings(settings: Settings): Settings {

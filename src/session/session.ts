@@ -16,7 +16,6 @@ import {
 } from './events.js'
 import { LOG_VERSION, readSessionLog } from './load.js'
 import { frozenJsonCopy } from './plain-json.js'
-import type { CommitGuard } from '../trust/commit-guard.js'
 import { repairTail } from './repair.js'
 import { normalizedOp, Surface } from './surface.js'
 
@@ -33,6 +32,16 @@ export interface RepairReport {
   tornLine?: number
   /** The events repair appended (synthetic tool results, `step/end`, `turn/end` interrupted). */
   appended: readonly SessionEvent[]
+}
+
+/**
+ * What the session applies before an event is committed (the composition root sets one; `src/trust/commit-guard.ts`
+ * builds it): `event` returns the plain-JSON data to commit for `type`, `text` cleans text bound for a person.
+ * Neither may throw.
+ */
+export interface CommitGuard {
+  event(type: EventType, data: unknown): unknown
+  text(text: string): string
 }
 
 /**

@@ -1,18 +1,13 @@
 import type { EventType } from '../session/events.js'
+import type { CommitGuard } from '../session/session.js'
 import { escapeProducerFraming } from './framing.js'
 
 /**
- * What the session applies to every event's data before it is committed (`Session.setCommitGuard`): secrets are
- * redacted from every string, and text from outside Rein's producers (tool and MCP results, hook output) has its
- * `<system-reminder>` tags escaped. Applied once, at the one place events enter the log.
+ * The guard the session applies to every event's data before it is committed (`Session.setCommitGuard`): secrets
+ * are redacted from every string, and text from outside Rein's producers (tool and MCP results, hook output) has its
+ * `<system-reminder>` tags escaped. Applied once, at the one place events enter the log. `text` redacts text bound
+ * for a person rather than the log (notices, errors).
  */
-export interface CommitGuard {
-  /** The data to commit for an event: a plain-JSON copy of `data` with the rules above applied. */
-  event(type: EventType, data: unknown): unknown
-  /** One piece of text bound for a person rather than the log (notices, errors): secrets redacted. */
-  text(text: string): string
-}
-
 export function createCommitGuard(redact: (text: string) => string): CommitGuard {
   return {
     event: (type, data) => {

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync, realpathSync } from 'node:fs'
+import { NARROWING_MODES, settingsFiles } from '../config/settings.js'
 import { hookFiles } from '../hooks/discovery.js'
 import { parseHookFile } from '../hooks/config-file.js'
 import { readProjectMcpFile } from '../mcp/load.js'
@@ -17,15 +17,15 @@ export interface Grant {
   value: unknown
 }
 
-/** The project settings files Rein reads (`src/config/settings.ts`), committed and personal. */
-export function projectSettingsFiles(cwd: string): string[] {
-  return [join(cwd, '.rein', 'settings.json'), join(cwd, '.rein', 'settings.local.json')]
-}
-
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** Modes a project may set without trust: they only narrow what runs without asking. */
-export const NARROWING_MODES: readonly unknown[] = ['default', 'plan']
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path // Not there (yet): it is compared and read by the path as given.
+  }
+}
 
 /** Parsed JSON of a file, or undefined when it is missing or malformed (its own loader reports that). */
 function readJson(path: string): unknown {
@@ -77,7 +77,10 @@ function commandOf(raw: unknown): string {
  */
 export function workspaceGrants(options: { cwd: string; home: string; userHome: string }): Grant[] {
   const grants: Grant[] = []
-  for (const file of projectSettingsFiles(options.cwd)) grants.push(...settingsGrants(readJson(file), file))
+  // The settings files after the user's own: the workspace's committed and local files. When the workspace is the
+  // folder above REIN_HOME, its `.rein/settings.json` is the user's own file and needs no trust (as in loadSettings).
+  const [userFile, ...projectFiles] = settingsFiles(options.cwd, options.home).map(realOrSelf)
+  for (const file of projectFiles.filter((f) => f !== userFile)) grants.push(...settingsGrants(readJson(file), file))
   const { files } = hookFiles(options)
   for (const file of files.filter((f) => f.scope === 'project')) {
     let text: string
