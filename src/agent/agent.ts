@@ -213,7 +213,8 @@ export class Agent implements AgentApi {
   }
 
   notify(level: 'info' | 'warning' | 'error', message: string): void {
-    this.emit({ type: 'notice', level, message })
+    // Notices often quote an error body; a secret in one must not reach a front end either.
+    this.emit({ type: 'notice', level, message: this.session.redact(message) })
   }
 
   /**
@@ -315,7 +316,7 @@ export class Agent implements AgentApi {
     }
     this.session.append('turn/end', { turn, reason: end.reason, ...(end.error ? { error: end.error } : {}) })
     await this.session.flush()
-    return { turn, reason: end.reason, ...(end.error ? { message: end.error.message } : {}) }
+    return { turn, reason: end.reason, ...(end.error ? { message: this.session.redact(end.error.message) } : {}) }
   }
 
   private async runSteps(turn: number, signal: AbortSignal): Promise<TurnEnd> {

@@ -19,6 +19,9 @@ import { Session } from '../session/session.js'
 import { reinHome } from '../store/home.js'
 import { listSessions, resolveSessionId } from '../store/listing.js'
 import { JsonlStore } from '../store/store.js'
+import { createCommitGuard } from '../trust/commit-guard.js'
+import { createRedactor, secretValues } from '../trust/secrets.js'
+import { ignoredGrants, untrustedNotice, workspaceTrust } from '../trust/workspace.js'
 import { builtinTools, createToolState, disposeToolState, toolSchemas } from '../tools/registry.js'
 import { setModelVision } from '../tools/read-image.js'
 import { Compactor, type CompactionSettings } from '../compaction/compactor.js'
@@ -40,7 +43,8 @@ export interface OpenAgentOptions {
   permissionMode?: PermissionMode
   /** Extra allow rules for this run (`--allow`). */
   allow?: string[]
-  trustProjectHooks?: boolean
+  /** Trust the workspace for this run only (`--trust-project`), recording nothing. */
+  trustProject?: boolean
   /** MCP servers passed by a client (ACP `session/new`), in addition to the configured ones. */
   mcpServers?: McpServerConfig[]
   maxSteps?: number
@@ -75,7 +79,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const env = options.env ?? process.env
   const home = options.home ?? reinHome(env)
   const cwd = resolve(options.cwd)
-  const settings = loadSettings(cwd, home)
+  const trust = workspaceTrust({ cwd, home, once: options.trustProject })
+  const settings = loadSettings(cwd, home, { workspaceTrusted: trust.trusted })
   refuseRetired(options.model ?? settings.model, settings)
   const store = new JsonlStore(home)
   const problems: string[] = []
@@ -100,6 +105,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   } else {
     session = await Session.create(store, { cwd })
   }
+  session.setCommitGuard(createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv }))))
 
   const modelId = options.model ?? settings.model ?? previousModel(session) ?? DEFAULT_MODEL
   refuseRetired(modelId, settings)
@@ -115,7 +121,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       models: modelOverrides(settings),
     })
 
-  const mcpConfig = loadMcpConfig({ cwd, settings, home, trustProject: options.trustProjectHooks })
+  const mcpConfig = loadMcpConfig({ cwd, settings, home, trustProject: trust.trusted, quietUntrusted: true })
   mcpConfig.problems.forEach(report)
   // Until the agent exists, server notices are startup problems; afterwards they reach the user as notices.
   let notify: ((level: 'info' | 'warning' | 'error', message: string) => void) | undefined
@@ -133,16 +139,28 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     cwd,
     home,
     env,
-    trustProjectHooks: options.trustProjectHooks,
+    workspaceTrusted: trust.trusted,
+    secretEnv: settings.secretEnv,
     maxStopContinuations: positive(settings.stopHooks?.maxContinuations),
     maxIdenticalStopReasons: positive(settings.stopHooks?.maxIdenticalReasons),
   })
   hooks.problems.forEach(report)
+  const ignored = ignoredGrants(trust, { hookHashes: hooks.untrusted.map((h) => h.hash), servers: mcpConfig.untrusted })
+  const trustNotice = untrustedNotice(trust, ignored)
+  if (trustNotice) report(trustNotice)
 
   let mode: PermissionMode = options.permissionMode ?? settings.permissions?.defaultMode ?? 'default'
   const getMode = (): PermissionMode => agentRef?.permissionMode ?? mode
   let agentRef: Agent | undefined
-  const policy = createPermissionPolicy({ cwd, settings, getMode, extraAllow: options.allow ?? [], sessionAllow: [], reinHome: home })
+  const policy = createPermissionPolicy({
+    cwd,
+    settings,
+    getMode,
+    extraAllow: options.allow ?? [],
+    sessionAllow: [],
+    reinHome: home,
+    workspaceTrusted: trust.trusted,
+  })
 
   const toolState = createToolState({
     spillDir: join(home, 'spill', session.id),

@@ -76,18 +76,39 @@ export function settingsFiles(cwd: string, home: string): string[] {
  * Loads and merges the settings files that exist. Later files refine earlier ones: objects merge key by key, arrays
  * concatenate (so a project cannot drop a user's deny rule), other values are replaced. Any malformed file throws a
  * `SettingsError` naming the file and line: silently dropping a rule could allow what the user denied.
+ *
+ * Until the workspace is trusted (`workspaceTrusted`, see `src/trust/`), the project files only narrow: their
+ * allow rules, widening default mode, extra directories and private-network switch are dropped (`inertProjectSettings`);
+ * their deny and ask rules always apply. MCP servers are kept: the MCP loader judges them with their own trust.
  */
-export function loadSettings(cwd: string, home: string): Settings {
+export function loadSettings(cwd: string, home: string, options: { workspaceTrusted?: boolean } = {}): Settings {
   let merged: Record<string, unknown> = {}
   const seen = new Set<string>()
+  const userFile = path.join(home, 'settings.json')
   for (const file of settingsFiles(cwd, home)) {
     if (!existsSync(file)) continue
     const real = realpathSync(file)
     if (seen.has(real)) continue
     seen.add(real)
-    merged = mergeSettings(merged, readSettingsFile(file))
+    const settings = readSettingsFile(file)
+    const project = file !== userFile
+    merged = mergeSettings(merged, project && !options.workspaceTrusted ? inertProjectSettings(settings) : settings)
   }
   return merged as Settings
+}
+
+/** Modes an untrusted project may still set: they only narrow what runs without asking. */
+export const NARROWING_MODES: readonly unknown[] = ['default', 'plan']
+
+/** A project file's settings with everything that widens what is allowed removed (deny and ask rules stay). */
+export function inertProjectSettings(settings: Settings): Settings {
+  const out: Settings = { ...settings }
+  if (settings.permissions) {
+    const { allow: _allow, additionalDirectories: _dirs, defaultMode, ...narrowing } = settings.permissions
+    out.permissions = defaultMode && NARROWING_MODES.includes(defaultMode) ? { ...narrowing, defaultMode } : narrowing
+  }
+  if (settings.webFetch?.allowPrivate) out.webFetch = { ...settings.webFetch, allowPrivate: false }
+  return out
 }
 
 /** Reads and validates one settings file. */

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { runSafeGit } from '../trust/git.js'
 
 /** What the runtime context says about version control. `branch` is null on a detached HEAD. */
 export type GitState =
@@ -13,28 +13,19 @@ const GIT_TIMEOUT_MS = 3000
  * The branch and whether the working tree has changes (untracked files count), from one `git status` in `cwd`.
  * Never throws: without git on the PATH the answer is `unavailable`, outside a repository `none`, and a status that
  * times out (huge trees) reports the branch as unknown-dirty (`dirty: null`) rather than holding up the step.
- * `--no-optional-locks` keeps it from taking the index lock the user's own git commands may need.
+ * `--no-optional-locks` keeps it from taking the index lock the user's own git commands may need. The probe runs
+ * with the repository's program-running config turned off and without secrets (`runSafeGit`), and does not look
+ * into submodules (whose own config would apply there).
  */
-export function gitState(cwd: string): Promise<GitState> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['--no-optional-locks', 'status', '--porcelain=v1', '--branch', '--untracked-files=normal'],
-      {
-        cwd,
-        timeout: GIT_TIMEOUT_MS,
-        maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' },
-      },
-      (error, stdout) => {
-        if (!error) return resolve(parseStatus(stdout))
-        const code = (error as NodeJS.ErrnoException).code
-        if (code === 'ENOENT') return resolve({ kind: 'unavailable' })
-        if (error.killed) return resolve({ kind: 'repository', branch: null, dirty: null })
-        resolve({ kind: 'none' })
-      },
-    )
-  })
+export async function gitState(cwd: string): Promise<GitState> {
+  const { error, stdout } = await runSafeGit(
+    ['--no-optional-locks', 'status', '--porcelain=v1', '--branch', '--untracked-files=normal', '--ignore-submodules=all'],
+    { cwd, timeoutMs: GIT_TIMEOUT_MS },
+  )
+  if (!error) return parseStatus(stdout)
+  if (error.code === 'ENOENT') return { kind: 'unavailable' }
+  if (error.killed) return { kind: 'repository', branch: null, dirty: null }
+  return { kind: 'none' }
 }
 
 /** Reads `git status --porcelain=v1 --branch`: a `## ` line naming the branch, then one line per changed path. */

@@ -10,8 +10,10 @@ export interface CatalogOptions {
   home: string
   /** The user's home directory, where `~/.claude` and `~/.codex` are. */
   userHome: string
-  /** Trust every project definition found now, and record that trust. */
+  /** Trust every project definition found now, and record that trust (per definition, `rein hooks trust`). */
   trustProjectHooks?: boolean
+  /** The user trusts the whole workspace (`src/trust/`): every project definition runs, nothing is recorded here. */
+  workspaceTrusted?: boolean
 }
 
 /** Every hook definition found, split by whether it may run. */
@@ -57,7 +59,7 @@ export function loadHookCatalog(options: CatalogOptions): HookCatalog {
   const projectDefinitions = all.filter((definition) => definition.file.scope === 'project')
   if (options.trustProjectHooks) recordTrust(options.home, projectDefinitions)
   const trusted = trustedHashes(options.home)
-  const untrusted = projectDefinitions.filter((definition) => !trusted.has(definition.hash))
+  const untrusted = options.workspaceTrusted ? [] : projectDefinitions.filter((definition) => !trusted.has(definition.hash))
   const skipped = new Set(untrusted)
   return { projectDir, active: all.filter((definition) => !skipped.has(definition)), untrusted, problems }
 }

@@ -45,8 +45,9 @@ function jsonErrorPlace(text: string, error: unknown): string {
 }
 
 /** The trust hash: what the handler does and where it is written, in a fixed key order. */
-export function definitionHash(file: string, event: string, matcher: string, command: string, timeoutSec?: number): string {
-  const identity = JSON.stringify({ file, event, matcher, type: 'command', command, timeout: timeoutSec ?? null })
+export function definitionHash(file: string, event: string, matcher: string, command: string, timeoutSec?: number, env?: string[]): string {
+  // `env` joins the identity only when set, so definitions trusted before it existed keep their hash.
+  const identity = JSON.stringify({ file, event, matcher, type: 'command', command, timeout: timeoutSec ?? null, ...(env ? { env } : {}) })
   return createHash('sha256').update(identity).digest('hex')
 }
 
@@ -123,15 +124,25 @@ export function parseHookFile(text: string, file: HookFile, firstOrder: number, 
             problems.push(`The timeout of ${at} is not a positive number of seconds; the default of 600 s applies.`)
           }
         }
+        let env: string[] | undefined
+        if (handler.env !== undefined) {
+          if (Array.isArray(handler.env) && handler.env.every((name) => typeof name === 'string')) {
+            env = handler.env as string[]
+          } else {
+            problems.push(`Skipped ${at}: its "env" must be a list of variable names, like ["GITHUB_TOKEN"].`)
+            return
+          }
+        }
         const command = handler.command
         definitions.push({
           event,
           matcher,
           command,
           timeoutSec,
+          ...(env ? { env } : {}),
           file,
           order: firstOrder + definitions.length,
-          hash: definitionHash(file.path, event, matcher, command, timeoutSec),
+          hash: definitionHash(file.path, event, matcher, command, timeoutSec, env),
           matches: (target) => compiled.test(target),
         })
       })

@@ -47,6 +47,8 @@ export interface HookDefinition {
   command: string
   /** The handler's own timeout in seconds, when it set one. */
   timeoutSec?: number
+  /** Secret variables this handler receives (`"env": ["GITHUB_TOKEN"]`); hooks get no secret it does not name. */
+  env?: string[]
   file: HookFile
   /** Position in load order (files in discovery order, then entries in file order). Results combine in this order. */
   order: number

@@ -5,6 +5,7 @@ import { displayPath } from './config-file.js'
 import type { HookDefinition, HookEvent } from './definitions.js'
 import { hookPayload, type SessionFacts } from './payload.js'
 import { runHookCommand } from './runner.js'
+import { childEnv } from '../trust/child-env.js'
 import { readVerdict, type HookVerdict } from './verdict.js'
 
 /** Claude Code's default: a handler without its own `timeout` may run ten minutes. */
@@ -19,6 +20,8 @@ export interface HookRuntime {
   projectDir: string
   /** The environment hooks inherit, before `CLAUDE_PROJECT_DIR` is added and Rein's secrets are removed. */
   env: NodeJS.ProcessEnv
+  /** More secret variable names (`secretEnv` in settings); a handler receives one only if its `env` names it. */
+  secretEnv?: readonly string[]
 }
 
 /** One handler's run and what it said. */
@@ -26,9 +29,6 @@ export interface HookOutcome {
   definition: HookDefinition
   verdict: HookVerdict
 }
-
-/** Environment variables hooks never receive: the harness's own credentials. */
-const SECRET_ENV = ['DEEPSEEK_API_KEY']
 
 /**
  * The handlers that run for an event and target, in load order. Identical commands run once: the first in load
@@ -70,13 +70,16 @@ export async function runHooks(
   const handlers = selectHandlers(runtime.definitions, event, target)
   if (handlers.length === 0) return []
   const facts = sessionFacts(agent, turn)
-  const env: NodeJS.ProcessEnv = { ...runtime.env, CLAUDE_PROJECT_DIR: runtime.projectDir }
-  for (const name of SECRET_ENV) delete env[name]
   const runs = handlers.map((definition) => {
     const id = randomUUID()
     agent.session.append('hook/invoked', { id, event, handler: definition.command, sourceFile: definition.file.path })
     const timeoutMs = (definition.timeoutSec ?? DEFAULT_TIMEOUT_SEC) * 1000
     const input = JSON.stringify(hookPayload(event, definition.file.dialect, facts, fields))
+    const env = childEnv(runtime.env, {
+      secretEnv: runtime.secretEnv,
+      pass: definition.env,
+      set: { CLAUDE_PROJECT_DIR: runtime.projectDir },
+    })
     const run = runHookCommand({ command: definition.command, cwd: agent.cwd, env, input, timeoutMs })
     return run.then((result) => ({ id, definition, result, verdict: readVerdict(event, result, timeoutMs) }))
   })

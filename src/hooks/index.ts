@@ -1,7 +1,8 @@
 import { homedir } from 'node:os'
 import type { AgentApi } from '../agent/types.js'
 import type { Extension } from '../agent/extensions.js'
-import { loadHookCatalog, untrustedProblem } from './catalog.js'
+import { loadHookCatalog } from './catalog.js'
+import type { HookDefinition } from './definitions.js'
 import { createHooksExtension, type HooksHandle } from './extension.js'
 import { DEFAULT_STOP_LIMITS } from './stop-guard.js'
 
@@ -11,8 +12,10 @@ export interface LoadHooksOptions {
   home: string
   /** The user's home directory, for `~/.claude` and `~/.codex`; `os.homedir()` when absent. */
   userHome?: string
-  /** Trust every project hook found now, and record that trust (`--trust-project-hooks`). */
-  trustProjectHooks?: boolean
+  /** The user trusts the workspace (`src/trust/`): every project hook runs. Otherwise only those trusted one by one. */
+  workspaceTrusted?: boolean
+  /** More secret variable names (`secretEnv` in settings), withheld from hooks that do not name them in `env`. */
+  secretEnv?: readonly string[]
   /** The environment hooks inherit; `process.env` when absent. */
   env?: NodeJS.ProcessEnv
   /** Consecutive Stop-hook continuations honoured per turn (default 8). */
@@ -23,8 +26,13 @@ export interface LoadHooksOptions {
 
 export interface LoadedHooks extends HooksHandle {
   extension: Extension<AgentApi>
-  /** Malformed files, invalid matchers, unsupported events and untrusted definitions: one sentence each. */
+  /** Malformed files, invalid matchers and unsupported events: one sentence each. */
   problems: string[]
+  /**
+   * Project definitions that did not run because neither the workspace nor they alone are trusted. The caller names
+   * them in the one workspace-trust notice (`untrustedNotice`), not one sentence each.
+   */
+  untrusted: HookDefinition[]
 }
 
 /**
@@ -37,16 +45,16 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
     cwd: options.cwd,
     home: options.home,
     userHome: options.userHome ?? homedir(),
-    trustProjectHooks: options.trustProjectHooks,
+    workspaceTrusted: options.workspaceTrusted,
   })
   const handle = createHooksExtension(
-    { definitions: catalog.active, projectDir: catalog.projectDir, env: options.env ?? process.env },
+    { definitions: catalog.active, projectDir: catalog.projectDir, env: options.env ?? process.env, secretEnv: options.secretEnv },
     {
       maxContinuations: options.maxStopContinuations ?? DEFAULT_STOP_LIMITS.maxContinuations,
       maxIdenticalReasons: options.maxIdenticalStopReasons ?? DEFAULT_STOP_LIMITS.maxIdenticalReasons,
     },
   )
-  return { ...handle, problems: [...catalog.problems, ...catalog.untrusted.map((definition) => untrustedProblem(definition, options.cwd))] }
+  return { ...handle, problems: catalog.problems, untrusted: catalog.untrusted }
 }
 
 export { loadHookCatalog, untrustedProblem, type HookCatalog } from './catalog.js'

@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { writePrivateFile } from '../trust/private-file.js'
 import type { HookDefinition } from './definitions.js'
 
 /**
@@ -50,9 +51,5 @@ export function recordTrust(home: string, definitions: readonly HookDefinition[]
   for (const definition of definitions) {
     trust.hooks[definition.hash] = { file: definition.file.path, event: definition.event, command: definition.command, trustedAt: now }
   }
-  const path = trustFilePath(home)
-  mkdirSync(dirname(path), { recursive: true })
-  const temporary = `${path}.${process.pid}.tmp`
-  writeFileSync(temporary, JSON.stringify(trust, null, 2) + '\n', { mode: 0o600 })
-  renameSync(temporary, path)
+  writePrivateFile(trustFilePath(home), JSON.stringify(trust, null, 2) + '\n')
 }

@@ -1,9 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolOutput } from '../tools/tool.js'
+import { childEnv } from '../trust/child-env.js'
 import type { McpServerConfig } from './config.js'
 import { errorOutput, toToolOutput } from './result.js'
 import { StderrTail } from './stderr-tail.js'
@@ -125,7 +126,8 @@ export class ServerConnection {
     const transport = new StdioClientTransport({
       command: config.command ?? '',
       args: config.args ?? [],
-      env: config.env,
+      // The SDK's small default set (PATH, HOME, …), never Rein's secrets, plus exactly what the definition names.
+      env: childEnv(getDefaultEnvironment(), { pass: Object.keys(config.env ?? {}), set: config.env ?? {} }) as Record<string, string>,
       cwd: this.options.cwd,
       stderr: 'pipe',
     })

@@ -10,8 +10,10 @@ export interface LoadMcpConfigOptions {
   settings: { mcpServers?: unknown }
   /** REIN_HOME, where project trust is stored. */
   home: string
-  /** Use the project's `.mcp.json` servers without checking trust (`--trust-project-mcp`). */
+  /** The workspace is trusted (`src/trust/`, `--trust-project`): project servers start without their own trust. */
   trustProject?: boolean
+  /** Leave untrusted servers out of `problems` (the caller names them in the one workspace-trust notice). */
+  quietUntrusted?: boolean
   /** For `${VAR}` expansion; defaults to `process.env`. */
   env?: Record<string, string | undefined>
 }
@@ -59,18 +61,32 @@ export function readProjectMcpFile(cwd: string): ProjectMcpFile {
 }
 
 /**
- * The names of servers that `<cwd>/.rein/settings.json` defines. That file is committed with the project, so its
- * servers need trust just like `.mcp.json`'s; a malformed file is the settings loader's to report.
+ * The servers that the project's settings files define, by name, with the file that defines each (the later file
+ * wins, as in the merge). Both files live in the repository — `.rein/settings.local.json` can be committed too — so
+ * their servers need trust just like `.mcp.json`'s; a malformed file is the settings loader's to report.
  */
-function projectSettingsServerNames(cwd: string): Set<string> {
-  try {
-    const parsed = JSON.parse(readFileSync(join(cwd, '.rein', 'settings.json'), 'utf8')) as { mcpServers?: unknown } | null
-    const servers = parsed?.mcpServers
-    return new Set(typeof servers === 'object' && servers !== null && !Array.isArray(servers) ? Object.keys(servers) : [])
-  } catch {
-    // No project settings file, or one the settings loader rejects with its own message: no project servers here.
-    return new Set()
+function projectSettingsServers(cwd: string): Map<string, string> {
+  const found = new Map<string, string>()
+  for (const file of [join(cwd, '.rein', 'settings.json'), join(cwd, '.rein', 'settings.local.json')]) {
+    try {
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers?: unknown } | null
+      const servers = parsed?.mcpServers
+      if (isRecord(servers)) for (const name of Object.keys(servers)) found.set(name, file)
+    } catch {
+      // No such file, or one the settings loader rejects with its own message: no project servers from it.
+    }
   }
+  return found
+}
+
+/** A project server that did not start for want of trust. */
+export interface UntrustedServer {
+  name: string
+  /** The file that defines it. */
+  file: string
+  /** `new`: never trusted; `changed`: trusted once, edited since. */
+  status: 'new' | 'changed'
+  raw: unknown
 }
 
 /** The trust key of a server that comes from project settings rather than `.mcp.json`. */
@@ -79,24 +95,32 @@ const settingsKey = (name: string) => `settings:${name}`
 /**
  * The MCP servers a session should connect: those from Rein's settings, then those from the project's `.mcp.json`
  * (a settings entry wins over a project entry of the same name). Servers defined by the project — in `.mcp.json`
- * or in the committed `.rein/settings.json` — start only once trusted. Never throws: each unusable or untrusted
- * entry becomes one sentence in `problems`.
+ * or in `.rein/settings.json` / `.rein/settings.local.json` — start only once trusted (the workspace, or each server). Never throws: each unusable or untrusted
+ * entry becomes one sentence in `problems`; untrusted ones are also listed in `untrusted`.
  */
-export function loadMcpConfig(options: LoadMcpConfigOptions): { servers: McpServerConfig[]; problems: string[] } {
+export function loadMcpConfig(options: LoadMcpConfigOptions): { servers: McpServerConfig[]; problems: string[]; untrusted: UntrustedServer[] } {
   const env = options.env ?? process.env
   const trusted = options.trustProject ? undefined : trustedServers(options.home, options.cwd)
   const isTrusted = (key: string, raw: unknown) => trusted === undefined || trusted[key] === definitionHash(raw)
-  const untrusted = (key: string, name: string, path: string) =>
-    `MCP server "${name}" in ${path} ${trusted?.[key] === undefined ? 'is new' : 'changed since it was trusted'} and will not start; run \`rein mcp trust\` to allow it.`
+  const problems: string[] = []
+  const untrusted: UntrustedServer[] = []
+  const skip = (key: string, name: string, path: string, raw: unknown) => {
+    const status = trusted?.[key] === undefined ? 'new' : 'changed'
+    untrusted.push({ name, file: path, status, raw })
+    if (options.quietUntrusted) return
+    problems.push(
+      `MCP server "${name}" in ${path} ${status === 'new' ? 'is new' : 'changed since it was trusted'} and will not start; run \`rein mcp trust\` to allow it.`,
+    )
+  }
 
   const configured = options.settings.mcpServers
   const settingsServers = isRecord(configured) ? configured : {}
-  const fromProjectSettings = projectSettingsServerNames(options.cwd)
+  const fromProjectSettings = projectSettingsServers(options.cwd)
   const allowed: Record<string, unknown> = {}
-  const problems: string[] = []
   for (const [name, raw] of Object.entries(settingsServers)) {
-    if (fromProjectSettings.has(name) && !isTrusted(settingsKey(name), raw)) {
-      problems.push(untrusted(settingsKey(name), name, join(options.cwd, '.rein', 'settings.json')))
+    const projectFile = fromProjectSettings.get(name)
+    if (projectFile !== undefined && !isTrusted(settingsKey(name), raw)) {
+      skip(settingsKey(name), name, projectFile, raw)
     } else {
       allowed[name] = raw
     }
@@ -110,14 +134,14 @@ export function loadMcpConfig(options: LoadMcpConfigOptions): { servers: McpServ
   for (const [name, raw] of Object.entries(project.servers ?? {})) {
     if (name in settingsServers) continue
     if (!isTrusted(name, raw)) {
-      problems.push(untrusted(name, name, project.path))
+      skip(name, name, project.path, raw)
       continue
     }
     const parsed = parseServer(name, raw, project.path, env)
     if (typeof parsed === 'string') problems.push(parsed)
     else servers.push({ ...parsed, origin: 'project' })
   }
-  return { servers, problems }
+  return { servers, problems, untrusted }
 }
 
 /**
@@ -128,7 +152,7 @@ export function trustProjectMcp(options: { cwd: string; home: string; settings?:
   const project = readProjectMcpFile(options.cwd)
   if (project.problem) throw new Error(project.problem)
   const configured = options.settings?.mcpServers
-  const names = projectSettingsServerNames(options.cwd)
+  const names = projectSettingsServers(options.cwd)
   const fromSettings = isRecord(configured) ? Object.entries(configured).filter(([name]) => names.has(name)) : []
   if (!project.servers && fromSettings.length === 0) throw new Error(`There is no ${project.path}; nothing to trust.`)
   storeTrust(options.home, options.cwd, {

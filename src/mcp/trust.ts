@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { canonicalJson, sha256 } from '../trust/canonical.js'
+import { writePrivateFile } from '../trust/private-file.js'
 
 /**
  * Trust for project `.mcp.json` servers. A repository can name any program as an MCP server, so a server defined by
@@ -17,19 +18,9 @@ export function trustFilePath(home: string): string {
   return join(home, 'trusted-mcp.json')
 }
 
-/** Sorted-key JSON, so that reformatting `.mcp.json` does not withdraw trust. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`
-  }
-  return JSON.stringify(value) ?? 'null'
-}
-
-/** The hash trust is keyed on: the raw definition as written, before `${VAR}` expansion. */
+/** The hash trust is keyed on: the raw definition as written, before `${VAR}` expansion, keys sorted (so reformatting keeps trust). */
 export function definitionHash(raw: unknown): string {
-  return createHash('sha256').update(canonical(raw)).digest('hex')
+  return sha256(canonicalJson(raw))
 }
 
 function readTrust(home: string): TrustFile {
@@ -53,9 +44,5 @@ export function storeTrust(home: string, cwd: string, definitions: Record<string
   trust.projects[resolve(cwd)] = Object.fromEntries(
     Object.entries(definitions).map(([name, raw]) => [name, definitionHash(raw)]),
   )
-  const path = trustFilePath(home)
-  mkdirSync(dirname(path), { recursive: true })
-  const temporary = `${path}.${process.pid}.tmp`
-  writeFileSync(temporary, JSON.stringify(trust, null, 2) + '\n', { mode: 0o600 })
-  renameSync(temporary, path)
+  writePrivateFile(trustFilePath(home), JSON.stringify(trust, null, 2) + '\n')
 }

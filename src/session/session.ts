@@ -35,6 +35,16 @@ export interface RepairReport {
 }
 
 /**
+ * What the session applies before an event is committed (the composition root sets one; `src/trust/commit-guard.ts`
+ * builds it): `event` returns the plain-JSON data to commit for `type`, `text` cleans text bound for a person.
+ * Neither may throw.
+ */
+export interface CommitGuard {
+  event(type: EventType, data: unknown): unknown
+  text(text: string): string
+}
+
+/**
  * One session: its append-only log of events, held in memory and mirrored to a store. `append` is synchronous and
  * buffers the event's line; `flush` makes every buffered line durable. `seq` equals the event's index in `events`
  * and `length` is the next seq. Every event is frozen, data included. The surface and its projection are kept up to
@@ -51,6 +61,7 @@ export class Session {
   /** The flush in progress; each flush starts after the previous one, so lines reach the store in seq order. */
   private flushing: Promise<void> = Promise.resolve()
   private closed = false
+  private guard: CommitGuard | undefined
   /** Set by `load`: what repair did. Empty for a created session. */
   repair: RepairReport = { appended: [] }
 
@@ -149,6 +160,7 @@ export class Session {
     let copied: EventDataMap[T]
     try {
       copied = frozenJsonCopy(data, 'data') as unknown as EventDataMap[T]
+      if (this.guard) copied = frozenJsonCopy(this.guard.event(type, copied), 'data') as unknown as EventDataMap[T]
     } catch (error) {
       throw new Error(`cannot append ${type}: ${(error as Error).message}`)
     }
@@ -157,6 +169,20 @@ export class Session {
     if (options.ignorable) event.ignorable = true
     this.commit(Object.freeze(event))
     return event
+  }
+
+  /**
+   * Sets the function every later `append` passes event data through before it is committed (secret redaction and
+   * producer-framing escapes, `src/trust/commit-guard.ts`). It must return plain JSON of the same shape. Set by the
+   * composition root; a session without one commits data as given.
+   */
+  setCommitGuard(guard: CommitGuard): void {
+    this.guard = guard
+  }
+
+  /** Text bound for a person (a notice, an error) with the guard's secrets redacted; unchanged without a guard. */
+  redact(text: string): string {
+    return this.guard ? this.guard.text(text) : text
   }
 
   /**

@@ -1,20 +1,15 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import type { Readable } from 'node:stream'
+import { BUILTIN_SECRET_ENV, childEnv } from '../trust/child-env.js'
 import type { ToolState } from './tool.js'
 
 /** Always withheld from commands the model runs: the harness's own key. Settings may name more (`secretEnv`). */
-export const ALWAYS_SECRET = ['DEEPSEEK_API_KEY']
+export const ALWAYS_SECRET = BUILTIN_SECRET_ENV
 
-/** The environment a model-run command sees: ours, less every secret, with pagers and colours turned off. */
+/** The environment a model-run command sees: ours, less every secret (`childEnv`), with pagers and colours turned off. */
 export function commandEnv(state: ToolState): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env }
-  for (const name of ALWAYS_SECRET) delete env[name]
-  for (const name of state.secretEnv) delete env[name]
-  env.NO_COLOR = '1'
-  env.PAGER = 'cat'
-  env.GIT_PAGER = 'cat'
-  return env
+  return childEnv(process.env, { secretEnv: [...state.secretEnv], set: { NO_COLOR: '1', PAGER: 'cat', GIT_PAGER: 'cat' } })
 }
 
 export type CommandProcess = ChildProcessByStdio<null, Readable, Readable>

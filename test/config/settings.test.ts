@@ -41,7 +41,7 @@ describe('settings', () => {
     put(userFile(), { model: 'deepseek-chat', permissions: { deny: ['Read(~/.ssh/**)'], allow: ['Bash(ls)'] }, webFetch: { allowPrivate: false } })
     put(projectFile(), { permissions: { allow: ['Bash(npm test)'], defaultMode: 'plan' }, hooks: { Stop: [] } })
     put(localFile(), { model: 'deepseek-reasoner', permissions: { allow: ['Bash(ls)', 'Edit(src/**)'] }, webFetch: { allowPrivate: true } })
-    expect(loadSettings(cwd, home)).toEqual({
+    expect(loadSettings(cwd, home, { workspaceTrusted: true })).toEqual({
       model: 'deepseek-reasoner',
       permissions: { deny: ['Read(~/.ssh/**)'], allow: ['Bash(ls)', 'Bash(npm test)', 'Edit(src/**)'], defaultMode: 'plan' },
       webFetch: { allowPrivate: true },
@@ -51,7 +51,7 @@ describe('settings', () => {
 
   it('accepts the mode names other harnesses use', () => {
     put(projectFile(), { permissions: { defaultMode: 'acceptEdits' } })
-    expect(loadSettings(cwd, home).permissions?.defaultMode).toBe('accept-edits')
+    expect(loadSettings(cwd, home, { workspaceTrusted: true }).permissions?.defaultMode).toBe('accept-edits')
   })
 
   it('reports invalid JSON with the file, line and column', () => {
@@ -94,13 +94,13 @@ describe('settings', () => {
     addLocalAllowRule(cwd, 'Bash(npm test)')
     addLocalAllowRule(cwd, 'Bash(npm test)')
     expect(JSON.parse(readFileSync(localFile(), 'utf8'))).toEqual({ model: 'm', permissions: { allow: ['Bash(ls)', 'Bash(npm test)'] } })
-    expect(loadSettings(cwd, home).permissions?.allow).toEqual(['Bash(ls)', 'Bash(npm test)'])
+    expect(loadSettings(cwd, home, { workspaceTrusted: true }).permissions?.allow).toEqual(['Bash(ls)', 'Bash(npm test)'])
   })
 
   it('creates the local file when there is none, and refuses to overwrite a malformed one', () => {
     rmSync(path.join(cwd, '.rein'), { recursive: true })
     addLocalAllowRule(cwd, 'Edit(src/**)')
-    expect(loadSettings(cwd, home).permissions?.allow).toEqual(['Edit(src/**)'])
+    expect(loadSettings(cwd, home, { workspaceTrusted: true }).permissions?.allow).toEqual(['Edit(src/**)'])
     put(localFile(), '{ broken')
     expect(() => addLocalAllowRule(cwd, 'Bash(ls)')).toThrow(SettingsError)
     expect(readFileSync(localFile(), 'utf8')).toBe('{ broken')

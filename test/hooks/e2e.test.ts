@@ -220,7 +220,9 @@ describe('trusting project hooks end to end', () => {
 
     const first = await prompt(ws, [{ text: 'ok' }], 'hi')
     expect(existsSync(join(ws.project, 'ran-1'))).toBe(false)
-    expect(first.stderr).toContain('Skipped the new or changed SessionStart hook "touch "$CLAUDE_PROJECT_DIR/ran-1"" in .claude/settings.json; run `rein hooks trust` to allow it.')
+    expect(first.stderr).toContain('SessionStart hook running "touch \\"$CLAUDE_PROJECT_DIR/ran-1\\""')
+    expect(first.stderr).toContain(`Review and trust it with \`rein trust ${ws.project}\`.`)
+    expect(first.stderr.split('\n').filter((line) => line.includes('rein trust'))).toHaveLength(1)
     await mock!.close()
 
     const listed = await rein(ws, ['hooks', 'list'])
@@ -232,21 +234,36 @@ describe('trusting project hooks end to end', () => {
 
     const second = await prompt(ws, [{ text: 'ok' }], 'hi')
     expect(existsSync(join(ws.project, 'ran-1'))).toBe(true)
-    expect(second.stderr).not.toContain('Skipped')
+    expect(second.stderr).not.toContain('rein trust')
     await mock!.close()
 
     writeJson(settings, claudeHooks('SessionStart', 'touch "$CLAUDE_PROJECT_DIR/ran-2"'))
     const third = await prompt(ws, [{ text: 'ok' }], 'hi')
     expect(existsSync(join(ws.project, 'ran-2'))).toBe(false)
-    expect(third.stderr).toContain('rein hooks trust')
+    expect(third.stderr).toContain('rein trust')
   })
 
-  it('--trust-project-hooks runs project hooks and records the trust', async () => {
+  it('--trust-project-hooks, the old spelling of --trust-project, runs project hooks for that run only', async () => {
     const ws = makeWorkspace()
     writeJson(join(ws.project, '.claude', 'settings.json'), claudeHooks('SessionStart', 'touch "$CLAUDE_PROJECT_DIR/ran"'))
     await prompt(ws, [{ text: 'ok' }], 'hi', ['--trust-project-hooks'])
     expect(existsSync(join(ws.project, 'ran'))).toBe(true)
+    expect((await rein(ws, ['hooks', 'list', '--json'])).stdout).toContain('"trust": "untrusted"')
+  })
+
+  it('after rein trust, project hooks run and are listed as trusted until one changes', async () => {
+    const ws = makeWorkspace()
+    const settings = join(ws.project, '.claude', 'settings.json')
+    writeJson(settings, claudeHooks('SessionStart', 'touch "$CLAUDE_PROJECT_DIR/ran"'))
+    const trusted = await rein(ws, ['trust'])
+    expect(trusted.code).toBe(0)
+    expect(trusted.stdout).toContain('SessionStart hook running "touch \\"$CLAUDE_PROJECT_DIR/ran\\"" (' + settings + ')')
+    const run = await prompt(ws, [{ text: 'ok' }], 'hi')
+    expect(existsSync(join(ws.project, 'ran'))).toBe(true)
+    expect(run.stderr).not.toContain('rein trust')
     expect((await rein(ws, ['hooks', 'list', '--json'])).stdout).toContain('"trust": "trusted"')
+    writeJson(settings, claudeHooks('SessionStart', 'touch "$CLAUDE_PROJECT_DIR/ran-again"'))
+    expect((await rein(ws, ['hooks', 'list', '--json'])).stdout).toContain('"trust": "untrusted"')
   })
 
   it('rein hooks list reports a malformed file by name and still lists the others', async () => {

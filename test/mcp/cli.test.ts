@@ -45,12 +45,16 @@ describe('rein mcp list', () => {
     expect(JSON.parse(out)).toEqual([expect.objectContaining({ name: 'fixture', state: 'connected', transport: 'stdio', origin: 'settings' })])
   })
 
-  it('says untrusted project servers need `rein mcp trust`, and lists them once trusted', async () => {
+  it('lists untrusted project servers as untrusted with the command that trusts them, and connects them once trusted', async () => {
     const fixture = stdioFixture()
     const { cwd, home } = project({}, { mcpServers: { local: { command: fixture.command, args: fixture.args } } })
     const before = await list(cwd, home)
-    expect(before.out).toMatch(/^No MCP servers are configured/)
-    expect(before.err).toContain('run `rein mcp trust` to allow it')
+    expect(before.out).toMatch(/^local \(project, \.mcp\.json\): untrusted, not started$/m)
+    expect(before.out).toContain('Run `rein trust ')
+    expect(before.out).toContain('(or `rein mcp trust` for its servers alone)')
+    expect(before.err).toBe('')
+    const json = await list(cwd, home, true)
+    expect(JSON.parse(json.out)).toEqual([expect.objectContaining({ name: 'local', state: 'untrusted', status: 'new' })])
     let said = ''
     expect(trustMcpServers({ cwd, home, write: (t) => (said += t) })).toBe(0)
     expect(said).toBe(`Trusted 1 project MCP server in ${cwd}: local.\n`)

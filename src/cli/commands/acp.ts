@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
-import type { Command } from 'commander'
+import { Option, type Command } from 'commander'
 import type { SessionInfo } from '@agentclientprotocol/sdk'
 import { serveAcpOnStdio } from '../../acp/stdio.js'
-import { openAgent } from '../../agent/open.js'
+import { openAgentWithContext } from '../../agent/open.js'
 import type { Effort } from '../../llm/adapter.js'
 import { DEFAULT_MODEL, modelInfo } from '../../llm/catalog.js'
 import { MISSING_KEY_MESSAGE, resolveApiKey } from '../../llm/credentials.js'
@@ -16,6 +16,8 @@ interface AcpFlags {
   effort?: Effort
   permissionMode?: PermissionMode
   allow?: string[]
+  trustProject?: boolean
+  /** The old spelling of `--trust-project`, kept as an alias. */
   trustProjectHooks?: boolean
 }
 
@@ -28,7 +30,8 @@ export function registerAcpCommand(program: Command): void {
     .option('--effort <level>', 'thinking effort: off, low, high, max')
     .option('--permission-mode <mode>', 'permission mode of new sessions: default, accept-edits, plan, bypass')
     .option('--allow <rule...>', 'extra allow rules')
-    .option('--trust-project-hooks', 'run project hooks and MCP servers without asking')
+    .option('--trust-project', "trust this workspace's settings, hooks and MCP servers for this run only")
+    .addOption(new Option('--trust-project-hooks', 'alias of --trust-project').hideHelp())
     .action(async (flags: AcpFlags) => {
       try {
         process.exitCode = await runAcp(flags)
@@ -51,8 +54,9 @@ async function runAcp(flags: AcpFlags): Promise<number> {
     acceptsImages: modelInfo(flags.model ?? DEFAULT_MODEL).images,
     apiKeyAvailable: () => resolveApiKey(env, home) !== undefined,
     missingKeyMessage: MISSING_KEY_MESSAGE,
-    openAgent: (options) =>
-      openAgent({
+    // Startup problems (the untrusted-workspace notice among them) reach the editor as notices once it listens.
+    openAgent: async (options) => {
+      const opened = await openAgentWithContext({
         ...options,
         home,
         env,
@@ -60,8 +64,11 @@ async function runAcp(flags: AcpFlags): Promise<number> {
         effort: flags.effort,
         permissionMode: options.permissionMode ?? flags.permissionMode,
         allow: flags.allow,
-        trustProjectHooks: flags.trustProjectHooks,
-      }),
+        trustProject: flags.trustProject || flags.trustProjectHooks,
+      })
+      for (const problem of opened.problems) opened.agent.notify('warning', problem)
+      return opened.agent
+    },
     listSessions: async (cwd) => {
       const summaries = await store.summaries(cwd ?? 'all')
       summaries.sort((a, b) => b.updatedAt - a.updatedAt)

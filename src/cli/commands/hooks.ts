@@ -5,6 +5,7 @@ import type { Command } from 'commander'
 import { displayPath } from '../../hooks/config-file.js'
 import { loadHookCatalog, recordTrust, type HookDefinition } from '../../hooks/index.js'
 import { reinHome } from '../../store/home.js'
+import { workspaceTrust } from '../../trust/workspace.js'
 import { fail, UsageError } from '../fail.js'
 
 export interface HooksCommandOptions {
@@ -25,7 +26,7 @@ function trustOf(definition: HookDefinition, untrusted: ReadonlySet<HookDefiniti
 const TRUST_LABEL: Record<Trust, string> = {
   user: 'user file, runs',
   trusted: 'project file, trusted',
-  untrusted: 'project file, NOT trusted: run `rein hooks trust` to allow it',
+  untrusted: 'project file, NOT trusted: run `rein trust` (or `rein hooks trust`) to allow it',
 }
 
 /**
@@ -33,7 +34,7 @@ const TRUST_LABEL: Record<Trust, string> = {
  * file and trust. Files that could not be read are reported on stderr. Returns the exit code.
  */
 export function listHooks(options: HooksCommandOptions & { json?: boolean }): number {
-  const catalog = loadHookCatalog(options)
+  const catalog = loadHookCatalog({ ...options, workspaceTrusted: workspaceTrust(options).trusted })
   for (const problem of catalog.problems) options.writeError(`rein: ${problem}\n`)
   const untrusted = new Set(catalog.untrusted)
   const all = [...catalog.active, ...catalog.untrusted].sort((a, b) => a.order - b.order)

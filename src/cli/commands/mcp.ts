@@ -1,6 +1,8 @@
 import type { Command } from 'commander'
 import { loadSettings } from '../../config/settings.js'
-import { loadMcpConfig, McpManager, readProjectMcpFile, trustProjectMcp, type McpServerStatus } from '../../mcp/index.js'
+import { displayPath } from '../../hooks/config-file.js'
+import { loadMcpConfig, McpManager, readProjectMcpFile, trustProjectMcp, type McpServerStatus, type UntrustedServer } from '../../mcp/index.js'
+import { workspaceTrust } from '../../trust/workspace.js'
 import { reinHome } from '../../store/home.js'
 import { fail } from '../fail.js'
 
@@ -29,17 +31,35 @@ function describeServer(status: McpServerStatus, descriptions: Map<string, strin
   return [head, ...tools].join('\n')
 }
 
+/** Project servers that did not start for want of trust, and the command that trusts them. */
+function describeUntrusted(servers: readonly UntrustedServer[], dir: string, cwd: string): string {
+  const lines = servers.map(
+    (server) => `${server.name} (project, ${displayPath(server.file, cwd)}): untrusted${server.status === 'changed' ? ', changed since it was trusted' : ''}, not started`,
+  )
+  return [...lines, `Run \`rein trust ${dir}\` to trust this workspace (or \`rein mcp trust\` for its servers alone).`].join('\n')
+}
+
 /**
  * `rein mcp list`: connects every configured server once (no restarts), prints each with its state and tools, and
- * closes them. Problems (untrusted or malformed entries) and failure reports go to stderr. Returns the exit code:
+ * closes them. Project servers that are not trusted are listed as untrusted, with the command that trusts them;
+ * problems (malformed entries) and failure reports go to stderr. Returns the exit code:
  * 0 even when a server failed, since showing that is the command's job.
  */
 export async function listMcpServers(options: McpListOptions): Promise<number> {
-  const settings = loadSettings(options.cwd, options.home)
-  const { servers, problems } = loadMcpConfig({ cwd: options.cwd, settings, home: options.home, trustProject: options.trustProject })
+  const trust = workspaceTrust({ cwd: options.cwd, home: options.home, once: options.trustProject })
+  const settings = loadSettings(options.cwd, options.home, { workspaceTrusted: trust.trusted })
+  const { servers, problems, untrusted } = loadMcpConfig({
+    cwd: options.cwd,
+    settings,
+    home: options.home,
+    trustProject: trust.trusted,
+    quietUntrusted: true,
+  })
   for (const problem of problems) options.writeError(`rein: ${problem}\n`)
+  const untrustedRows = untrusted.map((server) => ({ name: server.name, state: 'untrusted' as const, status: server.status, file: server.file }))
   if (servers.length === 0) {
-    if (options.json) options.write('[]\n')
+    if (options.json) options.write(JSON.stringify(untrustedRows, null, 2) + '\n')
+    else if (untrusted.length) options.write(describeUntrusted(untrusted, trust.dir, options.cwd) + '\n')
     else options.write('No MCP servers are configured. Add them to .mcp.json or to "mcpServers" in Rein\'s settings.\n')
     return 0
   }
@@ -53,10 +73,12 @@ export async function listMcpServers(options: McpListOptions): Promise<number> {
     await manager.start()
     const status = manager.status()
     if (options.json) {
-      options.write(JSON.stringify(status, null, 2) + '\n')
+      options.write(JSON.stringify([...status, ...untrustedRows], null, 2) + '\n')
     } else {
       const descriptions = new Map(manager.tools().map((tool) => [tool.name, tool.description]))
-      options.write(status.map((server) => describeServer(server, descriptions)).join('\n') + '\n')
+      const lines = status.map((server) => describeServer(server, descriptions))
+      if (untrusted.length) lines.push(describeUntrusted(untrusted, trust.dir, options.cwd))
+      options.write(lines.join('\n') + '\n')
     }
   } finally {
     await manager.close()
@@ -82,7 +104,7 @@ export function registerMcpCommand(program: Command): void {
     .command('list')
     .description('connect each configured MCP server and show its status and tools')
     .option('--json', 'print the status as JSON')
-    .option('--trust-project', "include the project's .mcp.json servers without checking trust")
+    .option('--trust-project', "trust this workspace's servers for this command only")
     .option('--timeout <seconds>', 'how long each server may take to start', '30')
     .action(async (flags: { json?: boolean; trustProject?: boolean; timeout: string }) => {
       try {

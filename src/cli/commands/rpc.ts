@@ -1,4 +1,4 @@
-import type { Command } from 'commander'
+import { Option, type Command } from 'commander'
 import { runRpc } from '../rpc/rpc-mode.js'
 import { agentOptions, type RunFlags } from './run.js'
 import { fail } from '../fail.js'
@@ -16,7 +16,8 @@ export function registerRpcCommand(program: Command): void {
     .option('--cwd <dir>', 'working directory')
     .option('--permission-mode <mode>', 'permission mode')
     .option('--allow <rule...>', 'extra allow rules')
-    .option('--trust-project-hooks', 'run project hooks and MCP servers without asking')
+    .option('--trust-project', "trust this workspace's settings, hooks and MCP servers for this run only")
+    .addOption(new Option('--trust-project-hooks', 'alias of --trust-project').hideHelp())
     .option('--ask-permissions', 'send permission requests to the client instead of denying')
     .action(async (flags: RunFlags & { askPermissions?: boolean }) => {
       try {

@@ -22,6 +22,8 @@ export interface RunFlags {
   cwd?: string
   permissionMode?: PermissionMode
   allow?: string[]
+  trustProject?: boolean
+  /** The old spelling of `--trust-project`, kept as an alias. */
   trustProjectHooks?: boolean
 }
 
@@ -48,7 +50,8 @@ export function registerRunCommand(program: Command): void {
     .option('--cwd <dir>', 'working directory (default: the current one)')
     .addOption(new Option('--permission-mode <mode>', 'permission mode').choices([...PERMISSION_MODES]))
     .option('--allow <rule...>', 'extra allow rules for this run, e.g. "Bash(npm test)"')
-    .option('--trust-project-hooks', 'run project hooks and MCP servers without asking')
+    .option('--trust-project', "trust this workspace's settings, hooks and MCP servers for this run only")
+    .addOption(new Option('--trust-project-hooks', 'alias of --trust-project').hideHelp())
     .action(async (words: string[], flags: RunFlags) => {
       try {
         process.exitCode = await run(words, flags)
@@ -104,7 +107,7 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     maxSteps: flags.maxTurns,
     permissionMode: flags.permissionMode,
     allow: flags.allow,
-    trustProjectHooks: flags.trustProjectHooks,
+    trustProject: flags.trustProject || flags.trustProjectHooks,
   }
 }
 

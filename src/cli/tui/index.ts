@@ -6,6 +6,8 @@ import { reinHome } from '../../store/home.js'
 import { App } from './App.js'
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './bracketed-paste.js'
 import { FirstRun } from './FirstRun.js'
+import { TrustPrompt } from './TrustPrompt.js'
+import { describeGrant, trustWorkspace, workspaceTrust } from '../../trust/workspace.js'
 import { realServices } from './real-services.js'
 import type { TuiExit } from './services.js'
 
@@ -59,6 +61,8 @@ async function runSessions(
   home: string,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
+  await askWorkspaceTrust({ cwd: options.cwd, home, once: options.trustProject, stdin, stdout })
+
   let open: OpenAgentOptions = { ...options, home, env }
   let prefill: string | undefined
   let initialPrompt = options.initialPrompt?.trim() || undefined
@@ -100,7 +104,7 @@ async function runSessions(
       effort: agent.config.effort,
       permissionMode: agent.permissionMode,
       allow: options.allow,
-      trustProjectHooks: options.trustProjectHooks,
+      trustProject: options.trustProject,
       mcpServers: options.mcpServers,
       extensions: options.extensions,
       adapter: options.adapter,
@@ -108,6 +112,30 @@ async function runSessions(
       fork: exit.fork,
     }
   }
+}
+
+/** The one trust question on first start in an untrusted workspace that defines anything needing trust. */
+async function askWorkspaceTrust(options: {
+  cwd: string
+  home: string
+  once?: boolean
+  stdin: NodeJS.ReadStream
+  stdout: NodeJS.WriteStream
+}): Promise<void> {
+  const trust = workspaceTrust({ cwd: options.cwd, home: options.home, once: options.once })
+  if (trust.trusted || trust.grants.length === 0) return
+  let answer = false
+  const app = render(
+    createElement(TrustPrompt, {
+      dir: trust.dir,
+      changed: trust.status === 'changed',
+      grants: trust.grants.map(describeGrant),
+      onAnswer: (yes: boolean) => (answer = yes),
+    }),
+    { stdin: options.stdin, stdout: options.stdout, exitOnCtrlC: false },
+  )
+  await app.waitUntilExit()
+  if (answer) trustWorkspace({ cwd: options.cwd, home: options.home, shown: trust.grants })
 }
 
 function sessionBanner(id: string, open: OpenAgentOptions): string {

@@ -5,6 +5,7 @@ import { glob } from 'tinyglobby'
 import { addLocalAllowRule, type Settings } from '../../config/settings.js'
 import { costOf, modelInfo } from '../../llm/catalog.js'
 import { modelOverridesOf } from '../../llm/model-settings.js'
+import { keepingTrust } from '../../trust/workspace.js'
 import { JsonlStore } from '../../store/jsonl-store.js'
 import { listSessions } from '../../store/listing.js'
 import type { TuiServices } from './services.js'
@@ -33,7 +34,7 @@ export function realServices(options: { home: string; settings: Settings }): Tui
       const info = modelInfo(model, overrides)
       return { contextWindow: info.contextWindow, cost: (usage, time) => costOf(usage, info, time) }
     },
-    addLocalAllowRule,
+    addLocalAllowRule: (cwd, rule) => keepingTrust({ cwd, home: options.home }, () => addLocalAllowRule(cwd, rule)),
     listSessions: async (cwd) =>
       (await listSessions(store, cwd)).map((s) => ({
         id: s.id,
