@@ -13,6 +13,8 @@ export interface GrepQuery {
   /** Stop after this many result lines; `cut` then says so. */
   maxLines: number
   signal: AbortSignal
+  /** The environment ripgrep runs with: Rein's less every secret (`commandEnv`). */
+  env?: NodeJS.ProcessEnv
   /** Why a file may not be searched (the read guard), or undefined; refused files are left out of the results. */
   refuses?: (absolute: string) => string | undefined
 }

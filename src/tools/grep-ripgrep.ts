@@ -39,7 +39,7 @@ export async function ripgrep(rg: string, q: GrepQuery): Promise<GrepResult> {
   }
   args.push('-e', q.pattern, '--', displayPath(q.cwd, q.target))
 
-  const child = spawn(rg, args, { cwd: q.cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: q.signal })
+  const child = spawn(rg, args, { cwd: q.cwd, env: q.env ?? {}, stdio: ['ignore', 'pipe', 'pipe'], signal: q.signal })
   const lines: string[] = []
   let cut = false
   let stderr = ''

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { builtinGrep } from './grep-builtin.js'
 import type { GrepQuery } from './grep-query.js'
 import { findRipgrep, ripgrep } from './grep-ripgrep.js'
+import { commandEnv } from './process-group.js'
 import { leftOutNote, readGuardOf } from '../permissions/read-guard.js'
 import { resolveToolPath } from './paths.js'
 import { capForModel } from './spill.js'
@@ -55,6 +56,7 @@ export const grepTool: Tool<Args> = {
       after: args['-A'] ?? args['-C'] ?? 0,
       maxLines: GREP_MAX_LINES,
       signal: ctx.signal,
+      env: commandEnv(ctx.state),
       refuses: readGuardOf(ctx.state)?.refuses,
     }
     const engine = grepEngine()
