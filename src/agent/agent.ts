@@ -247,10 +247,14 @@ export class Agent implements AgentApi {
     this.cancel()
     if (this.loop) await this.loop
     this.closed = true
-    await this.listeners.sessionEnd(this, reason)
-    this.unsubscribe()
-    await this.session.close()
-    await this.options.onClose?.()
+    try {
+      await this.listeners.sessionEnd(this, reason)
+      this.unsubscribe()
+      await this.session.close()
+    } finally {
+      // Tool processes and MCP servers are released even when the log's last write failed.
+      await this.options.onClose?.()
+    }
   }
 
   private emit(event: LiveEvent): void {
@@ -286,11 +290,21 @@ export class Agent implements AgentApi {
     })
   }
 
+  /** Runs turns while inputs wait. A failed log write ends the run: no turn starts after it. */
   private async drain(): Promise<void> {
-    while (!this.closed && this.inbox.hasWaking()) {
+    while (!this.closed && !this.session.writeFailure && this.inbox.hasWaking()) {
       this.lastOutcome = await this.runTurn()
     }
-    await this.session.flush()
+    await this.flushUnlessFailed()
+  }
+
+  /** Flushes the log; once a write has failed, the turn's outcome already carries the failure, so it is not thrown again. */
+  private async flushUnlessFailed(): Promise<void> {
+    try {
+      await this.session.flush()
+    } catch (error) {
+      if (error !== this.session.writeFailure) throw error
+    }
   }
 
   /** One turn: `turn/start`, steps until the model stops asking for tools and nothing steers, `turn/end`. */
@@ -308,10 +322,14 @@ export class Agent implements AgentApi {
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : `Unexpected failure: ${String(error)}`
-      end = new TurnEnd('error', { code: error instanceof ListenerError ? 'listener' : 'internal', message })
+      const code = this.session.writeFailure ? 'write-failed' : error instanceof ListenerError ? 'listener' : 'internal'
+      end = new TurnEnd('error', { code, message: this.session.writeFailure?.message ?? message })
     }
     this.session.append('turn/end', { turn, reason: end.reason, ...(end.error ? { error: end.error } : {}) })
-    await this.session.flush()
+    await this.flushUnlessFailed()
+    // The turn's own end may be what could not be written: then the run failed, whatever the turn reached.
+    const failure = this.session.writeFailure
+    if (failure) return { turn, reason: 'error', message: failure.message }
     return { turn, reason: end.reason, ...(end.error ? { message: end.error.message } : {}) }
   }
 
