@@ -100,6 +100,8 @@ export class Agent implements AgentApi {
   private closed = false
   /** The turn in which automatic compaction last failed; it is not tried again in that turn. */
   private autoCompactionFailedIn = 0
+  /** Set by `interrupt`: the running turn ends `interrupted` rather than `aborted`. */
+  private interrupted = false
   /** Why `stopTurn` ended the running turn, when it did. */
   private stopMessage: string | undefined
   /** Set while a manual compaction runs outside a turn. */
@@ -174,6 +176,15 @@ export class Agent implements AgentApi {
   cancel(): void {
     if (this.loop && this.abort && !this.abort.signal.aborted) this.abort.abort()
     this.compacting?.abort()
+  }
+
+  /**
+   * Ends the running turn as `interrupted`: the process is going away on a signal. Otherwise exactly like `cancel`
+   * (running tools' process groups are killed; the turn's end is committed).
+   */
+  interrupt(): void {
+    if (this.loop && this.abort && !this.abort.signal.aborted) this.interrupted = true
+    this.cancel()
   }
 
   stopTurn(message: string): void {
@@ -314,12 +325,13 @@ export class Agent implements AgentApi {
     const signal = this.abort.signal
     this.session.append('turn/start', { turn })
     this.stopMessage = undefined
+    this.interrupted = false
     let end: TurnEnd
     try {
       end = await this.runSteps(turn, signal)
       if (end.reason === 'aborted' && this.stopMessage !== undefined) {
         end = new TurnEnd('blocked', { code: 'stopped', message: this.stopMessage })
-      }
+      } else if (end.reason === 'aborted' && this.interrupted) end = new TurnEnd('interrupted')
     } catch (error) {
       const message = error instanceof Error ? error.message : `Unexpected failure: ${String(error)}`
       const code = this.session.writeFailure ? 'write-failed' : error instanceof ListenerError ? 'listener' : 'internal'

@@ -1,5 +1,6 @@
 import { openAgentWithContext, type OpenAgentOptions } from '../../agent/open.js'
 import type { LiveEvent } from '../../agent/types.js'
+import { onExitSignals } from '../exit-signals.js'
 import { exitCodeFor, summarize } from './result.js'
 
 export type OutputFormat = 'text' | 'json' | 'stream-json'
@@ -12,8 +13,8 @@ export interface PrintOptions extends OpenAgentOptions {
 }
 
 /**
- * Runs one prompt to completion (`rein -p`). Ctrl-C cancels the turn cleanly; a second Ctrl-C exits at once.
- * Returns the process exit code.
+ * Runs one prompt to completion (`rein -p`). SIGINT, SIGTERM and SIGHUP end the turn `interrupted` and close
+ * everything cleanly (exit 130, 143, 129); a second signal exits at once. Returns the process exit code.
  */
 export async function runPrint(options: PrintOptions): Promise<number> {
   const out = options.stdout ?? process.stdout
@@ -33,13 +34,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     else if (event.type === 'notice' && event.level !== 'info') err.write(`rein: ${event.message}\n`)
   })
 
-  let interrupts = 0
-  const onSigint = (): void => {
-    interrupts++
-    if (interrupts === 1) agent.cancel()
-    else process.exit(130)
-  }
-  process.on('SIGINT', onSigint)
+  const signals = onExitSignals(() => agent.interrupt())
   try {
     agent.followUp(options.prompt)
     const outcome = await agent.whenIdle()
@@ -51,9 +46,9 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     } else {
       write(result)
     }
-    return exitCodeFor(outcome)
+    return signals.code ?? exitCodeFor(outcome)
   } finally {
-    process.off('SIGINT', onSigint)
-    await agent.close('exit')
+    signals.dispose()
+    await agent.close(signals.received ? 'signal' : 'exit')
   }
 }

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { openAgentWithContext, type OpenAgentOptions, type OpenedAgent } from '../../agent/open.js'
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { PERMISSION_MODES } from '../../agent/types.js'
+import { onExitSignals } from '../exit-signals.js'
 
 /**
  * `rein rpc`: newline-delimited JSON over stdio. Every command line gets one `response` line with `ok`; events
@@ -163,6 +164,11 @@ export async function runRpc(options: RpcOptions): Promise<number> {
   }
 
   const lines = createInterface({ input: options.input ?? process.stdin, crlfDelay: Infinity })
+  // A signal ends the run like Ctrl-C: the turn ends interrupted, reading stops, and the agent closes below.
+  const signals = onExitSignals(() => {
+    opened.agent.interrupt()
+    lines.close()
+  })
   let queue = Promise.resolve(true)
   let running = true
   for await (const line of lines) {
@@ -194,7 +200,8 @@ export async function runRpc(options: RpcOptions): Promise<number> {
     if (!running) break
   }
   lines.close()
+  signals.dispose()
   unsubscribe()
-  await opened.agent.close('exit')
-  return 0
+  await opened.agent.close(signals.received ? 'signal' : 'exit')
+  return signals.code ?? 0
 }

@@ -2,7 +2,9 @@ import { render } from 'ink'
 import { createElement } from 'react'
 import { openAgentWithContext, type OpenAgentOptions } from '../../agent/open.js'
 import { credentialsPath, resolveApiKey } from '../../llm/credentials.js'
+import { SessionError } from '../../store/errors.js'
 import { reinHome } from '../../store/home.js'
+import { onExitSignals, type ExitSignals } from '../exit-signals.js'
 import { App } from './App.js'
 import { FirstRun } from './FirstRun.js'
 import { realServices } from './real-services.js'
@@ -44,10 +46,21 @@ export async function runTui(options: TuiOptions): Promise<number> {
       opened = await openAgentWithContext(open)
     } catch (error) {
       process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+      if (error instanceof SessionError && error.code === 'busy' && open.resume) {
+        process.stderr.write(`To read it meanwhile: rein sessions show ${open.resume}; to go on from a copy now: rein --fork ${open.resume}\n`)
+      }
       return 1
     }
     const { agent } = opened
+    let signals: ExitSignals | undefined
     const exit = await new Promise<TuiExit>((resolve) => {
+      // SIGTERM and SIGHUP (a closed terminal) end the UI like quitting during a turn: it is interrupted, tools are
+      // killed and the log is closed before the process exits with 143 or 129.
+      signals = onExitSignals(() => {
+        agent.interrupt()
+        app.unmount()
+        resolve({ kind: 'quit' })
+      })
       const app = render(
         createElement(App, {
           agent,
@@ -65,7 +78,9 @@ export async function runTui(options: TuiOptions): Promise<number> {
       if (initialPrompt) agent.followUp(initialPrompt)
       initialPrompt = undefined
     })
-    await agent.close(exit.kind === 'quit' ? 'exit' : 'switch')
+    signals?.dispose()
+    await agent.close(signals?.received ? 'signal' : exit.kind === 'quit' ? 'exit' : 'switch')
+    if (signals?.code) return signals.code
     if (exit.kind === 'quit') return 0
     prefill = exit.prefill
     open = {
