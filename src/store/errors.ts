@@ -34,7 +34,7 @@ export function damagedLine(location: string, line: number, what: string): Sessi
 /** Why a write failed, in words, from the system error code. */
 function writeProblem(error: unknown): string {
   let cause: unknown = error
-  while (cause instanceof Error && !(cause as NodeJS.ErrnoException).code && cause.cause !== undefined) cause = cause.cause
+  while (cause instanceof SessionError && cause.code !== 'busy' && cause.cause !== undefined) cause = cause.cause
   switch ((cause as NodeJS.ErrnoException | undefined)?.code) {
     case 'ENOSPC':
     case 'EDQUOT':
@@ -49,7 +49,7 @@ function writeProblem(error: unknown): string {
     case 'EPERM':
       return 'permission denied'
     default:
-      return error instanceof SessionError && error.code === 'busy' ? 'another process took over the session' : 'a write error'
+      return cause instanceof SessionError && cause.code === 'busy' ? 'another process took over the session' : 'a write error'
   }
 }
 
