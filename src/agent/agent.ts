@@ -378,7 +378,13 @@ export class Agent implements AgentApi {
         lastAssistant = response.message
 
         const calls = toolCallsOf(response.message)
-        if (response.finish === 'max-tokens') return new TurnEnd('max-tokens')
+        if (response.finish === 'max-tokens') {
+          const model = this.modelConfig.model
+          return new TurnEnd('max-tokens', {
+            code: 'max-tokens',
+            message: `The answer hit the output limit before it finished; raise models.${model}.maxOutput in settings.json, or ask for a shorter answer.`,
+          })
+        }
         if (calls.length) {
           await runToolCalls(calls, {
             turn,

@@ -51,7 +51,7 @@ export function recordTrust(home: string, definitions: readonly HookDefinition[]
     trust.hooks[definition.hash] = { file: definition.file.path, event: definition.event, command: definition.command, trustedAt: now }
   }
   const path = trustFilePath(home)
-  mkdirSync(dirname(path), { recursive: true })
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const temporary = `${path}.${process.pid}.tmp`
   writeFileSync(temporary, JSON.stringify(trust, null, 2) + '\n', { mode: 0o600 })
   renameSync(temporary, path)

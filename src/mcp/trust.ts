@@ -54,7 +54,7 @@ export function storeTrust(home: string, cwd: string, definitions: Record<string
     Object.entries(definitions).map(([name, raw]) => [name, definitionHash(raw)]),
   )
   const path = trustFilePath(home)
-  mkdirSync(dirname(path), { recursive: true })
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const temporary = `${path}.${process.pid}.tmp`
   writeFileSync(temporary, JSON.stringify(trust, null, 2) + '\n', { mode: 0o600 })
   renameSync(temporary, path)
