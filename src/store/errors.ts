@@ -55,14 +55,15 @@ function writeProblem(error: unknown): string {
 
 /**
  * The end of a run whose log could not be written: one sentence saying what happened, what is safe, and how to go
- * on. `lastSaved` is the seq of the last durable event.
+ * on. `lastSaved` is the seq of the last durable event (-1 when only the header is).
  */
 export function writeFailed(id: string, lastSaved: number, error: unknown): SessionError {
   const problem = writeProblem(error)
   const remedy = problem === 'disk full' ? 'free space and run' : 'fix that and run'
+  const saved = lastSaved >= 0 ? `everything up to event ${lastSaved} is saved` : 'only its header is saved'
   return new SessionError(
     'write-failed',
-    `Rein could not write the session log (${problem}); everything up to event ${lastSaved} is saved; ${remedy} rein --resume ${id}.`,
+    `Rein could not write the session log (${problem}); ${saved}; ${remedy} rein --resume ${id}.`,
     { cause: error },
   )
 }

@@ -62,6 +62,7 @@ export function takeFileLease(path: string, id: string, staleMs = DEFAULT_STALE_
 class FileLease implements SessionLease {
   private released = false
   private readonly timer: NodeJS.Timeout
+  private readonly written: string
 
   constructor(
     private readonly path: string,
@@ -69,6 +70,7 @@ class FileLease implements SessionLease {
     private readonly ino: number,
     staleMs: number,
   ) {
+    this.written = JSON.stringify(owner)
     this.timer = setInterval(() => this.refresh(), Math.max(50, Math.floor(staleMs / 4)))
     this.timer.unref()
   }
@@ -76,7 +78,8 @@ class FileLease implements SessionLease {
   held(): boolean {
     if (this.released) return false
     try {
-      return statSync(this.path).ino === this.ino
+      // The inode alone is not enough: a file system may give a new lock file the inode of the removed one.
+      return statSync(this.path).ino === this.ino && readFileSync(this.path, 'utf8') === this.written
     } catch {
       // The lock file is gone: someone removed it, so this process no longer holds the lease.
       return false
