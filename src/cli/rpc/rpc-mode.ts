@@ -63,8 +63,11 @@ async function* boundedLines(input: NodeJS.ReadableStream, limit: number, stop: 
     }
     if (!stop.aborted) yield* limiter.end()
   } finally {
-    // Stops reading (and releases stdin) so the process can exit after a signal.
+    // Stops reading and releases the input, so the process can exit after a signal while the client keeps its end open.
     void iterator.return?.()
+    const stream = input as NodeJS.ReadableStream & { destroy?: () => void }
+    stream.pause()
+    stream.destroy?.()
   }
 }
 
