@@ -41,8 +41,15 @@ export function busyError(id: string, holder: LeaseOwner | undefined): SessionEr
   return new SessionError(
     'busy',
     `Session ${id} is open for writing by ${who}; wait for it to finish, or continue a copy with rein --fork ${id}.`,
-    { cause: holder },
+    { cause: { sessionId: id, holder } },
   )
+}
+
+/** The session a `busy` refusal names, for front ends that offer to fork it instead. */
+export function busySessionId(error: unknown): string | undefined {
+  if (!(error instanceof SessionError) || error.code !== 'busy') return undefined
+  const cause = error.cause as { sessionId?: unknown } | undefined
+  return typeof cause?.sessionId === 'string' ? cause.sessionId : undefined
 }
 
 /** Takes the lease file at `path` for session `id`, or throws a `busy` SessionError naming the holder. */

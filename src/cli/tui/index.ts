@@ -2,7 +2,7 @@ import { render } from 'ink'
 import { createElement } from 'react'
 import { openAgentWithContext, type OpenAgentOptions } from '../../agent/open.js'
 import { credentialsPath, resolveApiKey } from '../../llm/credentials.js'
-import { SessionError } from '../../store/errors.js'
+import { busySessionId } from '../../store/lease.js'
 import { reinHome } from '../../store/home.js'
 import { onExitSignals, type ExitSignals } from '../exit-signals.js'
 import { App } from './App.js'
@@ -46,8 +46,10 @@ export async function runTui(options: TuiOptions): Promise<number> {
       opened = await openAgentWithContext(open)
     } catch (error) {
       process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
-      if (error instanceof SessionError && error.code === 'busy' && open.resume) {
-        process.stderr.write(`To read it meanwhile: rein sessions show ${open.resume}; to go on from a copy now: rein --fork ${open.resume}\n`)
+      const busy = busySessionId(error)
+      if (busy && (await offerFork(busy, stdin, stdout))) {
+        open = { ...open, resume: undefined, continueLatest: false, fork: { id: busy } }
+        continue
       }
       return 1
     }
@@ -104,4 +106,19 @@ export async function runTui(options: TuiOptions): Promise<number> {
 function sessionBanner(id: string, open: OpenAgentOptions): string {
   const how = open.resume || open.continueLatest ? 'Resumed' : open.fork ? 'Forked into' : 'New'
   return `${how} session ${id.slice(0, 8)} in ${open.cwd}. /help lists commands.`
+}
+
+/**
+ * A session another process is writing can still be read or copied: asks whether to continue in a fork now. Reads
+ * one line; anything but `f` declines (the user is told how to read it instead).
+ */
+async function offerFork(id: string, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises')
+  const question = createInterface({ input: stdin, output: stdout })
+  try {
+    const answer = await question.question(`Fork it and continue in the copy [f], or quit [q]? (To read it: rein sessions show ${id}) `)
+    return answer.trim().toLowerCase().startsWith('f')
+  } finally {
+    question.close()
+  }
 }
