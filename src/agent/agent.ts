@@ -100,6 +100,8 @@ export class Agent implements AgentApi {
   private closed = false
   /** The turn in which automatic compaction last failed; it is not tried again in that turn. */
   private autoCompactionFailedIn = 0
+  /** Set by `interrupt`: the running turn ends `interrupted` rather than `aborted`. */
+  private interrupted = false
   /** Why `stopTurn` ended the running turn, when it did. */
   private stopMessage: string | undefined
   /** Set while a manual compaction runs outside a turn. */
@@ -174,6 +176,15 @@ export class Agent implements AgentApi {
   cancel(): void {
     if (this.loop && this.abort && !this.abort.signal.aborted) this.abort.abort()
     this.compacting?.abort()
+  }
+
+  /**
+   * Ends the running turn as `interrupted`: the process is going away on a signal. Otherwise exactly like `cancel`
+   * (running tools' process groups are killed; the turn's end is committed).
+   */
+  interrupt(): void {
+    if (this.loop && this.abort && !this.abort.signal.aborted) this.interrupted = true
+    this.cancel()
   }
 
   stopTurn(message: string): void {
@@ -251,10 +262,14 @@ export class Agent implements AgentApi {
     this.cancel()
     if (this.loop) await this.loop
     this.closed = true
-    await this.listeners.sessionEnd(this, reason)
-    this.unsubscribe()
-    await this.session.close()
-    await this.options.onClose?.()
+    try {
+      await this.listeners.sessionEnd(this, reason)
+      this.unsubscribe()
+      await this.session.close()
+    } finally {
+      // Tool processes and MCP servers are released even when the log's last write failed.
+      await this.options.onClose?.()
+    }
   }
 
   private emit(event: LiveEvent): void {
@@ -290,11 +305,21 @@ export class Agent implements AgentApi {
     })
   }
 
+  /** Runs turns while inputs wait. A failed log write ends the run: no turn starts after it. */
   private async drain(): Promise<void> {
-    while (!this.closed && this.inbox.hasWaking()) {
+    while (!this.closed && !this.session.writeFailure && this.inbox.hasWaking()) {
       this.lastOutcome = await this.runTurn()
     }
-    await this.session.flush()
+    await this.flushUnlessFailed()
+  }
+
+  /** Flushes the log; once a write has failed, the turn's outcome already carries the failure, so it is not thrown again. */
+  private async flushUnlessFailed(): Promise<void> {
+    try {
+      await this.session.flush()
+    } catch (error) {
+      if (error !== this.session.writeFailure) throw error
+    }
   }
 
   /** One turn: `turn/start`, steps until the model stops asking for tools and nothing steers, `turn/end`. */
@@ -304,18 +329,23 @@ export class Agent implements AgentApi {
     const signal = this.abort.signal
     this.session.append('turn/start', { turn })
     this.stopMessage = undefined
+    this.interrupted = false
     let end: TurnEnd
     try {
       end = await this.runSteps(turn, signal)
       if (end.reason === 'aborted' && this.stopMessage !== undefined) {
         end = new TurnEnd('blocked', { code: 'stopped', message: this.stopMessage })
-      }
+      } else if (end.reason === 'aborted' && this.interrupted) end = new TurnEnd('interrupted')
     } catch (error) {
       const message = error instanceof Error ? error.message : `Unexpected failure: ${String(error)}`
-      end = new TurnEnd('error', { code: error instanceof ListenerError ? 'listener' : 'internal', message })
+      const code = this.session.writeFailure ? 'write-failed' : error instanceof ListenerError ? 'listener' : 'internal'
+      end = new TurnEnd('error', { code, message: this.session.writeFailure?.message ?? message })
     }
     this.session.append('turn/end', { turn, reason: end.reason, ...(end.error ? { error: end.error } : {}) })
-    await this.session.flush()
+    await this.flushUnlessFailed()
+    // The turn's own end may be what could not be written: then the run failed, whatever the turn reached.
+    const failure = this.session.writeFailure
+    if (failure) return { turn, reason: 'error', message: failure.message }
     return { turn, reason: end.reason, ...(end.error ? { message: this.session.redact(end.error.message) } : {}) }
   }
 
@@ -352,7 +382,13 @@ export class Agent implements AgentApi {
         lastAssistant = response.message
 
         const calls = toolCallsOf(response.message)
-        if (response.finish === 'max-tokens') return new TurnEnd('max-tokens')
+        if (response.finish === 'max-tokens') {
+          const model = this.modelConfig.model
+          return new TurnEnd('max-tokens', {
+            code: 'max-tokens',
+            message: `The answer hit the output limit before it finished; raise models.${model}.maxOutput in settings.json, or ask for a shorter answer.`,
+          })
+        }
         if (calls.length) {
           await runToolCalls(calls, {
             turn,

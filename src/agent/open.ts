@@ -26,7 +26,7 @@ import { builtinTools, createToolState, disposeToolState, toolSchemas } from '..
 import { setModelVision } from '../tools/read-image.js'
 import { Compactor, type CompactionSettings } from '../compaction/compactor.js'
 import { Agent } from './agent.js'
-import type { Extension, SessionStartSource } from './extensions.js'
+import type { Extension, SessionStartSource, ToolCallInfo } from './extensions.js'
 import type { AgentApi, PermissionMode } from './types.js'
 
 export interface OpenAgentOptions {
@@ -51,6 +51,8 @@ export interface OpenAgentOptions {
   extensions?: Extension<AgentApi>[]
   /** Tests and the demo may supply the adapter. */
   adapter?: ModelAdapter
+  /** Told of each call refused because it needed approval and nothing could ask, with a rule that would allow it. */
+  onPermissionRefused?: (call: ToolCallInfo, rule: string | undefined) => void
   /** Called with problems found while loading hooks or servers (one sentence each). */
   onProblem?: (message: string) => void
 }
@@ -202,7 +204,10 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     onPermissionAsked: (request) => void hooks.permissionAsked(request),
     suggestRule: (call) => policy.suggestedRule(call),
     allowAlways: (rule) => policy.allowForSession(rule),
-    permissionNeeded: permissionNeededMessage,
+    permissionNeeded: (call) => {
+      options.onPermissionRefused?.(call, policy.suggestedRule(call))
+      return permissionNeededMessage(call)
+    },
     extensions: [
       hooks.extension,
       workspaceInstructions({ home }),

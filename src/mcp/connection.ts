@@ -85,8 +85,14 @@ export class ServerConnection {
     if (!client || this.state !== 'connected') {
       return errorOutput(`MCP server "${server}" is not connected (${this.state}); its tools are unavailable until it restarts.`)
     }
+    // The SDK adds an abort listener to the signal it is given and never removes it. The turn's signal lives for many
+    // calls, so each call gets its own signal, linked to the turn's only until the call ends.
+    const own = new AbortController()
+    const forward = (): void => own.abort(signal.reason)
+    if (signal.aborted) own.abort(signal.reason)
+    else signal.addEventListener('abort', forward, { once: true })
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs })
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal: own.signal, timeout: timeoutMs })
       return toToolOutput(result)
     } catch (error) {
       if (signal.aborted) return errorOutput(`the call to MCP tool "${tool}" was cancelled by the user.`)
@@ -103,6 +109,8 @@ export class ServerConnection {
       // Anything else is the transport failing (an HTTP server that went away, a broken pipe): the connection is gone.
       this.lost(client, `failed (${describeError(error)})`)
       return errorOutput(`MCP server "${server}" could not be reached while running "${tool}" (${describeError(error)}); the call's outcome is unknown.`)
+    } finally {
+      signal.removeEventListener('abort', forward)
     }
   }
 

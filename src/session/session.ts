@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import type { Message } from '../llm/messages.js'
-import { SessionError } from '../store/errors.js'
+import { SessionError, writeFailed } from '../store/errors.js'
 import type { SessionStore, SessionWriter } from '../store/store.js'
 import {
   isKnownType,
@@ -62,6 +62,8 @@ export class Session {
   private flushing: Promise<void> = Promise.resolve()
   private closed = false
   private guard: CommitGuard | undefined
+  /** The first failed write. From then on nothing more is written: every flush fails with it. */
+  private failed: SessionError | undefined
   /** Set by `load`: what repair did. Empty for a created session. */
   repair: RepairReport = { appended: [] }
 
@@ -99,8 +101,17 @@ export class Session {
    * throws a `SessionError` naming the file and line and leaves the file untouched.
    */
   static async load(store: SessionStore, id: string): Promise<Session> {
-    const log = await readSessionLog(store, id)
-    const writer = await store.openAppend(id, log.end)
+    // The lease comes first: a read made before it could miss events its previous holder was still appending.
+    const lease = await store.lease(id)
+    let log: Awaited<ReturnType<typeof readSessionLog>>
+    let writer: SessionWriter
+    try {
+      log = await readSessionLog(store, id)
+      writer = await store.openAppend(id, log.end, lease)
+    } catch (error) {
+      await lease.release()
+      throw error
+    }
     const session = new Session(writer, log.header, log.events, log.surface)
     const appended = repairTail(log.events).map((pending) => session.append(pending.type, pending.data))
     session.repair = { appended, ...(log.end.torn ? { tornLine: log.end.torn.line } : {}) }
@@ -225,7 +236,13 @@ export class Session {
     return run
   }
 
+  /** The failure that ended writing to this session (`write-failed`), if a write failed. */
+  get writeFailure(): SessionError | undefined {
+    return this.failed
+  }
+
   private async writePending(): Promise<void> {
+    if (this.failed) throw this.failed
     if (!this.pending.length) return
     const lines = this.pending
     this.pending = []
@@ -233,7 +250,8 @@ export class Session {
       await this.writer.write(lines)
     } catch (error) {
       this.pending = lines.concat(this.pending)
-      throw error
+      this.failed = writeFailed(this.id, this.log.length - this.pending.length - 1, error)
+      throw this.failed
     }
   }
 
@@ -260,12 +278,22 @@ export class Session {
     }
   }
 
-  /** Flushes and releases the store's writer. Appending afterwards throws. */
+  /**
+   * Flushes and releases the store's writer (and its lease), even when the flush fails. Appending afterwards throws.
+   * Throws a write failure only if this last flush is the first to fail.
+   */
   async close(): Promise<void> {
     if (this.closed) return
-    await this.flush()
-    this.closed = true
-    await this.writer.close()
+    const knownFailure = this.failed
+    try {
+      await this.flush()
+    } catch (error) {
+      // A write failure already reported to whoever appended is not thrown a second time; a new one is.
+      if (error !== knownFailure) throw error
+    } finally {
+      this.closed = true
+      await this.writer.close()
+    }
   }
 }
 

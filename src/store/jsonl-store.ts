@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path'
 import type { SessionHeader } from '../session/events.js'
 import { damagedLine, SessionError } from './errors.js'
 import { cwdKey } from './home.js'
+import { busyError, takeFileLease, type SessionLease } from './lease.js'
 import { scanLines } from './line-reader.js'
 import type { ReadEnd, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from './store.js'
 import { summarizeDirectory } from './summary-index.js'
@@ -16,7 +17,7 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9-]*$/
  * The embedded store: one file per session at `<home>/sessions/<cwd-key>/<id>.jsonl`, the header on line 1 and one
  * event per later line. Files are only ever appended to; the one exception is cutting a torn last line before the
  * first append after a crash, and those bytes are first copied to `<id>.jsonl.torn-<time>-<random>` beside the file.
- * One process appends to a session at a time (Rein does not lock the file).
+ * One process appends to a session at a time: the writer lease is `<id>.jsonl.lock` beside the log (see lease.ts).
  */
 export class JsonlStore implements SessionStore {
   /** `<home>/sessions`. */
@@ -37,16 +38,18 @@ export class JsonlStore implements SessionStore {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 }).catch((error: unknown) => {
       throw fileError(error, dirname(path), 'create the directory')
     })
+    const lease = this.takeLease(path, header.id)
     let file: FileHandle
     try {
       file = await open(path, 'wx', 0o600)
     } catch (error) {
+      await lease.release()
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
         throw new SessionError('exists', `a session with id ${header.id} already exists at ${path}; use a new id.`)
       }
       throw fileError(error, path, 'create')
     }
-    const writer = new JsonlWriter(path, file, 0)
+    const writer = new JsonlWriter(path, file, 0, lease)
     await writer.write([JSON.stringify(header)])
     syncDirectory(dirname(path))
     this.paths.set(header.id, path)
@@ -97,13 +100,19 @@ export class JsonlStore implements SessionStore {
     }
   }
 
-  async openAppend(id: string, end: ReadEnd): Promise<SessionWriter> {
+  async lease(id: string): Promise<SessionLease> {
     const path = await this.find(id)
+    return this.takeLease(path, id)
+  }
+
+  async openAppend(id: string, end: ReadEnd, lease: SessionLease): Promise<SessionWriter> {
+    const path = await this.find(id)
+    if (!lease.held()) throw busyError(id, undefined)
     try {
       const size = (await stat(path)).size
       if (size > end.validBytes) await this.setTornTailAside(path, end.validBytes, size)
       const file = await open(path, 'a')
-      const writer = new JsonlWriter(path, file, end.validBytes)
+      const writer = new JsonlWriter(path, file, end.validBytes, lease)
       if (!end.endsWithNewline) await writer.writeRaw('\n')
       return writer
     } catch (error) {
@@ -167,6 +176,16 @@ export class JsonlStore implements SessionStore {
     throw new SessionError('not-found', `no session ${id} in ${this.root}; run \`rein sessions list --all\` to see the ids.`)
   }
 
+  /** Rein's lock files sit beside the log they guard; how stale a lease may get comes from `REIN_LEASE_STALE_MS`. */
+  private takeLease(path: string, id: string): SessionLease {
+    try {
+      return takeFileLease(`${path}.lock`, id, staleMs())
+    } catch (error) {
+      if (error instanceof SessionError) throw error
+      throw fileError(error, `${path}.lock`, 'create the lock file')
+    }
+  }
+
   private async cwdKeys(): Promise<string[]> {
     try {
       const entries = await readdir(this.root, { withFileTypes: true })
@@ -206,6 +225,7 @@ class JsonlWriter implements SessionWriter {
     private readonly file: FileHandle,
     /** Bytes in the file that hold complete, durable records: the point a failed write is cut back to. */
     private size: number,
+    private readonly lease: SessionLease,
   ) {}
 
   async write(lines: readonly string[]): Promise<void> {
@@ -215,6 +235,9 @@ class JsonlWriter implements SessionWriter {
 
   async writeRaw(text: string): Promise<void> {
     if (this.closed) throw new SessionError('closed', `session file ${this.path} is closed; open the session again to append.`)
+    if (!this.lease.held()) {
+      throw busyError(this.path.slice(this.path.lastIndexOf('/') + 1, -'.jsonl'.length), undefined)
+    }
     const bytes = Buffer.from(text, 'utf8')
     try {
       // Synchronous on purpose: a flush is a few kilobytes and one fdatasync at a step boundary, and the two trips
@@ -235,8 +258,19 @@ class JsonlWriter implements SessionWriter {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await this.file.close()
+    try {
+      await this.file.close()
+    } finally {
+      await this.lease.release()
+    }
   }
+}
+
+/** `REIN_LEASE_STALE_MS` (a whole number of ms, for tests and slow shared disks), else the default. */
+function staleMs(): number | undefined {
+  const raw = process.env.REIN_LEASE_STALE_MS
+  const value = raw ? Number(raw) : NaN
+  return Number.isInteger(value) && value > 0 ? value : undefined
 }
 
 function checkedId(id: string): string {

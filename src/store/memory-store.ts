@@ -1,6 +1,7 @@
 import type { SessionHeader } from '../session/events.js'
 import { damagedLine, SessionError } from './errors.js'
 import { cwdKey } from './home.js'
+import { busyError, type LeaseOwner, type SessionLease } from './lease.js'
 import type { ReadEnd, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from './store.js'
 import { emptySummaryState, feedSummary, PREFIX_CHARS, summaryOf } from './summary-scan.js'
 
@@ -11,13 +12,18 @@ import { emptySummaryState, feedSummary, PREFIX_CHARS, summaryOf } from './summa
 export class MemoryStore implements SessionStore {
   /** Every session's lines, header first. Tests may edit them to simulate damage. */
   readonly lines = new Map<string, string[]>()
+  /** The sessions whose lease is held, with the holder. One MemoryStore stands for one machine's store. */
+  private readonly leases = new Map<string, LeaseOwner>()
+  /** Tests set this to make the Nth write from now on fail with the given error (1 = the next write). */
+  failWrite: { after: number; error: Error } | undefined
 
   async create(header: SessionHeader): Promise<SessionWriter> {
     if (this.lines.has(header.id)) {
       throw new SessionError('exists', `a session with id ${header.id} already exists in memory; use a new id.`)
     }
+    const lease = await this.lease(header.id)
     this.lines.set(header.id, [JSON.stringify(header)])
-    return this.writer(header.id)
+    return this.writer(header.id, lease)
   }
 
   async read(id: string, sink: RecordSink): Promise<ReadEnd> {
@@ -39,10 +45,25 @@ export class MemoryStore implements SessionStore {
     return { records, validBytes: 0, endsWithNewline: true }
   }
 
-  async openAppend(id: string, end: ReadEnd): Promise<SessionWriter> {
+  async lease(id: string): Promise<SessionLease> {
+    const holder = this.leases.get(id)
+    if (holder) throw busyError(id, holder)
+    const owner: LeaseOwner = { pid: process.pid, host: 'memory', startedAt: Date.now() }
+    this.leases.set(id, owner)
+    return {
+      owner,
+      held: () => this.leases.get(id) === owner,
+      release: async () => {
+        if (this.leases.get(id) === owner) this.leases.delete(id)
+      },
+    }
+  }
+
+  async openAppend(id: string, end: ReadEnd, lease: SessionLease): Promise<SessionWriter> {
     const lines = this.get(id)
+    if (!lease.held()) throw busyError(id, undefined)
     lines.length = end.records
-    return this.writer(id)
+    return this.writer(id, lease)
   }
 
   async location(id: string): Promise<string> {
@@ -73,16 +94,19 @@ export class MemoryStore implements SessionStore {
     return lines
   }
 
-  private writer(id: string): SessionWriter {
+  private writer(id: string, lease: SessionLease): SessionWriter {
     let closed = false
     return {
       path: undefined,
       write: async (lines) => {
         if (closed) throw new SessionError('closed', `session ${id} is closed; open it again to append.`)
+        if (!lease.held()) throw busyError(id, undefined)
+        if (this.failWrite && --this.failWrite.after <= 0) throw this.failWrite.error
         this.get(id).push(...lines)
       },
       close: async () => {
         closed = true
+        await lease.release()
       },
     }
   }

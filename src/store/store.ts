@@ -1,4 +1,5 @@
 import type { SessionHeader } from '../session/events.js'
+import type { SessionLease } from './lease.js'
 
 /**
  * Where a read stopped and what it dropped. The JSONL store uses `validBytes` to cut a torn last line before the
@@ -22,9 +23,12 @@ export type RecordSink = (value: unknown, line: number) => void
 export interface SessionWriter {
   /** The file that holds the session, when the store keeps files. */
   readonly path: string | undefined
-  /** Appends complete records (each one line of JSON, without its newline) and syncs them to stable storage. */
+  /**
+   * Appends complete records (each one line of JSON, without its newline) and syncs them to stable storage. Fails,
+   * writing nothing, when the writer no longer holds the session's lease.
+   */
   write(lines: readonly string[]): Promise<void>
-  /** Releases the writer; later writes fail. */
+  /** Releases the writer and its lease; later writes fail. */
   close(): Promise<void>
 }
 
@@ -55,16 +59,27 @@ export interface StoredId {
  * can implement the same calls. A store deals in header and record lines; event meaning belongs to `src/session`.
  */
 export interface SessionStore {
-  /** Creates a session holding only its header, durably, and opens it for appending. Fails when the id exists. */
+  /**
+   * Creates a session holding only its header, durably, and opens it for appending, holding its writer lease (see
+   * `lease.ts` for the invariants). Fails when the id exists.
+   */
   create(header: SessionHeader): Promise<SessionWriter>
+  /**
+   * Takes the writer lease of a stored session, before it is read for appending. Throws a SessionError `busy` naming
+   * the holder when another live process holds it; takes over a stale lease.
+   */
+  lease(id: string): Promise<SessionLease>
   /**
    * Streams the records of a session in order, header first, parsing each line as JSON. A last line that is not
    * valid JSON is torn and dropped (reported in the result); any earlier line that is not valid JSON is an error
    * naming the location and line. Never changes the stored session.
    */
   read(id: string, sink: RecordSink): Promise<ReadEnd>
-  /** Opens an existing session for appending after a read that ended at `end` (cutting off a torn tail, kept aside). */
-  openAppend(id: string, end: ReadEnd): Promise<SessionWriter>
+  /**
+   * Opens an existing session for appending after a read that ended at `end` (cutting off a torn tail, kept aside).
+   * `lease` must have been taken before the read; the writer owns it from here and releases it on close.
+   */
+  openAppend(id: string, end: ReadEnd, lease: SessionLease): Promise<SessionWriter>
   /** How a person finds the record in errors: a file path, or a store-specific name. */
   location(id: string): Promise<string>
   /** Every stored session id, for prefix resolution. */
@@ -75,3 +90,4 @@ export interface SessionStore {
 
 export { JsonlStore } from './jsonl-store.js'
 export { MemoryStore } from './memory-store.js'
+export type { LeaseOwner, SessionLease } from './lease.js'

@@ -119,7 +119,7 @@ async function readIndex(dir: string): Promise<IndexFile> {
 async function writeIndex(dir: string, index: IndexFile): Promise<void> {
   const temp = join(dir, `${INDEX_FILE}.${process.pid}.${Date.now()}.tmp`)
   try {
-    await writeFile(temp, JSON.stringify(index))
+    await writeFile(temp, JSON.stringify(index), { mode: 0o600 })
     await rename(temp, join(dir, INDEX_FILE))
   } catch {
     // The index only saves time: a read-only directory lists correctly, just without the speed-up.

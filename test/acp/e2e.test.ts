@@ -208,6 +208,19 @@ describe('rein acp, driven by the SDK client', () => {
     expect(JSON.stringify(mock.requests.at(-1)!.body)).toContain('read my notes')
   })
 
+  it('session/load of a session another process holds is refused with the holder and the fork suggestion', async () => {
+    const ownHome = tempDir('rein-acp-home-')
+    const first = await startOwn({ home: ownHome })
+    const project = tempDir('rein-acp-project-')
+    const { sessionId } = await first.connection.agent.request('session/new', { cwd: project, mcpServers: [] })
+    const second = await startOwn({ home: ownHome })
+    await expect(second.connection.agent.request('session/load', { sessionId, cwd: project, mcpServers: [] })).rejects.toMatchObject({
+      message: expect.stringMatching(new RegExp(`^Session ${sessionId} is open for writing by process \\d+ on this machine .*rein --fork ${sessionId}\\.$`)),
+    })
+    expect(await first.disconnect()).toBe(0)
+    await second.connection.agent.request('session/load', { sessionId, cwd: project, mcpServers: [] })
+  })
+
   it('runs two sessions of one connection in parallel without mixing their updates', async () => {
     // The mock answers requests in arrival order, so which session gets which reply is open; each must get one whole.
     const s = await setup([

@@ -205,7 +205,7 @@ describe('rein -p (one-shot mode)', () => {
     const code = await new Promise((r) => child.on('close', r))
     expect(code).toBe(130)
     const events = logs(box.home)[0].events
-    expect((events.at(-1) as SessionEvent<'turn/end'>).data.reason).toBe('aborted')
+    expect((events.at(-1) as SessionEvent<'turn/end'>).data.reason).toBe('interrupted')
     const msg = events.find((e) => e.type === 'assistant/message') as SessionEvent<'assistant/message'>
     expect(msg.data.interrupted).toBe(true)
   })

@@ -22,6 +22,8 @@ describe('forkSession', () => {
     expect(fork.header.parent).toEqual({ id: source.id, seq: endOfFirst })
     expect(fork.header.cwd).toBe('/repo')
     expect(fork.events).toEqual(source.events.slice(0, endOfFirst + 1))
+    // The fork holds its writer lease until it is closed; only then may another Session open it for writing.
+    await fork.close()
     const reloaded = await Session.load(store, fork.id)
     expect(reloaded.messages()).toEqual(fork.messages())
   })

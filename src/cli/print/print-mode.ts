@@ -1,6 +1,7 @@
 import { openAgentWithContext, type OpenAgentOptions } from '../../agent/open.js'
 import type { LiveEvent } from '../../agent/types.js'
-import { exitCodeFor, summarize } from './result.js'
+import { onExitSignals } from '../exit-signals.js'
+import { exitCodeFor, summarize, type PermissionDenial } from './result.js'
 
 export type OutputFormat = 'text' | 'json' | 'stream-json'
 
@@ -12,16 +13,22 @@ export interface PrintOptions extends OpenAgentOptions {
 }
 
 /**
- * Runs one prompt to completion (`rein -p`). Ctrl-C cancels the turn cleanly; a second Ctrl-C exits at once.
- * Returns the process exit code.
+ * Runs one prompt to completion (`rein -p`). SIGINT, SIGTERM and SIGHUP end the turn `interrupted` and close
+ * everything cleanly (exit 130, 143, 129); a second signal exits at once. Returns the process exit code.
  */
 export async function runPrint(options: PrintOptions): Promise<number> {
   const out = options.stdout ?? process.stdout
   const err = options.stderr ?? process.stderr
   const started = performance.now()
+  const denials: PermissionDenial[] = []
+  const rules = new Map<string, string | undefined>()
   const opened = await openAgentWithContext({
     ...options,
     onProblem: (message) => err.write(`rein: ${message}\n`),
+    onPermissionRefused: (call, rule) => {
+      denials.push({ tool_name: call.name, tool_use_id: call.callId, tool_input: call.input })
+      if (!rules.has(call.name) || (rule && !rules.get(call.name))) rules.set(call.name, rule)
+    },
   })
   const { agent } = opened
   const fromSeq = agent.session.length
@@ -33,27 +40,28 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     else if (event.type === 'notice' && event.level !== 'info') err.write(`rein: ${event.message}\n`)
   })
 
-  let interrupts = 0
-  const onSigint = (): void => {
-    interrupts++
-    if (interrupts === 1) agent.cancel()
-    else process.exit(130)
-  }
-  process.on('SIGINT', onSigint)
+  const signals = onExitSignals(() => agent.interrupt())
   try {
     agent.followUp(options.prompt)
     const outcome = await agent.whenIdle()
     unsubscribe()
-    const result = summarize(agent.session.events, fromSeq, agent.session.id, outcome, opened.model, performance.now() - started)
+    const result = summarize(agent.session.events, fromSeq, agent.session.id, outcome, opened.model, performance.now() - started, denials)
     if (options.outputFormat === 'text') {
       if (result.result) out.write(result.result.endsWith('\n') ? result.result : `${result.result}\n`)
       if (outcome?.message) err.write(`rein: ${outcome.message}\n`)
     } else {
       write(result)
     }
-    return exitCodeFor(outcome)
+    for (const [tool, rule] of rules) err.write(`${refusedLine(tool, denials.filter((d) => d.tool_name === tool).length, rule)}\n`)
+    return signals.code ?? exitCodeFor(outcome)
   } finally {
-    process.off('SIGINT', onSigint)
-    await agent.close('exit')
+    signals.dispose()
+    await agent.close(signals.received ? 'signal' : 'exit')
   }
+}
+
+/** One stderr line per refused tool: how many calls were refused and the rule that would allow them. */
+function refusedLine(tool: string, count: number, rule: string | undefined): string {
+  const calls = `${count} ${tool} call${count === 1 ? ' was' : 's were'} refused because nothing could ask for permission`
+  return rule ? `rein: ${calls}; allow with --allow '${rule}'.` : `rein: ${calls}; allow with --permission-mode bypass.`
 }

@@ -15,7 +15,15 @@ export interface PrintResult {
   duration_ms: number
   usage: { input_tokens: number; cache_read_input_tokens: number; output_tokens: number; reasoning_tokens: number }
   total_cost_usd: number
+  /** Calls refused because they needed approval and nothing could ask (Claude Code's shape). */
+  permission_denials: PermissionDenial[]
   error?: string
+}
+
+export interface PermissionDenial {
+  tool_name: string
+  tool_use_id: string
+  tool_input: unknown
 }
 
 /** Summarises the events a one-shot run added: the final assistant text, turns, usage and cost. */
@@ -26,6 +34,7 @@ export function summarize(
   outcome: TurnOutcome | undefined,
   model: ModelInfo,
   durationMs: number,
+  denials: readonly PermissionDenial[] = [],
 ): PrintResult {
   let usage: Usage = zeroUsage
   let cost = 0
@@ -62,6 +71,7 @@ export function summarize(
       reasoning_tokens: usage.reasoning,
     },
     total_cost_usd: Number(cost.toFixed(6)),
+    permission_denials: [...denials],
     ...(outcome?.message ? { error: outcome.message } : {}),
   }
 }

@@ -1,9 +1,10 @@
-import { createInterface } from 'node:readline'
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { openAgentWithContext, type OpenAgentOptions, type OpenedAgent } from '../../agent/open.js'
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { PERMISSION_MODES } from '../../agent/types.js'
+import { onExitSignals } from '../exit-signals.js'
+import { LineLimiter, maxLineBytes, tooLongMessage, type LinePiece } from '../line-limit.js'
 
 /**
  * `rein rpc`: newline-delimited JSON over stdio. Every command line gets one `response` line with `ok`; events
@@ -45,6 +46,29 @@ export interface RpcOptions extends OpenAgentOptions {
   output?: NodeJS.WritableStream
   /** Send permission requests to the client instead of treating ask as deny. */
   askPermissions?: boolean
+  /** Longest accepted command line in bytes; default `REIN_MAX_LINE_BYTES`, else 64 MiB. */
+  maxLineBytes?: number
+}
+
+/** The input's lines, each at most `limit` bytes (longer ones come as `tooLong`), until it ends or `stop` aborts. */
+async function* boundedLines(input: NodeJS.ReadableStream, limit: number, stop: AbortSignal): AsyncGenerator<LinePiece> {
+  const limiter = new LineLimiter(limit)
+  const ended = new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }))
+  const iterator = (input as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]()
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), ended.then(() => null)])
+      if (!next || next.done) break
+      yield* limiter.push(typeof next.value === 'string' ? Buffer.from(next.value) : next.value)
+    }
+    if (!stop.aborted) yield* limiter.end()
+  } finally {
+    // Stops reading and releases the input, so the process can exit after a signal while the client keeps its end open.
+    void iterator.return?.()
+    const stream = input as NodeJS.ReadableStream & { destroy?: () => void }
+    stream.pause()
+    stream.destroy?.()
+  }
 }
 
 export async function runRpc(options: RpcOptions): Promise<number> {
@@ -162,10 +186,22 @@ export async function runRpc(options: RpcOptions): Promise<number> {
     }
   }
 
-  const lines = createInterface({ input: options.input ?? process.stdin, crlfDelay: Infinity })
+  const input = options.input ?? process.stdin
+  const limit = options.maxLineBytes ?? maxLineBytes()
+  const stop = new AbortController()
+  // A signal ends the run like Ctrl-C: the turn ends interrupted, reading stops, and the agent closes below.
+  const signals = onExitSignals(() => {
+    opened.agent.interrupt()
+    stop.abort()
+  })
   let queue = Promise.resolve(true)
   let running = true
-  for await (const line of lines) {
+  for await (const piece of boundedLines(input, limit, stop.signal)) {
+    if ('tooLong' in piece) {
+      reject(null, null, tooLongMessage(piece.tooLong, limit))
+      continue
+    }
+    const line = piece.line.toString('utf8').replace(/\r$/, '')
     if (!line.trim()) continue
     let parsed: unknown
     try {
@@ -193,8 +229,8 @@ export async function runRpc(options: RpcOptions): Promise<number> {
     running = await queue
     if (!running) break
   }
-  lines.close()
+  signals.dispose()
   unsubscribe()
-  await opened.agent.close('exit')
-  return 0
+  await opened.agent.close(signals.received ? 'signal' : 'exit')
+  return signals.code ?? 0
 }

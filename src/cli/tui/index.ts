@@ -2,7 +2,9 @@ import { render } from 'ink'
 import { createElement } from 'react'
 import { openAgentWithContext, type OpenAgentOptions } from '../../agent/open.js'
 import { credentialsPath, resolveApiKey } from '../../llm/credentials.js'
+import { busySessionId } from '../../store/lease.js'
 import { reinHome } from '../../store/home.js'
+import { onExitSignals, type ExitSignals } from '../exit-signals.js'
 import { App } from './App.js'
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './bracketed-paste.js'
 import { FirstRun } from './FirstRun.js'
@@ -72,10 +74,23 @@ async function runSessions(
       opened = await openAgentWithContext(open)
     } catch (error) {
       process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+      const busy = busySessionId(error)
+      if (busy && (await offerFork(busy, stdin, stdout))) {
+        open = { ...open, resume: undefined, continueLatest: false, fork: { id: busy } }
+        continue
+      }
       return 1
     }
     const { agent } = opened
+    let signals: ExitSignals | undefined
     const exit = await new Promise<TuiExit>((resolve) => {
+      // SIGTERM and SIGHUP (a closed terminal) end the UI like quitting during a turn: it is interrupted, tools are
+      // killed and the log is closed before the process exits with 143 or 129.
+      signals = onExitSignals(() => {
+        agent.interrupt()
+        app.unmount()
+        resolve({ kind: 'quit' })
+      })
       const app = render(
         createElement(App, {
           agent,
@@ -93,7 +108,9 @@ async function runSessions(
       if (initialPrompt) agent.followUp(initialPrompt)
       initialPrompt = undefined
     })
-    await agent.close(exit.kind === 'quit' ? 'exit' : 'switch')
+    signals?.dispose()
+    await agent.close(signals?.received ? 'signal' : exit.kind === 'quit' ? 'exit' : 'switch')
+    if (signals?.code) return signals.code
     if (exit.kind === 'quit') return 0
     prefill = exit.prefill
     open = {
@@ -141,4 +158,19 @@ async function askWorkspaceTrust(options: {
 function sessionBanner(id: string, open: OpenAgentOptions): string {
   const how = open.resume || open.continueLatest ? 'Resumed' : open.fork ? 'Forked into' : 'New'
   return `${how} session ${id.slice(0, 8)} in ${open.cwd}. /help lists commands.`
+}
+
+/**
+ * A session another process is writing can still be read or copied: asks whether to continue in a fork now. Reads
+ * one line; anything but `f` declines (the user is told how to read it instead).
+ */
+async function offerFork(id: string, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises')
+  const question = createInterface({ input: stdin, output: stdout })
+  try {
+    const answer = await question.question(`Fork it and continue in the copy [f], or quit [q]? (To read it: rein sessions show ${id}) `)
+    return answer.trim().toLowerCase().startsWith('f')
+  } finally {
+    question.close()
+  }
 }
