@@ -11,6 +11,10 @@ import { escapeProducerFraming } from './framing.js'
 export function createCommitGuard(redact: (text: string) => string): CommitGuard {
   return {
     event: (type, data) => {
+      // The header is Rein's own text (system prompt, schemas, config) and the agent sends the header it holds, not
+      // the logged copy: rewriting it would make the log disagree with the bytes sent. A secret can reach it only by
+      // coincidence, such as a short key that is part of the workspace's path.
+      if (type === 'request/header') return data
       const foreign = type === 'tool/result' || type === 'hook/result' || isHookMessage(type, data)
       const clean = (text: string) => (foreign ? escapeProducerFraming(redact(text)) : redact(text))
       return mapStrings(data, clean)

@@ -27,7 +27,7 @@ describe('a log write that fails ends the run', () => {
       expect(outcome).toEqual({
         turn: 1,
         reason: 'error',
-        message: `Rein could not write the session log (disk full); everything up to event ${saved} is saved; free space and run rein --resume ${session.id}.`,
+        message: `Rein could not write the session log (disk full); ${saved >= 0 ? `everything up to event ${saved} is saved` : 'only its header is saved'}; free space and run rein --resume ${session.id}.`,
       })
       // Each write is followed by at most one request or one tool batch; after the failing one, nothing more is sent.
       expect(h.bodies().length).toBeLessThanOrEqual(nth)

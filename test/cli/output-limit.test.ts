@@ -16,7 +16,7 @@ describe('an answer cut by the output limit', () => {
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('The first half of\n')
     expect(r.stderr).toBe(
-      'rein: The answer hit the output limit before it finished; raise models.deepseek-v4-flash.maxOutput in settings.json, or ask for a shorter answer.\n',
+      'rein: The answer hit the output limit before it finished; raise models.deepseek-flash.maxOutput in settings.json, or ask for a shorter answer.\n',
     )
   })
 })
