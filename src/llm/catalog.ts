@@ -46,15 +46,17 @@ const PRO_PEAK: Prices = { cacheHit: 0.044, cacheMiss: 1.32, output: 3.96 }
 export const V4_CONTEXT_WINDOW = 1_048_565
 const V4_MAX_OUTPUT = 384_000
 
+const FLASH: ModelInfo = {
+  id: 'deepseek-flash',
+  contextWindow: V4_CONTEXT_WINDOW,
+  maxOutput: V4_MAX_OUTPUT,
+  prices: FLASH_OFF_PEAK,
+  peakPrices: FLASH_PEAK,
+  images: true,
+}
+
 const BUILT_IN: readonly ModelInfo[] = [
-  {
-    id: 'deepseek-flash',
-    contextWindow: V4_CONTEXT_WINDOW,
-    maxOutput: V4_MAX_OUTPUT,
-    prices: FLASH_OFF_PEAK,
-    peakPrices: FLASH_PEAK,
-    images: true,
-  },
+  FLASH,
   {
     id: 'deepseek-v4-pro',
     contextWindow: V4_CONTEXT_WINDOW,
@@ -63,24 +65,9 @@ const BUILT_IN: readonly ModelInfo[] = [
     peakPrices: PRO_PEAK,
     images: false,
   },
-  {
-    id: 'deepseek-v4-flash',
-    contextWindow: V4_CONTEXT_WINDOW,
-    maxOutput: V4_MAX_OUTPUT,
-    prices: FLASH_OFF_PEAK,
-    peakPrices: FLASH_PEAK,
-    images: true,
-    aliasOf: 'deepseek-flash',
-  },
-  {
-    id: 'deepseek-v4-flash-vision-exp',
-    contextWindow: V4_CONTEXT_WINDOW,
-    maxOutput: V4_MAX_OUTPUT,
-    prices: FLASH_OFF_PEAK,
-    peakPrices: FLASH_PEAK,
-    images: true,
-    aliasOf: 'deepseek-flash',
-  },
+  // Legacy names DeepSeek still serves with V4.1-Flash and bills at its price (Models & Pricing, note 1).
+  { ...FLASH, id: 'deepseek-v4-flash', aliasOf: 'deepseek-flash' },
+  { ...FLASH, id: 'deepseek-v4-flash-vision-exp', aliasOf: 'deepseek-flash' },
 ]
 
 const RETIRED: readonly RetiredModel[] = [

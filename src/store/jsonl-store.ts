@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { closeSync, fdatasyncSync, fsyncSync, openSync, writeSync } from 'node:fs'
+import { fdatasyncSync, writeSync } from 'node:fs'
 import { mkdir, open, readdir, stat, truncate, type FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { SessionHeader } from '../session/events.js'
@@ -9,6 +9,7 @@ import { busyError, takeFileLease, type SessionLease } from './lease.js'
 import { scanLines } from './line-reader.js'
 import type { ReadEnd, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from './store.js'
 import { summarizeDirectory } from './summary-index.js'
+import { syncDirectory } from '../fs/sync-directory.js'
 
 /** Session ids are used as file names: letters, digits and dashes only, so an id can never name another path. */
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9-]*$/
@@ -280,18 +281,6 @@ function checkedId(id: string): string {
   return id
 }
 
-/** Makes a new directory entry durable. Some platforms cannot sync a directory; that only weakens crash safety there. */
-function syncDirectory(dir: string): void {
-  let fd: number | undefined
-  try {
-    fd = openSync(dir, 'r')
-    fsyncSync(fd)
-  } catch {
-    // Directory fsync is unsupported on some platforms (Windows); the file itself is already synced.
-  } finally {
-    if (fd !== undefined) closeSync(fd)
-  }
-}
 
 /** A file-system failure as one sentence a person can act on. */
 function fileError(error: unknown, path: string, action: string): SessionError {

@@ -1,5 +1,6 @@
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { syncDirectory } from '../fs/sync-directory.js'
 
 /**
  * Writes `text` to `path` so that a crash leaves either the old file or the new one, never a torn one: a temporary
@@ -26,14 +27,3 @@ export function writePrivateFile(path: string, text: string): void {
   syncDirectory(dir)
 }
 
-function syncDirectory(dir: string): void {
-  let fd: number | undefined
-  try {
-    fd = openSync(dir, 'r')
-    fsyncSync(fd)
-  } catch {
-    // Some file systems refuse to fsync a directory; the rename itself is still atomic there.
-  } finally {
-    if (fd !== undefined) closeSync(fd)
-  }
-}
