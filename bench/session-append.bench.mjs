@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from '../dist/session/session.js'
-import { JsonlStore, MemoryStore } from '../dist/store/store.js'
+import { JsonlStore } from '../dist/store/jsonl-store.js'
+import { MemoryStore } from '../dist/store/memory-store.js'
 import { appendRealisticTurn, random } from './session-fixture.mjs'
 
 /** Appends realistic turns until `events` events exist, flushing every `flushEvery`; returns events per second. */

@@ -1,7 +1,7 @@
 // Derive cost per step: a synthetic 10,000-step session; the time of `messages()` after each step's appends, at
 // step 10,000 against step 100 (medians over 100 steps around each). Target: ratio at most 1.5.
 import { Session } from '../dist/session/session.js'
-import { MemoryStore } from '../dist/store/store.js'
+import { MemoryStore } from '../dist/store/memory-store.js'
 
 const session = await Session.create(new MemoryStore(), { cwd: '/bench' })
 const text = (t) => [{ type: 'text', text: t }]

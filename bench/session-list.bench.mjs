@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { Session } from '../dist/session/session.js'
 import { cwdKey } from '../dist/store/home.js'
 import { listSessions } from '../dist/store/listing.js'
-import { JsonlStore, MemoryStore } from '../dist/store/store.js'
+import { JsonlStore } from '../dist/store/jsonl-store.js'
+import { MemoryStore } from '../dist/store/memory-store.js'
 import { appendRealisticTurn, random } from './session-fixture.mjs'
 
 const SESSIONS = 1000

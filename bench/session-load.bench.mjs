@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Session } from '../dist/session/session.js'
-import { JsonlStore } from '../dist/store/store.js'
+import { JsonlStore } from '../dist/store/jsonl-store.js'
 import { appendRealisticTurn, random } from './session-fixture.mjs'
 
 const TARGET_BYTES = 100 * 1024 * 1024

@@ -1,4 +1,4 @@
-import { openAgent, type OpenAgentOptions } from './agent/open.js'
+import { openAgent, type OpenAgentOptions } from './runtime/open.js'
 import type { Agent } from './agent/agent.js'
 import type { LiveEvent } from './agent/types.js'
 

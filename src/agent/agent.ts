@@ -1,21 +1,22 @@
 import { randomUUID } from 'node:crypto'
-import { ResponseAssembler } from '../llm/assemble.js'
 import type { ModelAdapter, ModelConfig } from '../llm/adapter.js'
 import { ModelError } from '../llm/errors.js'
 import type { AssistantMessage, ToolSchema } from '../llm/messages.js'
 import { toolCallsOf } from '../llm/messages.js'
-import { retryDelay } from '../llm/retry.js'
-import type { FinishReason } from '../llm/stream.js'
 import type { JsonValue, LoggedError, Source, TurnEndReason } from '../session/events.js'
+import { buildRequest, encodeRequest, type RequestHeader } from '../session/request.js'
 import type { Session } from '../session/session.js'
 import type { AnyTool, ToolState } from '../tools/tool.js'
-import type { CompactionOutcome, Compactor } from '../compaction/compactor.js'
-import type { EnteringMessage, Extension, SessionStartSource, ToolCallInfo } from './extensions.js'
+import { enter, enteringOf, replacedSince } from './entering.js'
+import { extensionContext } from './extension-context.js'
+import type { CommandInput, CommandResult, Extension, SessionStartSource, ToolCallInfo } from './extensions.js'
+import { HeaderLog } from './header.js'
 import { Inbox, type InboxItem } from './inbox.js'
 import { ListenerError, Listeners } from './listeners.js'
-import { buildRequest, encodeRequest, sameHeader, type RequestHeader } from './request.js'
+import { LiveBus } from './live.js'
+import { defaultSleep, logged, sendRequest, type Encoded, type Sent } from './send.js'
 import { runToolCalls } from './tool-runner.js'
-import type { AgentApi, ContentInput, LiveEvent, PermissionAsker, PermissionMode, PermissionRequest, TurnOutcome } from './types.js'
+import type { AgentApi, ContentInput, LiveEvent, PermissionAsker, PermissionMode, TurnOutcome } from './types.js'
 import { toBlocks } from './types.js'
 
 export interface AgentOptions {
@@ -28,38 +29,20 @@ export interface AgentOptions {
   config: ModelConfig
   toolState: ToolState
   permissionMode?: PermissionMode
-  extensions?: Extension<AgentApi>[]
+  extensions?: Extension[]
   /** How this agent came to the session: decides the first header's reason and the sessionStart source. */
   start?: SessionStartSource
   /** A cap on steps per turn (`--max-turns`); the turn ends `max-steps` when reached. */
   maxSteps?: number
   toolConcurrency?: number
+  /** The sentence the model reads when a call needs permission and no front end is attached to ask. */
   permissionNeeded?: (call: ToolCallInfo, reason?: string) => string
   /** Injectable for tests: how retry waits are slept and jitter drawn. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
   random?: () => number
-  /** Told whenever a front end is asked for permission (Notification hooks). */
-  onPermissionAsked?: (request: PermissionRequest) => void
-  /** A rule that would allow calls like this one, offered with "allow always". */
-  suggestRule?: (call: ToolCallInfo) => string | undefined
-  allowAlways?: (rule: string) => void
-  /** Keeps the prompt inside the context window (src/compaction); absent means never compact. */
-  compactor?: Compactor
   /** Released when the agent closes (background jobs, MCP servers). */
   onClose?: () => Promise<void>
 }
-
-const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    function done(): void {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, { once: true })
-  })
 
 const defaultPermissionNeeded = (call: ToolCallInfo): string =>
   `Error: ${call.name} needs permission and no one is attached to grant it. The user can allow it with --permission-mode or --allow.`
@@ -73,63 +56,64 @@ class TurnEnd {
 }
 
 /**
- * The agent: one session, one inbox, one turn at a time. The whole turn/step flow of DESIGN section 3 is
- * `runTurn` below; tool calls are run by tool-runner.ts. Every input reaches the model only through the log.
+ * What the agent is doing. A running turn may carry how it was told to stop: `interrupted` (the process is going
+ * away on a signal) or `blocked` (`stopTurn`); a plain cancel leaves it unset and the turn ends `aborted`.
+ */
+type Phase =
+  | { is: 'idle' }
+  | { is: 'turn'; abort: AbortController; stop?: { reason: 'interrupted' } | { reason: 'blocked'; message: string } }
+  | { is: 'command'; abort: AbortController }
+  | { is: 'closed' }
+
+/**
+ * The agent: one session, one inbox, one turn at a time. The whole turn/step flow of DESIGN section 3 is `runTurn`
+ * and `runSteps` below; tool calls are run by tool-runner.ts, requests sent by send.ts. Every input reaches the
+ * model only through the log; extensions (hooks, context, permissions, compaction) attach through `Listeners`.
  */
 export class Agent implements AgentApi {
   readonly session: Session
+  /** The front end's permission prompt (the one seam through which a person is asked); undefined means ask is deny. */
   permissionAsker?: PermissionAsker
   private readonly adapter: ModelAdapter
   private tools = new Map<string, AnyTool>()
-  private readonly schemasOf: (tools: readonly AnyTool[]) => ToolSchema[]
   private schemas: ToolSchema[] = []
-  private system: string
   private modelConfig: ModelConfig
   private mode: PermissionMode
-  private readonly listeners = new Listeners()
+  private readonly listeners: Listeners
   private readonly inbox: Inbox
-  private readonly live = new Set<(event: LiveEvent) => void>()
-  private earlyNotices: LiveEvent[] = []
+  private readonly headers: HeaderLog
+  private readonly live = new LiveBus()
   private readonly options: AgentOptions
+  private phase: Phase = { is: 'idle' }
+  /** Runs turns while inputs wait; null while idle. */
   private loop: Promise<void> | null = null
-  private abort: AbortController | null = null
-  private headerLogged = false
   private turnNumber: number
   private lastOutcome: TurnOutcome | undefined
   private idleWaiters: ((outcome: TurnOutcome | undefined) => void)[] = []
-  private closed = false
-  /** The turn in which automatic compaction last failed; it is not tried again in that turn. */
-  private autoCompactionFailedIn = 0
-  /** Set by `interrupt`: the running turn ends `interrupted` rather than `aborted`. */
-  private interrupted = false
-  /** Why `stopTurn` ended the running turn, when it did. */
-  private stopMessage: string | undefined
-  /** Set while a manual compaction runs outside a turn. */
-  private compacting: AbortController | null = null
   private readonly unsubscribe: () => void
 
   private constructor(options: AgentOptions) {
     this.options = options
     this.session = options.session
     this.adapter = options.adapter
-    this.schemasOf = options.schemas
     this.setTools(options.tools)
-    this.system = options.system
     this.modelConfig = options.config
     this.mode = options.permissionMode ?? 'default'
+    this.listeners = new Listeners(extensionContext(this), (message) => this.notify('warning', message))
     for (const ext of options.extensions ?? []) this.listeners.add(ext)
     this.inbox = Inbox.fromEvents(this.session.events)
+    this.headers = new HeaderLog(this.session, this.adapter, options.start === 'fork')
     this.turnNumber = this.session.last('turn/start')?.data.turn ?? 0
     this.unsubscribe = this.session.subscribe((event) => {
-      this.emit({ type: 'event', event })
-      this.listeners.event(event, this, (message) => this.notify('warning', message))
+      this.live.emit({ type: 'event', event })
+      this.listeners.event(event)
     })
   }
 
   /** Creates the agent, runs `sessionStart` listeners, and resumes delivery of anything still queued in the log. */
   static async create(options: AgentOptions): Promise<Agent> {
     const agent = new Agent(options)
-    await agent.listeners.sessionStart(agent, options.start ?? 'startup')
+    await agent.listeners.sessionStart(options.start ?? 'startup')
     if (agent.inbox.hasWaking()) agent.schedule()
     return agent
   }
@@ -144,7 +128,7 @@ export class Agent implements AgentApi {
     return this.mode
   }
   get busy(): boolean {
-    return this.loop !== null || this.compacting !== null
+    return this.loop !== null || this.phase.is === 'command'
   }
   /** The queued inputs not yet delivered, oldest first. */
   get queued(): readonly InboxItem[] {
@@ -174,8 +158,7 @@ export class Agent implements AgentApi {
   }
 
   cancel(): void {
-    if (this.loop && this.abort && !this.abort.signal.aborted) this.abort.abort()
-    this.compacting?.abort()
+    if (this.phase.is === 'turn' || this.phase.is === 'command') this.phase.abort.abort()
   }
 
   /**
@@ -183,14 +166,14 @@ export class Agent implements AgentApi {
    * (running tools' process groups are killed; the turn's end is committed).
    */
   interrupt(): void {
-    if (this.loop && this.abort && !this.abort.signal.aborted) this.interrupted = true
+    if (this.phase.is === 'turn' && !this.phase.abort.signal.aborted) this.phase.stop = { reason: 'interrupted' }
     this.cancel()
   }
 
   stopTurn(message: string): void {
-    if (!this.loop || !this.abort || this.abort.signal.aborted) return
-    this.stopMessage = message
-    this.abort.abort()
+    if (this.phase.is !== 'turn' || this.phase.abort.signal.aborted) return
+    this.phase.stop = { reason: 'blocked', message }
+    this.phase.abort.abort()
   }
 
   whenIdle(): Promise<TurnOutcome | undefined> {
@@ -199,11 +182,7 @@ export class Agent implements AgentApi {
   }
 
   subscribe(listener: (event: LiveEvent) => void): () => void {
-    this.live.add(listener)
-    const early = this.earlyNotices
-    this.earlyNotices = []
-    for (const notice of early) listener(notice)
-    return () => this.live.delete(listener)
+    return this.live.subscribe(listener)
   }
 
   setPermissionMode(mode: PermissionMode): void {
@@ -220,50 +199,51 @@ export class Agent implements AgentApi {
   /** Replaces the tool set (MCP servers coming and going); the next request logs a new header. */
   setTools(tools: readonly AnyTool[]): void {
     this.tools = new Map(tools.map((t) => [t.name, t]))
-    this.schemas = this.schemasOf(tools)
+    this.schemas = this.options.schemas(tools)
   }
 
   notify(level: 'info' | 'warning' | 'error', message: string): void {
     // Notices often quote an error body; a secret in one must not reach a front end either.
-    this.emit({ type: 'notice', level, message: this.session.redact(message) })
+    this.live.emit({ type: 'notice', level, message: this.session.redact(message) })
   }
 
-  /**
-   * Compacts the session now (`/compact`, RPC `compact`). Only while idle. Everything but the newest `keep` exchanges
-   * (default 1) is summarized (docs/compaction.md).
-   */
-  async compact(focus?: string, options: { keep?: number } = {}): Promise<CompactionOutcome> {
-    const compactor = this.options.compactor
-    if (!compactor) return { outcome: 'nothing', message: 'Compaction is not available in this session.' }
-    if (this.loop || this.compacting) throw new Error('Cannot compact while a turn runs; wait for it to end or cancel it.')
-    this.compacting = new AbortController()
+  /** The `compact` command (`/compact`, RPC `compact`, ACP): everything but the newest `keep` exchanges is summarized. */
+  compact(focus?: string, options: { keep?: number } = {}): Promise<CommandResult> {
+    return this.runCommand('compact', { text: focus, keep: options.keep })
+  }
+
+  async runCommand(name: string, input: CommandInput = {}): Promise<CommandResult> {
+    const command = this.listeners.command(name)
+    if (!command) return { outcome: 'nothing', message: `The ${name} command is not available in this session.` }
+    if (this.busy) throw new Error(`Cannot ${name} while a turn runs; wait for it to end or cancel it.`)
+    if (this.phase.is === 'closed') throw new Error('This agent is closed; open the session again to continue it.')
+    const abort = new AbortController()
+    this.phase = { is: 'command', abort }
+    const mark = this.session.length
     try {
-      const outcome = await compactor.compact('manual', { turn: this.turnNumber, step: 0, signal: this.compacting.signal, focus, keep: options.keep })
-      // SessionStart listeners (hooks) learn of the compaction; context they inject waits for the next turn.
-      if (changed(outcome)) await this.listeners.sessionStart(this, 'compact')
+      const result = await command(input, abort.signal, extensionContext(this))
+      // The session goes on from a replaced surface: sessionStart listeners (hooks) learn of it; the context they
+      // inject waits for the next turn.
+      if (replacedSince(this.session, mark)) await this.listeners.sessionStart('compact')
       await this.session.flush()
-      return outcome
+      return result
     } finally {
-      this.compacting = null
+      this.phase = { is: 'idle' }
     }
   }
 
-  private reportCompaction(outcome: CompactionOutcome): void {
-    this.notify(changed(outcome) ? 'info' : 'warning', outcome.message)
-  }
-
   /** Adds an extension after creation (front ends that attach late). */
-  use(extension: Extension<AgentApi>): void {
+  use(extension: Extension): void {
     this.listeners.add(extension)
   }
 
   async close(reason = 'exit'): Promise<void> {
-    if (this.closed) return
+    if (this.phase.is === 'closed') return
     this.cancel()
     if (this.loop) await this.loop
-    this.closed = true
+    this.phase = { is: 'closed' }
     try {
-      await this.listeners.sessionEnd(this, reason)
+      await this.listeners.sessionEnd(reason)
       this.unsubscribe()
       await this.session.close()
     } finally {
@@ -272,20 +252,8 @@ export class Agent implements AgentApi {
     }
   }
 
-  private emit(event: LiveEvent): void {
-    // Notices raised before anyone listens (SessionStart hooks, MCP servers at startup) wait for the first listener.
-    if (!this.live.size && event.type === 'notice' && this.earlyNotices.length < 100) this.earlyNotices.push(event)
-    for (const listener of this.live) {
-      try {
-        listener(event)
-      } catch {
-        // A front end's rendering error must not break the turn; the log is unaffected.
-      }
-    }
-  }
-
   private enqueue(verb: InboxItem['verb'], content: ContentInput, source: Source, meta?: JsonValue): string {
-    if (this.closed) throw new Error('This agent is closed; open the session again to continue it.')
+    if (this.phase.is === 'closed') throw new Error('This agent is closed; open the session again to continue it.')
     const item: InboxItem = { id: randomUUID(), verb, content: toBlocks(content), source, ...(meta !== undefined ? { meta } : {}) }
     this.session.append('inbox/queued', { id: item.id, verb, content: item.content, source })
     this.inbox.push(item)
@@ -294,11 +262,11 @@ export class Agent implements AgentApi {
   }
 
   private schedule(): void {
-    if (this.loop || this.closed) return
+    if (this.loop || this.phase.is === 'closed') return
     this.loop = this.drain().finally(() => {
       this.loop = null
-      this.abort = null
-      this.emit({ type: 'idle' })
+      if (this.phase.is === 'turn') this.phase = { is: 'idle' }
+      this.live.emit({ type: 'idle' })
       const waiters = this.idleWaiters
       this.idleWaiters = []
       for (const resolve of waiters) resolve(this.lastOutcome)
@@ -307,7 +275,7 @@ export class Agent implements AgentApi {
 
   /** Runs turns while inputs wait. A failed log write ends the run: no turn starts after it. */
   private async drain(): Promise<void> {
-    while (!this.closed && !this.session.writeFailure && this.inbox.hasWaking()) {
+    while (this.phase.is !== 'closed' && !this.session.writeFailure && this.inbox.hasWaking()) {
       this.lastOutcome = await this.runTurn()
     }
     await this.flushUnlessFailed()
@@ -325,17 +293,14 @@ export class Agent implements AgentApi {
   /** One turn: `turn/start`, steps until the model stops asking for tools and nothing steers, `turn/end`. */
   private async runTurn(): Promise<TurnOutcome> {
     const turn = ++this.turnNumber
-    this.abort = new AbortController()
-    const signal = this.abort.signal
+    const phase: Phase & { is: 'turn' } = { is: 'turn', abort: new AbortController() }
+    this.phase = phase
     this.session.append('turn/start', { turn })
-    this.stopMessage = undefined
-    this.interrupted = false
     let end: TurnEnd
     try {
-      end = await this.runSteps(turn, signal)
-      if (end.reason === 'aborted' && this.stopMessage !== undefined) {
-        end = new TurnEnd('blocked', { code: 'stopped', message: this.stopMessage })
-      } else if (end.reason === 'aborted' && this.interrupted) end = new TurnEnd('interrupted')
+      end = await this.runSteps(turn, phase.abort.signal)
+      if (end.reason === 'aborted' && phase.stop?.reason === 'blocked') end = new TurnEnd('blocked', { code: 'stopped', message: phase.stop.message })
+      else if (end.reason === 'aborted' && phase.stop?.reason === 'interrupted') end = new TurnEnd('interrupted')
     } catch (error) {
       const message = error instanceof Error ? error.message : `Unexpected failure: ${String(error)}`
       const code = this.session.writeFailure ? 'write-failed' : error instanceof ListenerError ? 'listener' : 'internal'
@@ -357,14 +322,7 @@ export class Agent implements AgentApi {
       if (this.options.maxSteps !== undefined && step > this.options.maxSteps) return new TurnEnd('max-steps')
 
       const claimed = this.inbox.claim(step === 1)
-      const entering: EnteringMessage[] = claimed.map((item) => ({
-        id: item.id,
-        type: item.verb === 'followUp' ? 'user/message' : item.verb === 'steer' ? 'steering/message' : 'context/message',
-        content: item.content,
-        source: item.source,
-        ...(item.meta !== undefined ? { meta: item.meta } : {}),
-      }))
-      const pre = await this.listeners.preStep({ turn, step }, entering, this)
+      const pre = await this.listeners.preStep({ turn, step }, claimed.map(enteringOf))
       if ('reject' in pre) {
         for (const item of claimed) this.session.append('inbox/dequeued', { id: item.id, reason: 'rejected' })
         this.notify('warning', pre.reject)
@@ -374,19 +332,19 @@ export class Agent implements AgentApi {
       this.session.append('step/start', { turn, step })
       let stepOpen = true
       try {
-        this.enter(pre.messages, turn)
+        enter(this.session, pre.messages, turn)
         for (const item of claimed) this.session.append('inbox/dequeued', { id: item.id, reason: 'delivered' })
 
-        const response = await this.request(turn, step, signal)
-        if (response.end) return response.end
-        lastAssistant = response.message
+        const sent = await this.request(turn, step, signal)
+        if (sent.kind === 'aborted') return new TurnEnd('aborted')
+        if (sent.kind === 'failed') return new TurnEnd('error', sent.error)
+        lastAssistant = sent.message
 
-        const calls = toolCallsOf(response.message)
-        if (response.finish === 'max-tokens') {
-          const model = this.modelConfig.model
+        const calls = toolCallsOf(sent.message)
+        if (sent.finish === 'max-tokens') {
           return new TurnEnd('max-tokens', {
             code: 'max-tokens',
-            message: `The answer hit the output limit before it finished; raise models.${model}.maxOutput in settings.json, or ask for a shorter answer.`,
+            message: `The answer hit the output limit before it finished; raise models.${this.modelConfig.model}.maxOutput in settings.json, or ask for a shorter answer.`,
           })
         }
         if (calls.length) {
@@ -397,14 +355,10 @@ export class Agent implements AgentApi {
             tools: this.tools,
             state: this.options.toolState,
             listeners: this.listeners,
-            agent: this,
             signal,
             asker: this.permissionAsker,
-            onAsk: this.options.onPermissionAsked,
-            suggestRule: this.options.suggestRule,
-            allowAlways: this.options.allowAlways,
             permissionNeeded: this.options.permissionNeeded ?? defaultPermissionNeeded,
-            emit: (event) => this.emit(event),
+            emit: (event) => this.live.emit(event),
             concurrency: this.options.toolConcurrency ?? 4,
           })
         }
@@ -413,7 +367,7 @@ export class Agent implements AgentApi {
         if (signal.aborted) return new TurnEnd('aborted')
         if (calls.length || this.inbox.hasForNextStep()) continue
 
-        await this.listeners.turnStopping({ turn, lastAssistant, continuations }, this)
+        await this.listeners.turnStopping({ turn, lastAssistant, continuations })
         if (this.inbox.hasForNextStep()) {
           continuations++
           continue
@@ -425,183 +379,77 @@ export class Agent implements AgentApi {
     }
   }
 
-  /** Appends the step's entering messages: the only way prompts, steering and context reach the surface. */
-  private enter(messages: readonly EnteringMessage[], turn: number): void {
-    for (const m of messages) {
-      const id = m.id ?? randomUUID()
-      if (m.type === 'user/message') this.session.append('user/message', { id, content: m.content, source: m.source })
-      else if (m.type === 'steering/message') {
-        this.session.append('steering/message', { id, turn, content: m.content, source: m.source })
-      } else {
-        this.session.append('context/message', {
-          id,
-          content: m.content,
-          source: m.source,
-          ...(m.meta !== undefined ? { meta: m.meta } : {}),
-        })
-      }
-    }
-  }
-
-  /** Logs the header when it changed, derives the request from the log, sends it (retrying per policy), logs the answer. */
-  private async request(
-    turn: number,
-    step: number,
-    signal: AbortSignal,
-  ): Promise<{ end?: TurnEnd; message: AssistantMessage; finish?: FinishReason }> {
-    const empty: AssistantMessage = { role: 'assistant', content: [] }
+  /**
+   * Logs the header when it changed, derives the request from the log, lets `beforeRequest` listeners act on it,
+   * then sends it. A failure goes to the `requestFailed` listeners, then to the one passback repair, then to the
+   * retry policy. Whenever the surface was replaced after this step's messages entered, `reenter` runs first.
+   */
+  private async request(turn: number, step: number, signal: AbortSignal): Promise<Sent> {
     let header: RequestHeader
     try {
       header = this.currentHeader()
     } catch (error) {
       // A model the catalog refuses (a retired id) fails here, before any request is sent.
-      if (error instanceof ModelError) return { end: new TurnEnd('error', failure(error)), message: empty }
+      if (error instanceof ModelError) return { kind: 'failed', error: logged(error) }
       throw error
     }
-    let encoded = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
-    const compactor = this.options.compactor
-    const promptTokens = Math.ceil(encoded.bytes / 4)
-    if (compactor && promptTokens > compactor.threshold() && this.autoCompactionFailedIn !== turn) {
-      const outcome = await compactor.compact('auto', { turn, step, signal, promptTokens })
-      this.reportCompaction(outcome)
-      // After a failed or useless attempt the turn goes on uncompacted and the next turn tries again, so an outage
-      // costs one summary request per turn, not one per step. A context-too-long error still compacts at once.
-      this.autoCompactionFailedIn = changed(outcome) ? 0 : turn
-      if (changed(outcome)) {
-        await this.reenterAfterCompaction(turn, step)
-        encoded = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
-      }
-    }
-    await this.session.flush()
-    this.session.append('request/sent', { turn, step, sha256: encoded.sha256, bytes: encoded.bytes })
-    let body = encoded.body
-    let overflowHandled = false
+    const derive = (): Encoded => encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
+    let mark = this.session.length
+    let encoded = derive()
+    await this.listeners.beforeRequest({ turn, step, promptTokens: Math.ceil(encoded.bytes / 4), signal })
+    if (await this.reenter(turn, step, mark)) encoded = derive()
     let passbackRepaired = false
 
-    for (let retries = 0; ; retries++) {
-      const result = await this.stream(body, turn, step, signal)
-      if (result.finish === 'aborted' || signal.aborted) {
-        const kept = result.message.content.filter((b) => b.type !== 'tool-call')
-        if (kept.length) {
-          this.session.append('assistant/message', {
-            turn,
-            step,
-            message: { role: 'assistant', content: kept },
-            interrupted: true,
-            ...(result.usage ? { usage: result.usage } : {}),
-          })
+    return sendRequest(encoded, {
+      session: this.session,
+      adapter: this.adapter,
+      turn,
+      step,
+      signal,
+      emit: (event) => this.live.emit(event),
+      notify: (level, message) => this.notify(level, message),
+      sleep: this.options.sleep ?? defaultSleep,
+      random: this.options.random,
+      recover: async (error, attempt) => {
+        mark = this.session.length
+        if (await this.listeners.requestFailed({ turn, step, error, attempt, signal })) {
+          await this.reenter(turn, step, mark)
+          return derive()
         }
-        return { end: new TurnEnd('aborted'), message: empty }
-      }
-      if (result.finish !== 'error') {
-        this.session.append('assistant/message', {
-          turn,
-          step,
-          message: result.message,
-          ...(result.usage ? { usage: result.usage } : {}),
-        })
-        return { message: result.message, finish: result.finish }
-      }
-      const error = result.error ?? new ModelError('empty-response', 'DeepSeek ended the response without saying why; try again.')
-      if (error.code === 'context-too-long' && compactor && !overflowHandled) {
-        // Compact, then retry once with the smaller request.
-        overflowHandled = true
-        const outcome = await compactor.compact('overflow', { turn, step, signal })
-        this.reportCompaction(outcome)
-        if (changed(outcome)) {
-          await this.reenterAfterCompaction(turn, step)
-          const again = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
-          await this.session.flush()
-          this.session.append('request/sent', { turn, step, sha256: again.sha256, bytes: again.bytes })
-          body = again.body
-          continue
-        }
-      }
-      if (error.code === 'reasoning-passback' && !passbackRepaired) {
+        if (error.code !== 'reasoning-passback' || passbackRepaired) return null
         // Repair once: send reasoning with every assistant message from now on (a new header says so), then retry.
         passbackRepaired = true
         this.modelConfig = { ...this.modelConfig, passback: 'every-assistant' }
         header = this.currentHeader('repair')
-        const again = encodeRequest(this.adapter, buildRequest(header, this.session.messages()))
-        this.session.append('llm/retry', { turn, step, attempt: retries + 1, delayMs: 0, error: failure(error) })
+        this.session.append('llm/retry', { turn, step, attempt, delayMs: 0, error: logged(error) })
         this.notify('warning', 'DeepSeek asked for reasoning to be passed back; resending once with reasoning on every assistant message.')
-        await this.session.flush()
-        this.session.append('request/sent', { turn, step, sha256: again.sha256, bytes: again.bytes })
-        body = again.body
-        continue
-      }
-      const delay = retryDelay(error, retries, this.options.random)
-      if (delay === null) return { end: new TurnEnd('error', failure(error)), message: empty }
-      this.session.append('llm/retry', { turn, step, attempt: retries + 1, delayMs: delay, error: failure(error) })
-      this.notify('warning', `${error.message} Retrying in ${(delay / 1000).toFixed(1)} s.`)
-      await (this.options.sleep ?? defaultSleep)(delay, signal)
-      if (signal.aborted) return { end: new TurnEnd('aborted'), message: empty }
-    }
+        return derive()
+      },
+    })
   }
 
   /**
-   * After a compaction inside a step, lets `preStep` listeners (with nothing entering) put back what they keep on the
-   * surface and the summary shadowed — workspace instructions, session facts — so the very next request carries them.
-   * The step's own messages have already entered, so a rejection here is only reported.
+   * The loop's one rule for extensions that replace the surface (compaction): when the surface was replaced after
+   * `mark`, the session goes on from the replaced surface, so `sessionStart` listeners run with source `compact`
+   * (hooks may inject context), then `preStep` runs once more over the context injected meanwhile — what the
+   * replacement shadowed (workspace instructions, runtime facts) is entered again before the request is derived.
+   * The step's own messages have already entered, so a rejection here is only reported. True when it ran.
    */
-  /**
-   * After a compaction inside a step: SessionStart listeners run with source `compact` (hooks may inject context),
-   * then the preStep listeners run once more over that context, so what the summary shadowed (workspace
-   * instructions, runtime facts) is sent again with the very next request.
-   */
-  private async reenterAfterCompaction(turn: number, step: number): Promise<void> {
-    await this.listeners.sessionStart(this, 'compact')
+  private async reenter(turn: number, step: number, mark: number): Promise<boolean> {
+    if (!replacedSince(this.session, mark)) return false
+    await this.listeners.sessionStart('compact')
     const claimed = this.inbox.claimContext()
-    const entering: EnteringMessage[] = claimed.map((item) => ({
-      id: item.id,
-      type: 'context/message',
-      content: item.content,
-      source: item.source,
-      ...(item.meta !== undefined ? { meta: item.meta } : {}),
-    }))
-    const pre = await this.listeners.preStep({ turn, step }, entering, this)
+    const messages = claimed.map(enteringOf)
+    const pre = await this.listeners.preStep({ turn, step }, messages)
     if ('reject' in pre) {
       this.notify('warning', pre.reject)
-      this.enter(entering, turn)
-    } else this.enter(pre.messages, turn)
+      enter(this.session, messages, turn)
+    } else enter(this.session, pre.messages, turn)
     for (const item of claimed) this.session.append('inbox/dequeued', { id: item.id, reason: 'delivered' })
+    return true
   }
 
-  private currentHeader(changedReason = 'changed'): RequestHeader {
-    const config = this.adapter.headerConfig?.(this.modelConfig) ?? this.modelConfig
-    const fields = { config, system: this.system, tools: this.schemas, wire: this.adapter.wire }
-    const last = this.session.last('request/header')?.data
-    if (!this.headerLogged) {
-      this.headerLogged = true
-      const reason = last ? (this.options.start === 'fork' ? 'fork' : 'resume') : 'initial'
-      this.session.append('request/header', { reason, ...fields })
-      return { reason, ...fields }
-    }
-    if (last && sameHeader(last, fields)) return last
-    this.session.append('request/header', { reason: changedReason, ...fields })
-    return { reason: changedReason, ...fields }
-  }
-
-  private async stream(body: string, turn: number, step: number, signal: AbortSignal) {
-    const assembler = new ResponseAssembler()
-    for await (const chunk of this.adapter.stream(body, { signal })) {
-      assembler.push(chunk)
-      if (chunk.type === 'text-delta') this.emit({ type: 'text-delta', turn, step, text: chunk.text })
-      else if (chunk.type === 'reasoning-delta') this.emit({ type: 'reasoning-delta', turn, step, text: chunk.text })
-      else if (chunk.type === 'tool-call-delta') this.emit({ ...chunk, turn, step })
-    }
-    return assembler.result()
+  private currentHeader(changedReason?: string): RequestHeader {
+    return this.headers.current({ config: this.modelConfig, system: this.options.system, tools: this.schemas }, changedReason)
   }
 }
-
-const changed = (outcome: CompactionOutcome): boolean => outcome.outcome === 'replaced' || outcome.outcome === 'trimmed'
-
-/** A model error as the log keeps it. Context-too-long names the remedy. */
-function failure(error: ModelError): LoggedError {
-  const logged = error.toJSON()
-  if (error.code === 'context-too-long' && !/compact/i.test(logged.message)) {
-    logged.message = `${logged.message} Run /compact (or start a new session) to shrink the conversation.`
-  }
-  return logged as LoggedError
-}
-

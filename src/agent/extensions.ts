@@ -1,6 +1,8 @@
+import type { ModelError } from '../llm/errors.js'
 import type { AssistantMessage, InputBlock } from '../llm/messages.js'
-import type { JsonValue, SessionEvent, Source } from '../session/events.js'
+import type { EventDataMap, EventType, JsonValue, SessionEvent, Source, SurfaceEvent } from '../session/events.js'
 import type { ToolOutput } from '../tools/tool.js'
+import type { ContentInput, PermissionAnswer, PermissionMode, PermissionRequest } from './types.js'
 
 /** A message about to enter the session at a step boundary. `preStep` listeners may rewrite the list. */
 export interface EnteringMessage {
@@ -32,7 +34,8 @@ export interface ToolCallInfo {
 export type PreToolDecision =
   | { action: 'allow'; reason?: string }
   | { action: 'deny'; reason: string }
-  | { action: 'ask'; reason: string }
+  /** Ask the user. `suggestedRule` is a rule that would allow calls like this one, offered as "allow always". */
+  | { action: 'ask'; reason: string; suggestedRule?: string }
   /** Replace the arguments (raw JSON text). Re-validated against the tool's schema before the tool runs. */
   | { action: 'rewrite'; arguments: string; reason?: string }
 
@@ -48,6 +51,7 @@ export interface PostToolOutcome {
   context?: { content: InputBlock[]; source: Source; meta?: JsonValue }[]
 }
 
+/** `compact`: the surface was replaced (a summary took the place of older entries), and the session goes on from it. */
 export type SessionStartSource = 'startup' | 'resume' | 'fork' | 'compact'
 
 export interface TurnStoppingInfo {
@@ -58,19 +62,106 @@ export interface TurnStoppingInfo {
   continuations: number
 }
 
+/** A request is about to be sent; `promptTokens` estimates its size (body bytes / 4). */
+export interface BeforeRequestInfo {
+  turn: number
+  step: number
+  promptTokens: number
+  /** Aborted when the turn is cancelled; work a listener starts here should stop with it. */
+  signal: AbortSignal
+}
+
+/** A request failed. `attempt` counts the failures of this step's request, from 1. */
+export interface RequestFailedInfo {
+  turn: number
+  step: number
+  error: ModelError
+  attempt: number
+  signal: AbortSignal
+}
+
 /**
- * The hooks the core loop offers. Listeners are awaited in registration order. A listener that throws ends the turn
- * with reason `error` and a message naming it (`name`).
+ * What an extension point receives instead of the agent: enough to read where it runs and to add input, never to
+ * drive the loop. Every method may be called at any time; `inject` and `steer` queue through the inbox like a front
+ * end's input, so what an extension adds reaches the model only through the log.
  */
-export interface Extension<A = unknown> {
+export interface ExtensionContext {
+  readonly cwd: string
+  readonly sessionId: string
+  /** The file that holds the session's log, when the store keeps files (hooks hand it on as `transcript_path`). */
+  readonly transcriptPath: string | undefined
+  /** The model id the next request uses. */
+  readonly model: string
+  readonly permissionMode: PermissionMode
+  /** The surface as it stands: what the next request projects, oldest first. A read-only view. */
+  surface(): readonly SurfaceEvent[]
+  /** Adds context to the next request of any turn; does not wake an idle agent. Returns the message id. */
+  inject(content: ContentInput, source?: Source, meta?: JsonValue): string
+  /** Delivers at the next step boundary of the running turn (or opens a turn when idle). Returns the message id. */
+  steer(content: ContentInput, source?: Source): string
+  /** Shows a message to the user (never to the model). */
+  notify(level: 'info' | 'warning' | 'error', message: string): void
+  /** Ends the running turn as `blocked` with `message` shown to the user. Does nothing while idle. */
+  stopTurn(message: string): void
+  /**
+   * Logs an audit event an extension owns (`hook/invoked`, `hook/result`). Surface types are refused: model input
+   * enters only through `inject`, `steer` and the step's entering messages.
+   */
+  record<T extends EventType>(type: T, data: EventDataMap[T]): void
+}
+
+/** What a command reports: a short outcome word and one sentence for the user. */
+export interface CommandResult {
+  outcome: string
+  message: string
+}
+
+/**
+ * A command a front end runs through the agent while no turn runs (`/compact`). `cancel` aborts `signal`. When the
+ * command replaced part of the surface, `sessionStart` listeners run with source `compact` afterwards.
+ */
+export type ExtensionCommand = (input: CommandInput, signal: AbortSignal, context: ExtensionContext) => Promise<CommandResult>
+
+/** A command's arguments as front ends pass them: free text (a focus) and an optional count. */
+export interface CommandInput {
+  text?: string
+  keep?: number
+}
+
+/**
+ * The hooks the core loop offers (DESIGN section 5), each given an `ExtensionContext`. Listeners are awaited in
+ * registration order. A listener that throws ends the turn with reason `error` and a message naming it (`name`),
+ * except `event`, `permissionAsked`, `permissionAnswered` and `sessionEnd`, whose failures are reported as notices.
+ */
+export interface Extension {
   name: string
-  sessionStart?(agent: A, source: SessionStartSource): void | Promise<void>
-  preStep?(step: StepInfo, entering: EnteringMessage[], agent: A): PreStepDecision | void | Promise<PreStepDecision | void>
-  preTool?(call: ToolCallInfo, agent: A): PreToolDecision | void | Promise<PreToolDecision | void>
-  postTool?(call: ToolCallInfo, result: ToolOutput, agent: A): PostToolOutcome | void | Promise<PostToolOutcome | void>
-  /** May call `agent.steer(...)` to keep the turn going. */
-  turnStopping?(info: TurnStoppingInfo, agent: A): void | Promise<void>
-  event?(event: SessionEvent, agent: A): void
+  /** Commands this extension offers front ends, by name (`agent.runCommand`). */
+  commands?: Record<string, ExtensionCommand>
+  sessionStart?(context: ExtensionContext, source: SessionStartSource): void | Promise<void>
+  preStep?(step: StepInfo, entering: EnteringMessage[], context: ExtensionContext): PreStepDecision | void | Promise<PreStepDecision | void>
+  /**
+   * Runs after the step's messages entered and before the request is logged as sent. A listener may change the
+   * surface (replace old entries); when it did, the loop runs `preStep` once more (with the context injected
+   * meanwhile) and re-derives the request.
+   */
+  beforeRequest?(info: BeforeRequestInfo, context: ExtensionContext): void | Promise<void>
+  /**
+   * The request failed. `'retry'` re-derives the request from the log and sends it again at once (after a changed
+   * surface, `preStep` runs once more first); otherwise the loop's own retry policy decides.
+   */
+  requestFailed?(info: RequestFailedInfo, context: ExtensionContext): 'retry' | void | Promise<'retry' | void>
+  preTool?(call: ToolCallInfo, context: ExtensionContext): PreToolDecision | void | Promise<PreToolDecision | void>
+  /** A front end is about to be asked to approve a call (Notification hooks). */
+  permissionAsked?(request: PermissionRequest, context: ExtensionContext): void | Promise<void>
+  /**
+   * A permission question was answered: by the front end, or `unanswered` when none was attached (the call is
+   * refused). The permission policy records "allow always" rules here.
+   */
+  permissionAnswered?(request: PermissionRequest, answer: PermissionAnswer, context: ExtensionContext): void | Promise<void>
+  postTool?(call: ToolCallInfo, result: ToolOutput, context: ExtensionContext): PostToolOutcome | void | Promise<PostToolOutcome | void>
+  /** May call `context.steer(...)` to keep the turn going. */
+  turnStopping?(info: TurnStoppingInfo, context: ExtensionContext): void | Promise<void>
+  event?(event: SessionEvent, context: ExtensionContext): void
   /** Called when the agent closes (SessionEnd). */
-  sessionEnd?(agent: A, reason: string): void | Promise<void>
+  sessionEnd?(context: ExtensionContext, reason: string): void | Promise<void>
 }

@@ -52,7 +52,10 @@ export class Inbox {
     return this.items.some((i) => i.verb !== 'inject')
   }
 
-  /** Whether the running turn has something for its next step (steering or context, not follow-ups). */
+  /**
+   * Whether the running turn must take another step for what waits here: steering only. Injected context rides
+   * along with whatever step comes next but never extends a turn; follow-ups wait for their own turn.
+   */
   hasForNextStep(): boolean {
     return this.items.some((i) => i.verb === 'steer')
   }

@@ -2,16 +2,20 @@ import type { InputBlock } from '../llm/messages.js'
 import type { JsonValue, SessionEvent, Source } from '../session/events.js'
 import type { ToolOutput } from '../tools/tool.js'
 import type {
+  BeforeRequestInfo,
   EnteringMessage,
   Extension,
+  ExtensionCommand,
+  ExtensionContext,
   PostToolDecision,
   PreToolDecision,
+  RequestFailedInfo,
   SessionStartSource,
   StepInfo,
   ToolCallInfo,
   TurnStoppingInfo,
 } from './extensions.js'
-import type { AgentApi } from './types.js'
+import type { PermissionAnswer, PermissionRequest } from './types.js'
 
 /** A listener threw. The turn ends with reason `error` and this message, which names the listener. */
 export class ListenerError extends Error {
@@ -20,31 +24,58 @@ export class ListenerError extends Error {
     readonly point: string,
     cause: unknown,
   ) {
-    super(`The ${point} listener "${listener}" failed: ${cause instanceof Error ? cause.message : String(cause)}`)
+    super(`The ${point} listener "${listener}" failed: ${messageOf(cause)}`)
     this.name = 'ListenerError'
   }
 }
 
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
 const precedence: Record<PreToolDecision['action'], number> = { allow: 0, rewrite: 0, ask: 1, deny: 2 }
 
-/** The extension points of DESIGN section 5, awaited in registration order. */
-export class Listeners {
-  private readonly list: Extension<AgentApi>[] = []
+/** The verdict of every preTool listener together. */
+export interface PreToolVerdict {
+  call: ToolCallInfo
+  verdict: 'allow' | 'ask' | 'deny'
+  reason?: string
+  /** The rule the deciding `ask` offered for "allow always". */
+  suggestedRule?: string
+  rewrittenBy?: string
+}
 
-  add(extension: Extension<AgentApi>): void {
+/**
+ * The extension points of DESIGN section 5, awaited in registration order. Every listener gets the same
+ * `ExtensionContext`, never the agent.
+ */
+export class Listeners {
+  private readonly list: Extension[] = []
+
+  constructor(
+    private readonly context: ExtensionContext,
+    /** Where failures of observers (event, permission and end listeners) are reported. */
+    private readonly report: (message: string) => void,
+  ) {}
+
+  add(extension: Extension): void {
     this.list.push(extension)
   }
 
-  private async each<R>(
-    point: keyof Extension<AgentApi>,
-    call: (ext: Extension<AgentApi>) => R | Promise<R> | undefined,
-  ): Promise<{ ext: Extension<AgentApi>; value: R }[]> {
-    const out: { ext: Extension<AgentApi>; value: R }[] = []
+  /** The command `name` of the first extension that offers one. */
+  command(name: string): ExtensionCommand | undefined {
+    for (const ext of this.list) {
+      const command = ext.commands?.[name]
+      if (command) return command
+    }
+    return undefined
+  }
+
+  private async each<R>(point: keyof Extension, call: (ext: Extension) => R | Promise<R> | undefined): Promise<R[]> {
+    const out: R[] = []
     for (const ext of this.list) {
       if (!ext[point]) continue
       try {
         const value = await call(ext)
-        if (value !== undefined) out.push({ ext, value })
+        if (value !== undefined) out.push(value)
       } catch (error) {
         throw new ListenerError(ext.name, point, error)
       }
@@ -52,22 +83,30 @@ export class Listeners {
     return out
   }
 
-  async sessionStart(agent: AgentApi, source: SessionStartSource): Promise<void> {
-    await this.each('sessionStart', (ext) => ext.sessionStart?.(agent, source))
+  /** Like `each`, but a failure is reported and the next listener still runs: for observers that cannot stop anything. */
+  private async observe(point: keyof Extension, call: (ext: Extension) => unknown): Promise<void> {
+    for (const ext of this.list) {
+      if (!ext[point]) continue
+      try {
+        await call(ext)
+      } catch (error) {
+        this.report(`The ${point} listener "${ext.name}" failed: ${messageOf(error)}`)
+      }
+    }
+  }
+
+  async sessionStart(source: SessionStartSource): Promise<void> {
+    await this.each('sessionStart', (ext) => ext.sessionStart?.(this.context, source))
   }
 
   /** Each listener sees the list the previous one entered. A reject stops the step at once. */
-  async preStep(
-    step: StepInfo,
-    entering: EnteringMessage[],
-    agent: AgentApi,
-  ): Promise<{ messages: EnteringMessage[] } | { reject: string }> {
+  async preStep(step: StepInfo, entering: EnteringMessage[]): Promise<{ messages: EnteringMessage[] } | { reject: string }> {
     let messages = entering
     for (const ext of this.list) {
       if (!ext.preStep) continue
       let decision
       try {
-        decision = await ext.preStep(step, messages, agent)
+        decision = await ext.preStep(step, messages, this.context)
       } catch (error) {
         throw new ListenerError(ext.name, 'preStep', error)
       }
@@ -78,53 +117,65 @@ export class Listeners {
     return { messages }
   }
 
+  async beforeRequest(info: BeforeRequestInfo): Promise<void> {
+    await this.each('beforeRequest', (ext) => ext.beforeRequest?.(info, this.context))
+  }
+
+  /** True when any listener asked for the request to be sent again. Every listener is told of the failure. */
+  async requestFailed(info: RequestFailedInfo): Promise<boolean> {
+    const answers = await this.each('requestFailed', (ext) => ext.requestFailed?.(info, this.context) ?? undefined)
+    return answers.includes('retry')
+  }
+
   /**
    * Runs every preTool listener; a rewrite is passed on to the listeners after it. The verdict is the strongest
    * decision: deny beats ask beats allow. With no decision at all the call is allowed.
    */
-  async preTool(
-    call: ToolCallInfo,
-    agent: AgentApi,
-    reparse: (args: string) => unknown,
-  ): Promise<{ call: ToolCallInfo; verdict: 'allow' | 'ask' | 'deny'; reason?: string; rewrittenBy?: string }> {
-    let current = call
-    let verdict: 'allow' | 'ask' | 'deny' = 'allow'
-    let reason: string | undefined
-    let rewrittenBy: string | undefined
+  async preTool(call: ToolCallInfo, reparse: (args: string) => unknown): Promise<PreToolVerdict> {
+    const out: PreToolVerdict = { call, verdict: 'allow' }
     for (const ext of this.list) {
       if (!ext.preTool) continue
       let decision: PreToolDecision | void
       try {
-        decision = await ext.preTool(current, agent)
+        decision = await ext.preTool(out.call, this.context)
       } catch (error) {
         throw new ListenerError(ext.name, 'preTool', error)
       }
       if (!decision) continue
       if (decision.action === 'rewrite') {
-        current = { ...current, arguments: decision.arguments, input: reparse(decision.arguments) }
-        rewrittenBy = ext.name
+        out.call = { ...out.call, arguments: decision.arguments, input: reparse(decision.arguments) }
+        out.rewrittenBy = ext.name
         continue
       }
       const kind = decision.action
-      if (precedence[kind] > precedence[verdict] || (kind === verdict && reason === undefined)) {
-        verdict = kind
-        reason = decision.reason
+      if (precedence[kind] > precedence[out.verdict] || (kind === out.verdict && out.reason === undefined)) {
+        out.verdict = kind
+        out.reason = decision.reason
       }
+      // The rule offered with the question is the first one any asking listener suggested.
+      if (decision.action === 'ask') out.suggestedRule ??= decision.suggestedRule
     }
-    return { call: current, verdict, reason, rewrittenBy }
+    return out
+  }
+
+  async permissionAsked(request: PermissionRequest): Promise<void> {
+    await this.observe('permissionAsked', (ext) => ext.permissionAsked?.(request, this.context))
+  }
+
+  async permissionAnswered(request: PermissionRequest, answer: PermissionAnswer): Promise<void> {
+    await this.observe('permissionAnswered', (ext) => ext.permissionAnswered?.(request, answer, this.context))
   }
 
   /** The last replace wins; blocks are joined; context entries are collected in listener order. */
   async postTool(
     call: ToolCallInfo,
     result: ToolOutput,
-    agent: AgentApi,
   ): Promise<{ content?: InputBlock[]; blocks: string[]; context: { content: InputBlock[]; source: Source; meta?: JsonValue }[] }> {
-    const outcomes = await this.each('postTool', (ext) => ext.postTool?.(call, result, agent) ?? undefined)
+    const outcomes = await this.each('postTool', (ext) => ext.postTool?.(call, result, this.context) ?? undefined)
     let content: InputBlock[] | undefined
     const blocks: string[] = []
     const context: { content: InputBlock[]; source: Source; meta?: JsonValue }[] = []
-    for (const { value } of outcomes) {
+    for (const value of outcomes) {
       if (!value) continue
       const d: PostToolDecision | undefined = value.decision
       if (d?.action === 'replace') content = d.content
@@ -134,29 +185,24 @@ export class Listeners {
     return { content, blocks, context }
   }
 
-  async turnStopping(info: TurnStoppingInfo, agent: AgentApi): Promise<void> {
-    await this.each('turnStopping', (ext) => ext.turnStopping?.(info, agent))
+  async turnStopping(info: TurnStoppingInfo): Promise<void> {
+    await this.each('turnStopping', (ext) => ext.turnStopping?.(info, this.context))
   }
 
   /** Observers must not break the log: a throwing observer is reported, not propagated. */
-  event(event: SessionEvent, agent: AgentApi, report: (message: string) => void): void {
+  event(event: SessionEvent): void {
     for (const ext of this.list) {
       if (!ext.event) continue
       try {
-        ext.event(event, agent)
+        ext.event(event, this.context)
       } catch (error) {
-        report(`The event listener "${ext.name}" failed: ${error instanceof Error ? error.message : String(error)}`)
+        this.report(`The event listener "${ext.name}" failed: ${messageOf(error)}`)
       }
     }
   }
 
-  async sessionEnd(agent: AgentApi, reason: string): Promise<void> {
-    for (const ext of this.list) {
-      try {
-        await ext.sessionEnd?.(agent, reason)
-      } catch {
-        // Session end runs while closing; a failing listener must not keep the log from being flushed and closed.
-      }
-    }
+  /** Session end runs while closing; a failing listener must not keep the log from being flushed and closed. */
+  async sessionEnd(reason: string): Promise<void> {
+    await this.observe('sessionEnd', (ext) => ext.sessionEnd?.(this.context, reason))
   }
 }

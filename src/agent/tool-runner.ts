@@ -5,7 +5,7 @@ import type { Session } from '../session/session.js'
 import { errorOutput, type AnyTool, type ToolContext, type ToolOutput, type ToolState } from '../tools/tool.js'
 import type { ToolCallInfo } from './extensions.js'
 import type { Listeners } from './listeners.js'
-import type { AgentApi, LiveEvent, PermissionAsker, PermissionRequest } from './types.js'
+import type { LiveEvent, PermissionAnswer, PermissionAsker, PermissionRequest } from './types.js'
 
 /** What the runner needs from the agent for one step's tool calls. */
 export interface ToolStep {
@@ -15,13 +15,9 @@ export interface ToolStep {
   tools: ReadonlyMap<string, AnyTool>
   state: ToolState
   listeners: Listeners
-  agent: AgentApi
   signal: AbortSignal
+  /** The front end's permission prompt, when one is attached. */
   asker: PermissionAsker | undefined
-  onAsk?: (request: PermissionRequest) => void
-  suggestRule?: (call: ToolCallInfo) => string | undefined
-  /** Records an "allow always" answer so later calls it covers are allowed. */
-  allowAlways?: (rule: string) => void
   /** The sentence a model reads when a call needs permission and no front end can ask. */
   permissionNeeded: (call: ToolCallInfo, reason?: string) => string
   emit: (event: LiveEvent) => void
@@ -156,7 +152,7 @@ async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
   const first = validate(tool, parsed)
   if ('error' in first) return { block, call, tool, answer: errorResult(first.error) }
 
-  const decided = await s.listeners.preTool(call, s.agent, (raw) => {
+  const decided = await s.listeners.preTool(call, (raw) => {
     const p = parseArguments(raw)
     return p.ok ? p.value : undefined
   })
@@ -174,27 +170,27 @@ async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
     return { ...base, answer: errorResult(`Error: permission denied: ${decided.reason ?? 'a policy refused this call'}`) }
   }
   if (decided.verdict === 'ask') {
-    if (!s.asker) return { ...base, answer: errorResult(s.permissionNeeded(decided.call, decided.reason)) }
-    const rule = s.suggestRule?.(decided.call)
     const request: PermissionRequest = {
       call: decided.call,
       reason: decided.reason ?? 'This call needs permission.',
-      ...(rule ? { suggestedRule: rule } : {}),
+      ...(decided.suggestedRule ? { suggestedRule: decided.suggestedRule } : {}),
     }
-    s.onAsk?.(request)
-    const answer = await s.asker(request, s.signal).catch(
-      () => ({ outcome: 'deny' as const, note: undefined }),
-    )
-    if (answer.outcome === 'allow-always') {
-      const always = answer.rule ?? rule
-      if (always) s.allowAlways?.(always)
-    }
+    const answer = await askFrontEnd(request, s)
+    await s.listeners.permissionAnswered(request, answer)
+    if (answer.outcome === 'unanswered') return { ...base, answer: errorResult(s.permissionNeeded(decided.call, decided.reason)) }
     if (answer.outcome === 'deny') {
       const note = answer.note ? ` The user said: ${answer.note}` : ''
       return { ...base, answer: errorResult(`Error: the user denied permission for this ${block.name} call.${note}`) }
     }
   }
   return base
+}
+
+/** The front end's answer; a prompt that fails (a client gone away) counts as a denial. */
+async function askFrontEnd(request: PermissionRequest, s: ToolStep): Promise<PermissionAnswer> {
+  if (!s.asker) return { outcome: 'unanswered' }
+  await s.listeners.permissionAsked(request)
+  return s.asker(request, s.signal).catch((): PermissionAnswer => ({ outcome: 'deny' }))
 }
 
 async function runPool(group: Prepared[], s: ToolStep): Promise<ToolOutput[]> {
@@ -243,7 +239,7 @@ async function commit(p: Prepared, output: ToolOutput, s: ToolStep): Promise<Pen
   let content: InputBlock[] = output.content
   let context: PendingContext[] = []
   if (!p.answer && p.tool) {
-    const post = await s.listeners.postTool(p.call, output, s.agent)
+    const post = await s.listeners.postTool(p.call, output)
     if (post.content) content = post.content
     if (post.blocks.length) content = [...content, { type: 'text', text: post.blocks.join('\n') }]
     context = post.context

@@ -14,12 +14,18 @@ export interface PermissionRequest {
   suggestedRule?: string
 }
 
+/** A front end's answer; `unanswered` is the loop's own, when no front end was attached to ask (the call is refused). */
 export type PermissionAnswer =
   | { outcome: 'allow-once' }
   | { outcome: 'allow-always'; rule?: string }
   | { outcome: 'deny'; note?: string }
+  | { outcome: 'unanswered' }
 
-/** Attached by a front end (terminal UI, ACP client, RPC client). With none attached, ask means deny. */
+/**
+ * The one seam through which a front end (terminal UI, ACP client, RPC client) is asked: it sets
+ * `agent.permissionAsker`. With none attached, ask means deny. Extensions hear of each question and answer through
+ * the `permissionAsked` / `permissionAnswered` points.
+ */
 export type PermissionAsker = (request: PermissionRequest, signal: AbortSignal) => Promise<PermissionAnswer>
 
 /** Something a live listener sees: every committed event, plus streaming pieces that are never logged. */
@@ -48,9 +54,9 @@ export function toBlocks(content: ContentInput): InputBlock[] {
 }
 
 /**
- * The agent as front ends and extensions use it. The class in agent.ts implements it; front ends get one from
- * `openAgent` (src/agent/open.ts), which wires the store, model adapter, tools, permissions, context producers,
- * hooks and MCP servers.
+ * The agent as front ends use it (extensions get the narrower `ExtensionContext`). The class in agent.ts implements
+ * it; front ends get one from `openAgent` (src/runtime/open.ts), which wires the store, model adapter, tools,
+ * permissions, context producers, hooks, compaction and MCP servers.
  */
 export interface AgentApi {
   readonly session: import('../session/session.js').Session
@@ -85,8 +91,13 @@ export interface AgentApi {
   permissionAsker?: PermissionAsker
   /** Takes a queued input back before it is delivered (a front end editing it); logged as withdrawn. */
   withdraw(id: string): { id: string; content: InputBlock[] } | undefined
-  /** Compacts the session now (`/compact [keep=N] [focus]`); only while idle. */
+  /** Compacts the session now (`/compact [keep=N] [focus]`): the `compact` command. Only while idle. */
   compact(focus?: string, options?: { keep?: number }): Promise<{ outcome: string; message: string }>
+  /**
+   * Runs an extension's command while idle (the agent is busy meanwhile; `cancel` aborts it). Rejects while a turn
+   * runs; says so in the result when no extension offers the command.
+   */
+  runCommand(name: string, input?: { text?: string; keep?: number }): Promise<{ outcome: string; message: string }>
   /** Shows a message to the user (never to the model). */
   notify(level: 'info' | 'warning' | 'error', message: string): void
   /** Flushes the log, runs sessionEnd listeners, releases tools and servers. */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { ResponseAssembler } from '../llm/assemble.js'
 import type { ModelAdapter } from '../llm/adapter.js'
-import { textOf, type Message, type Usage } from '../llm/messages.js'
+import { textOf, type Usage } from '../llm/messages.js'
 import type { SessionEvent, SurfaceEvent } from '../session/events.js'
-import { projectEvent } from '../session/projection.js'
+import type { BeforeRequestInfo, CommandInput, Extension, ExtensionCommand, ExtensionContext, RequestFailedInfo } from '../agent/extensions.js'
+import { encodeRequest, summaryMessages } from '../session/request.js'
 import type { Session } from '../session/session.js'
-import { encodeRequest } from '../agent/request.js'
 import { chooseShadow, chooseShadowKeepingUnits, estimateTokens, units, type Shadow } from './units.js'
 import { framedSummary, nothingToCompact, summaryInstruction, trimmedOutput } from './summary-text.js'
 import { counted, grouped } from '../text/count.js'
@@ -41,13 +41,26 @@ export interface CompactorOptions {
 }
 
 /**
- * Cache-aware compaction (docs/compaction.md). One transaction bracketed by `compaction/start` and
- * `compaction/end`: either old tool results are trimmed in place (each a replace of exactly that result), or the
- * oldest whole units are summarized by a request that reuses the session's cached prefix, and the summary replaces
- * them on the surface. A failure or a summary that does not shrink anything leaves the surface as it was.
+ * Cache-aware compaction (docs/compaction.md), as an extension of the loop. One transaction bracketed by
+ * `compaction/start` and `compaction/end`: either old tool results are trimmed in place (each a replace of exactly
+ * that result), or the oldest whole units are summarized by a request that reuses the session's cached prefix, and
+ * the summary replaces them on the surface. A failure or a summary that does not shrink anything leaves the surface
+ * as it was.
+ *
+ * When: before a request whose prompt passes the threshold (`beforeRequest`; after a failure not again in the same
+ * turn, so an outage costs one summary request per turn, not one per step); once per step when the model answers
+ * that the context is too long (`requestFailed`, then the request is retried); and on the `compact` command.
  */
-export class Compactor {
+export class Compactor implements Extension {
+  readonly name = 'compaction'
   readonly settings: CompactionSettings
+  readonly commands: Record<string, ExtensionCommand> = {
+    compact: (input: CommandInput, signal: AbortSignal) => this.compact('manual', { turn: this.lastTurn(), step: 0, signal, focus: input.text, keep: input.keep }),
+  }
+  /** The turn in which automatic compaction last failed; it is not tried again in that turn. */
+  private autoFailedIn = 0
+  /** The step (`turn/step`) whose context-too-long error was already answered by compacting. */
+  private overflowAnsweredIn = ''
 
   /** Throws one sentence naming the setting when a configured value is out of range (settings are user-written). */
   constructor(private readonly options: CompactorOptions) {
@@ -57,6 +70,23 @@ export class Compactor {
   /** The prompt size, in estimated tokens, above which the next request compacts first. */
   threshold(): number {
     return Math.floor(this.options.contextWindow() * this.settings.ratio)
+  }
+
+  async beforeRequest(info: BeforeRequestInfo, context: ExtensionContext): Promise<void> {
+    if (info.promptTokens <= this.threshold() || this.autoFailedIn === info.turn) return
+    const outcome = await this.compact('auto', info)
+    report(context, outcome)
+    // A context-too-long error still compacts at once, whatever happened here.
+    this.autoFailedIn = changed(outcome) ? 0 : info.turn
+  }
+
+  async requestFailed(info: RequestFailedInfo, context: ExtensionContext): Promise<'retry' | void> {
+    const step = `${info.turn}/${info.step}`
+    if (info.error.code !== 'context-too-long' || this.overflowAnsweredIn === step) return
+    this.overflowAnsweredIn = step
+    const outcome = await this.compact('overflow', info)
+    report(context, outcome)
+    if (changed(outcome)) return 'retry'
   }
 
   /**
@@ -100,6 +130,11 @@ export class Compactor {
       if (trimmed) return trimmed
     }
     return this.summarize(id, trigger, surface, shadow, at)
+  }
+
+  /** The number of the latest turn: a manual compaction's summary request is logged against it. */
+  private lastTurn(): number {
+    return this.options.session.last('turn/start')?.data.turn ?? 0
   }
 
   /** Trims old long tool results when that alone brings the prompt under the threshold. */
@@ -190,6 +225,13 @@ export class Compactor {
   }
 }
 
+/** True when the surface changed: the summary or the trimmed results are in place. */
+export const changed = (outcome: CompactionOutcome): boolean => outcome.outcome === 'replaced' || outcome.outcome === 'trimmed'
+
+function report(context: ExtensionContext, outcome: CompactionOutcome): void {
+  context.notify(changed(outcome) ? 'info' : 'warning', outcome.message)
+}
+
 function keptWords(units: number): string {
   return units === 1 ? 'the newest exchange' : `the newest ${grouped(units)} exchanges`
 }
@@ -218,18 +260,4 @@ function checkedSettings(settings: CompactionSettings): CompactionSettings {
     }
   }
   return settings
-}
-
-/**
- * The summary request's messages: the projection of the shadowed surface entries — byte-identical to the start of
- * the session's last request, so the provider serves them from its cache — then the instruction.
- */
-export function summaryMessages(surface: readonly SurfaceEvent[], lastIndex: number, instruction: string): Message[] {
-  const messages: Message[] = []
-  for (let i = 0; i <= lastIndex; i++) {
-    const m = projectEvent(surface[i])
-    if (m) messages.push(m)
-  }
-  messages.push({ role: 'user', content: [{ type: 'text', text: instruction }] })
-  return messages
 }

@@ -1,8 +1,8 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
-import type { Effort } from '../llm/adapter.js'
-import { modelsSettingSchema } from '../llm/model-settings.js'
+import type { Effort, Wire } from '../llm/adapter.js'
+import { modelEntrySchema } from '../llm/model-settings.js'
 import type { PermissionMode } from '../agent/types.js'
 import { parseRule } from '../permissions/rules.js'
 import { JsonSyntaxError, parseJsonWithLines } from './json-with-lines.js'
@@ -25,7 +25,12 @@ export interface Settings {
   /** Environment variables never passed to commands the model runs (DEEPSEEK_API_KEY always is withheld). */
   secretEnv?: string[]
   webFetch?: { allowPrivate?: boolean }
-  models?: Record<string, unknown>
+  /** Catalog additions and overrides (src/llm/model-settings.ts), plus `compactAt`: one model's compaction ratio. */
+  models?: Record<string, ModelSetting>
+  /** Which wire every model uses, over the catalog's choice. */
+  wire?: Wire
+  /** When and how much to compact (docs/compaction.md); ranges are checked by the compactor. */
+  compaction?: { ratio?: number; keepRatio?: number; trimAboveTokens?: number; trimKeepChars?: number }
   hooks?: unknown
   /** Bounds on Stop-hook continuations per turn (docs/hooks.md): consecutive, and consecutive with the same reason. */
   stopHooks?: { maxContinuations?: number; maxIdenticalReasons?: number }
@@ -50,6 +55,10 @@ export class SettingsError extends Error {
 const MODE_ALIASES: Record<string, PermissionMode> = { acceptEdits: 'accept-edits', bypassPermissions: 'bypass' }
 
 const ruleList = z.array(z.string())
+const modelSettingSchema = modelEntrySchema.extend({ compactAt: z.number().optional() })
+export type ModelSetting = z.infer<typeof modelSettingSchema>
+/** A count that must be a whole number of at least 1 when set. */
+const count = z.number().int().min(1)
 const settingsSchema = z.looseObject({
   permissions: z
     .looseObject({
@@ -64,7 +73,17 @@ const settingsSchema = z.looseObject({
   effort: z.enum(['off', 'low', 'high', 'max']).optional(),
   secretEnv: z.array(z.string()).optional(),
   webFetch: z.looseObject({ allowPrivate: z.boolean().optional() }).optional(),
-  models: modelsSettingSchema.optional(),
+  models: z.record(z.string(), modelSettingSchema).optional(),
+  wire: z.enum(['chat', 'anthropic']).optional(),
+  compaction: z
+    .looseObject({
+      ratio: z.number().optional(),
+      keepRatio: z.number().optional(),
+      trimAboveTokens: z.number().optional(),
+      trimKeepChars: z.number().optional(),
+    })
+    .optional(),
+  stopHooks: z.looseObject({ maxContinuations: count.optional(), maxIdenticalReasons: count.optional() }).optional(),
 })
 
 /** The settings files in the order they refine each other: user, project (committable), local (personal). */

@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises'
 import { isAbsolute, relative } from 'node:path'
 import type { EnteringMessage, Extension } from '../agent/extensions.js'
-import type { AgentApi } from '../agent/types.js'
 import type { JsonValue } from '../session/events.js'
 import { hashFile } from '../tools/file-versions.js'
 import type { FileVersion } from '../tools/tool.js'
@@ -24,7 +23,7 @@ export type FileChange = { path: string; size: number; mtimeMs: number } | { pat
  * recorded file per step; a file is hashed only when its mtime moved and its size did not (a touch, or a rewrite
  * to the same length), and that verdict is remembered for that mtime.
  */
-export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension<AgentApi> {
+export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension {
   /** Paths whose bytes were hashed and found unchanged at this mtime: not hashed again until the mtime moves. */
   const sameBytesAt = new Map<string, number>()
   return {

@@ -1,5 +1,4 @@
-import type { EnteringMessage } from '../agent/extensions.js'
-import type { AgentApi } from '../agent/types.js'
+import type { EnteringMessage, ExtensionContext } from '../agent/extensions.js'
 import type { InputBlock } from '../llm/messages.js'
 import type { JsonValue, SurfaceEvent } from '../session/events.js'
 
@@ -36,8 +35,8 @@ export function producedMessages(
 }
 
 /** The session's current surface events, oldest first. */
-export function surfaceOf(agent: AgentApi): readonly SurfaceEvent[] {
-  return agent.session.surface()
+export function surfaceOf(agent: ExtensionContext): readonly SurfaceEvent[] {
+  return agent.surface()
 }
 
 /** The text of a message's blocks, joined. */

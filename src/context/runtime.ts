@@ -1,5 +1,5 @@
 import type { EnteringMessage, Extension } from '../agent/extensions.js'
-import type { AgentApi, PermissionMode } from '../agent/types.js'
+import type { PermissionMode } from '../agent/types.js'
 import { gitState, type GitState } from './git-state.js'
 import { producedMessages, surfaceOf, textOfBlocks } from './produced-messages.js'
 import { systemReminder } from './reminder.js'
@@ -32,7 +32,7 @@ export interface RuntimeFacts {
  * entering), so while nothing changes the request prefix stays byte-identical and cached. After compaction shadowed
  * its last message, the facts are told again.
  */
-export function runtimeContext(options: { now?: () => Date } = {}): Extension<AgentApi> {
+export function runtimeContext(options: { now?: () => Date } = {}): Extension {
   const now = options.now ?? (() => new Date())
   // The git probe starts a process (~15 ms), so it runs at the first step of each turn and after a step whose tools
   // could have changed the tree; the probe starts as soon as such a tool finishes, overlapping the rest of the step.

@@ -1,6 +1,5 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import type { EnteringMessage, Extension } from '../agent/extensions.js'
-import type { AgentApi } from '../agent/types.js'
 import type { Source } from '../session/events.js'
 import {
   directoriesBelow,
@@ -38,7 +37,7 @@ type ContextEntry = { content: [{ type: 'text'; text: string }]; source: Source;
  *   that it has not told yet, injected before the next request.
  * Resume needs no special case: the first step after it compares the surviving records with the disk.
  */
-export function workspaceInstructions(options: { home: string; budgetBytes?: number }): Extension<AgentApi> {
+export function workspaceInstructions(options: { home: string; budgetBytes?: number }): Extension {
   const budgetBytes = options.budgetBytes ?? DEFAULT_INSTRUCTION_BUDGET
   const home = resolve(options.home)
   const userWidePath = join(home, 'AGENTS.md')

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { AgentApi } from '../agent/types.js'
+import type { ExtensionContext } from '../agent/extensions.js'
 import type { EventDataMap, JsonValue } from '../session/events.js'
 import { displayPath } from './config-file.js'
 import type { HookDefinition, HookEvent } from './definitions.js'
@@ -43,13 +43,13 @@ export function selectHandlers(definitions: readonly HookDefinition[], event: Ho
   })
 }
 
-export function sessionFacts(agent: AgentApi, turn?: number): SessionFacts {
+export function sessionFacts(agent: ExtensionContext, turn?: number): SessionFacts {
   return {
-    sessionId: agent.session.id,
-    transcriptPath: agent.session.path ?? null,
+    sessionId: agent.sessionId,
+    transcriptPath: agent.transcriptPath ?? null,
     cwd: agent.cwd,
     permissionMode: agent.permissionMode,
-    model: agent.config.model,
+    model: agent.model,
     turn,
   }
 }
@@ -61,7 +61,7 @@ export function sessionFacts(agent: AgentApi, turn?: number): SessionFacts {
  */
 export async function runHooks(
   runtime: HookRuntime,
-  agent: AgentApi,
+  agent: ExtensionContext,
   event: HookEvent,
   target: string | undefined,
   fields: Record<string, JsonValue>,
@@ -72,7 +72,7 @@ export async function runHooks(
   const facts = sessionFacts(agent, turn)
   const runs = handlers.map((definition) => {
     const id = randomUUID()
-    agent.session.append('hook/invoked', { id, event, handler: definition.command, sourceFile: definition.file.path })
+    agent.record('hook/invoked', { id, event, handler: definition.command, sourceFile: definition.file.path })
     const timeoutMs = (definition.timeoutSec ?? DEFAULT_TIMEOUT_SEC) * 1000
     const input = JSON.stringify(hookPayload(event, definition.file.dialect, facts, fields))
     const env = childEnv(runtime.env, {
@@ -96,7 +96,7 @@ export async function runHooks(
     if (stderr) data.stderr = stderr.length > STDERR_LOGGED ? `${stderr.slice(0, STDERR_LOGGED)}…` : stderr
     const reason = verdict.failure ?? verdict.stop ?? verdict.block ?? verdict.permissionReason
     if (reason) data.reason = reason
-    agent.session.append('hook/result', data)
+    agent.record('hook/result', data)
     const name = `The ${event} hook ${handlerName(definition, agent.cwd)}`
     if (verdict.failure) agent.notify('warning', `${name} ${verdict.failure}; Rein went on without it.`)
     if (verdict.systemMessage) agent.notify('info', verdict.systemMessage)

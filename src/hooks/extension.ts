@@ -1,5 +1,4 @@
-import type { EnteringMessage, Extension, PreToolDecision, PostToolOutcome, ToolCallInfo } from '../agent/extensions.js'
-import type { AgentApi, PermissionRequest } from '../agent/types.js'
+import type { EnteringMessage, Extension, ExtensionContext, PreToolDecision, PostToolOutcome, ToolCallInfo } from '../agent/extensions.js'
 import { textOf } from '../llm/messages.js'
 import type { JsonValue, Source } from '../session/events.js'
 import type { ToolOutput } from '../tools/tool.js'
@@ -14,13 +13,11 @@ export interface PreCompactResult {
   blocked?: string
 }
 
-/** The hooks as the agent uses them: the extension, and the two events the loop does not see on its own. */
+/** The hooks as the agent uses them: the extension, and the one event the loop does not see on its own. */
 export interface HooksHandle {
-  extension: Extension<AgentApi>
+  extension: Extension
   /** Runs PreCompact hooks; call before compacting. `trigger` is `manual` (a command) or `auto`. */
   runPreCompact(trigger: 'manual' | 'auto', customInstructions?: string): Promise<PreCompactResult>
-  /** Runs Notification hooks for a permission prompt; call when the agent asks a person. Never rejects. */
-  permissionAsked(request: PermissionRequest): Promise<void>
 }
 
 /** The `source` of everything hooks put into the session. Never rendered to the model. */
@@ -34,7 +31,7 @@ function contextEntries(event: HookEvent, outcomes: HookOutcome[]): { content: {
   )
 }
 
-function injectContext(agent: AgentApi, event: HookEvent, outcomes: HookOutcome[]): void {
+function injectContext(agent: ExtensionContext, event: HookEvent, outcomes: HookOutcome[]): void {
   for (const entry of contextEntries(event, outcomes)) agent.inject(entry.content, entry.source)
 }
 
@@ -62,24 +59,24 @@ function denialOf(outcome: HookOutcome, cwd: string): string | undefined {
  */
 export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): HooksHandle {
   const guard = new StopGuard(limits)
-  let bound: AgentApi | undefined
-  const bind = (agent: AgentApi): AgentApi => (bound = agent)
+  let bound: ExtensionContext | undefined
+  const bind = (agent: ExtensionContext): ExtensionContext => (bound = agent)
 
-  const toolFields = (call: ToolCallInfo, agent: AgentApi) => {
+  const toolFields = (call: ToolCallInfo, agent: ExtensionContext) => {
     const peer = peerToolName(call.name)
     const input = toolInput(call.input, call.arguments, agent.cwd)
     return { peer, input, fields: { tool_name: peer, tool_input: input, tool_use_id: call.callId } as Record<string, JsonValue> }
   }
 
   /** `continue: false` from a tool event ends the turn: the call is refused or blocked, and the turn ends `blocked`. */
-  const stopTurn = (agent: AgentApi, event: HookEvent, reasons: string[]): string => {
+  const stopTurn = (agent: ExtensionContext, event: HookEvent, reasons: string[]): string => {
     const reason = joinReasons(reasons, `A ${event} hook stopped the turn.`)
     agent.notify('warning', reason)
     agent.stopTurn(reason)
     return reason
   }
 
-  const extension: Extension<AgentApi> = {
+  const extension: Extension = {
     name: 'hooks',
 
     async sessionStart(agent, source) {
@@ -171,6 +168,16 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
       for (const o of blocking) agent.steer(o.verdict.block as string, hookSource('Stop', o.definition))
     },
 
+    /** Notification hooks for a permission prompt. They run beside the prompt, never holding it up or failing the call. */
+    permissionAsked(request, agent) {
+      bind(agent)
+      const peer = peerToolName(request.call.name)
+      const fields = { message: `Rein needs your permission to use ${peer}`, title: 'Permission needed', notification_type: 'permission_prompt' }
+      runHooks(runtime, agent, 'Notification', 'permission_prompt', fields, request.call.turn).catch((error: unknown) => {
+        agent.notify('warning', `Notification hooks could not run: ${error instanceof Error ? error.message : String(error)}.`)
+      })
+    },
+
     async sessionEnd(agent, reason) {
       bind(agent)
       await runHooks(runtime, agent, 'SessionEnd', reason, { reason })
@@ -184,16 +191,6 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
       const outcomes = await runHooks(runtime, bound, 'PreCompact', trigger, { trigger, custom_instructions: customInstructions })
       const reasons = reasonsOf(outcomes, (o) => o.verdict.block ?? o.verdict.stop)
       return reasons.length ? { blocked: joinReasons(reasons, 'A PreCompact hook blocked compaction.') } : {}
-    },
-    async permissionAsked(request) {
-      if (!bound) return
-      const peer = peerToolName(request.call.name)
-      const fields = { message: `Rein needs your permission to use ${peer}`, title: 'Permission needed', notification_type: 'permission_prompt' }
-      try {
-        await runHooks(runtime, bound, 'Notification', 'permission_prompt', fields, request.call.turn)
-      } catch (error) {
-        bound.notify('warning', `Notification hooks could not run: ${error instanceof Error ? error.message : String(error)}.`)
-      }
     },
   }
 }

@@ -1,5 +1,4 @@
 import { homedir } from 'node:os'
-import type { AgentApi } from '../agent/types.js'
 import type { Extension } from '../agent/extensions.js'
 import { loadHookCatalog } from './catalog.js'
 import type { HookDefinition } from './definitions.js'
@@ -25,7 +24,7 @@ export interface LoadHooksOptions {
 }
 
 export interface LoadedHooks extends HooksHandle {
-  extension: Extension<AgentApi>
+  extension: Extension
   /** Malformed files, invalid matchers and unsupported events: one sentence each. */
   problems: string[]
   /**
@@ -37,7 +36,7 @@ export interface LoadedHooks extends HooksHandle {
 
 /**
  * Loads Claude Code and Codex hook configurations for a session in `cwd` and returns them as one extension, plus
- * `runPreCompact` for the compaction code and `permissionAsked` for the permission prompt. Reading never throws:
+ * `runPreCompact` for the compaction code. Reading never throws:
  * everything skipped is in `problems`.
  */
 export function loadHooks(options: LoadHooksOptions): LoadedHooks {

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os'
 import path from 'node:path'
 import type { Extension, PreToolDecision, ToolCallInfo } from '../agent/extensions.js'
-import type { AgentApi, PermissionMode } from '../agent/types.js'
+import type { PermissionMode } from '../agent/types.js'
 import type { Settings } from '../config/settings.js'
 import { reinHome } from '../store/home.js'
 import { displayPath, realPathOf } from '../tools/paths.js'
@@ -36,7 +36,7 @@ export interface PermissionPolicyOptions {
 }
 
 /** The policy as an extension, plus what a front end needs for "allow always". */
-export interface PermissionPolicy extends Extension<AgentApi> {
+export interface PermissionPolicy extends Extension {
   /** A narrow rule that would allow calls like this one, or undefined when none fits. */
   suggestedRule(call: ToolCallInfo): string | undefined
   /** Adds a rule to the session's allow list (the caller persists it to settings if the user asked for that). */
@@ -136,20 +136,32 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     return question(heldBack ? ` (${heldBack})` : '')
   }
 
+  /** A question that no rule can answer (a protected path, a command that cannot be judged) offers none. */
+  const ruleFor = (call: ToolCallInfo, decision: PreToolDecision): string | undefined => {
+    const unanswerable = /always asks|do not cover|is not trusted/.test(decision.reason ?? '')
+    return decision.action === 'ask' && unanswerable ? undefined : suggestedRule(call, cwd)
+  }
+  const allowForSession = (rule: string): void => {
+    parse([rule])
+    if (!sessionAllow.includes(rule)) sessionAllow.push(rule)
+  }
+
   return {
     name: 'permissions',
-    preTool: (call) => decide(call),
-    decide,
-    suggestedRule: (call) => {
+    preTool: (call) => {
       const decision = decide(call)
-      // A question that no rule can answer (a protected path, a command that cannot be judged) offers none.
-      const unanswerable = /always asks|do not cover|is not trusted/.test(decision.reason ?? '')
-      return decision.action === 'ask' && unanswerable ? undefined : suggestedRule(call, cwd)
+      if (decision.action !== 'ask') return decision
+      const rule = ruleFor(call, decision)
+      return rule ? { ...decision, suggestedRule: rule } : decision
     },
-    allowForSession: (rule) => {
-      parse([rule])
-      if (!sessionAllow.includes(rule)) sessionAllow.push(rule)
+    // "Allow always" covers later calls of this session at once; a front end persists the rule if the user asked.
+    permissionAnswered: (request, answer) => {
+      const rule = answer.outcome === 'allow-always' ? (answer.rule ?? request.suggestedRule) : undefined
+      if (rule) allowForSession(rule)
     },
+    decide,
+    suggestedRule: (call) => ruleFor(call, decide(call)),
+    allowForSession,
     guardTools: (state) => installReadGuard(state, guard),
   }
 }

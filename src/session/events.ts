@@ -35,8 +35,8 @@ export interface SessionHeader {
 
 /**
  * The data of each event type. Other modules add types by augmenting this interface
- * (`declare module '../session/events.js' { interface EventDataMap { 'x/y': {...} } }`) and registering them with
- * `registerEventType` so the loader knows them.
+ * (`declare module '../session/events.js' { interface EventDataMap { 'x/y': {...} } }`) and adding the type to the
+ * known lists below, so the loader knows them.
  */
 export interface EventDataMap {
   'turn/start': { turn: number }
@@ -147,11 +147,6 @@ for (const type of [
   knownTypes.set(type, { surface: false })
 }
 for (const type of SURFACE_TYPES) knownTypes.set(type, { surface: true })
-
-/** Lets a module add a non-surface event type. Surface types are fixed: a new model input needs a design change. */
-export function registerEventType(type: string): void {
-  if (!knownTypes.has(type)) knownTypes.set(type, { surface: false })
-}
 
 export function isKnownType(type: string): boolean {
   return knownTypes.has(type)

@@ -151,7 +151,7 @@ export class Session {
   append<T extends EventType>(type: T, data: EventDataMap[T], options: AppendOptions = {}): SessionEvent<T> {
     if (this.closed) throw new SessionError('closed', `session ${this.id} is closed; load it again to append.`)
     if (!isKnownType(type) && options.ignorable !== true) {
-      throw new Error(`cannot append ${type}: the event type is not registered; call registerEventType first, or mark the event ignorable.`)
+      throw new Error(`cannot append ${type}: the event type is not registered in src/session/events.ts; add it there, or mark the event ignorable.`)
     }
     if (options.ignorable !== undefined && options.ignorable !== true) {
       throw new Error(`cannot append ${type}: ignorable must be true when given.`)

@@ -88,6 +88,4 @@ export interface SessionStore {
   summaries(cwd: string | 'all'): Promise<SessionSummary[]>
 }
 
-export { JsonlStore } from './jsonl-store.js'
-export { MemoryStore } from './memory-store.js'
 export type { LeaseOwner, SessionLease } from './lease.js'

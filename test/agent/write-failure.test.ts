@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MemoryStore } from '../../src/store/store.js'
+import { MemoryStore } from '../../src/store/memory-store.js'
 import { Session } from '../../src/session/session.js'
 import { harness } from '../support/agent-harness.js'
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Session } from '../../src/session/session.js'
-import { JsonlStore } from '../../src/store/store.js'
+import { JsonlStore } from '../../src/store/jsonl-store.js'
 import { appendTurn } from '../session/conversation.js'
 
 const cli = resolve('dist/cli/main.js')

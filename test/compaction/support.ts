@@ -1,6 +1,6 @@
 import { createAdapter } from '../../src/llm/create.js'
 import type { ModelAdapter } from '../../src/llm/adapter.js'
-import { requestDigestCheck } from '../../src/agent/replay.js'
+import { requestDigestCheck } from '../../src/session/replay.js'
 import type { SessionEvent } from '../../src/session/events.js'
 import type { Session } from '../../src/session/session.js'
 import { verifyEvents } from '../../src/session/verify.js'

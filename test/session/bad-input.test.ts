@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Session } from '../../src/session/session.js'
 import { SessionError } from '../../src/store/errors.js'
-import { JsonlStore } from '../../src/store/store.js'
+import { JsonlStore } from '../../src/store/jsonl-store.js'
 import { appendTurn } from './conversation.js'
 
 let home: string
@@ -116,7 +116,7 @@ describe('loading a damaged log', () => {
     if (!existsSync(dist)) throw new Error('dist/ is missing; run `npx tsc -p .` (npm test builds first).')
     const script = `
       const { Session } = await import(${JSON.stringify(dist)})
-      const { JsonlStore } = await import(${JSON.stringify(resolve('dist/store/store.js'))})
+      const { JsonlStore } = await import(${JSON.stringify(resolve('dist/store/jsonl-store.js'))})
       try { await Session.load(new JsonlStore(${JSON.stringify(home)}), ${JSON.stringify(session.id)}); console.log('loaded') }
       catch (e) { console.log(e.name + ': ' + e.message) }`
     // Root reads any file regardless of mode, so the load runs as an unprivileged user when the tests run as root.

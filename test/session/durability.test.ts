@@ -8,7 +8,7 @@ import type { SessionEvent } from '../../src/session/events.js'
 import { Session } from '../../src/session/session.js'
 import { verifyEvents } from '../../src/session/verify.js'
 import { SessionError } from '../../src/store/errors.js'
-import { JsonlStore } from '../../src/store/store.js'
+import { JsonlStore } from '../../src/store/jsonl-store.js'
 import { appendTurn } from './conversation.js'
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { forkSession } from '../../src/session/fork.js'
 import { Session } from '../../src/session/session.js'
-import { MemoryStore } from '../../src/store/store.js'
+import { MemoryStore } from '../../src/store/memory-store.js'
 import { appendTurn } from './conversation.js'
 
 async function twoTurns(store: MemoryStore): Promise<Session> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { InputBlock } from '../../src/llm/messages.js'
 import { Session } from '../../src/session/session.js'
-import { MemoryStore } from '../../src/store/store.js'
+import { MemoryStore } from '../../src/store/memory-store.js'
 
 const reminder: InputBlock[] = [
   { type: 'text', text: '<system-reminder>\nToday is 2025-01-01. Permission mode: plan.\n</system-reminder>' },

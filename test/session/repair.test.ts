@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { NOT_RUN, UNKNOWN_OUTCOME } from '../../src/session/repair.js'
 import { Session } from '../../src/session/session.js'
 import { verifyEvents } from '../../src/session/verify.js'
-import { JsonlStore } from '../../src/store/store.js'
+import { JsonlStore } from '../../src/store/jsonl-store.js'
 import { appendTurn } from './conversation.js'
 
 let home: string

@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SessionEvent } from '../../src/session/events.js'
 import { Session } from '../../src/session/session.js'
-import { JsonlStore, MemoryStore } from '../../src/store/store.js'
+import { JsonlStore } from '../../src/store/jsonl-store.js'
+import { MemoryStore } from '../../src/store/memory-store.js'
 import { appendTurn } from './conversation.js'
 
 const text = (t: string) => [{ type: 'text' as const, text: t }]

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { SessionEvent, SurfaceOp } from '../../src/session/events.js'
 import { Session } from '../../src/session/session.js'
-import { MemoryStore } from '../../src/store/store.js'
+import { MemoryStore } from '../../src/store/memory-store.js'
 
 /** One step of a random history: append a message or a non-surface event, or try a replace of a span. */
 type Action =

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { SessionEvent, SessionHeader } from '../../src/session/events.js'
 import { Session } from '../../src/session/session.js'
 import { isDamage, verifyEvents, verifySession } from '../../src/session/verify.js'
-import { MemoryStore } from '../../src/store/store.js'
+import { MemoryStore } from '../../src/store/memory-store.js'
 import { appendTurn } from './conversation.js'
 
 async function clean(): Promise<{ header: SessionHeader; events: SessionEvent[] }> {

@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, unlinkSync, utimesSync, writeFil
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { takeFileLease } from '../../src/store/lease.js'
-import { JsonlStore, MemoryStore } from '../../src/store/store.js'
+import { JsonlStore } from '../../src/store/jsonl-store.js'
+import { MemoryStore } from '../../src/store/memory-store.js'
 import { Session } from '../../src/session/session.js'
 
 const dir = (): string => mkdtempSync(join(tmpdir(), 'rein-lease-'))

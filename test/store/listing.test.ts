@@ -6,7 +6,9 @@ import { Session } from '../../src/session/session.js'
 import { cwdKey, reinHome } from '../../src/store/home.js'
 import { listSessions, resolveSessionId } from '../../src/store/listing.js'
 import { INDEX_FILE } from '../../src/store/summary-index.js'
-import { JsonlStore, MemoryStore, type SessionStore } from '../../src/store/store.js'
+import { JsonlStore } from '../../src/store/jsonl-store.js'
+import { MemoryStore } from '../../src/store/memory-store.js'
+import { type SessionStore } from '../../src/store/store.js'
 import { appendTurn } from '../session/conversation.js'
 
 let home: string

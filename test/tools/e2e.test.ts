@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { openAgentWithContext } from '../../src/agent/open.js'
+import { openAgentWithContext } from '../../src/runtime/open.js'
 import type { PermissionMode } from '../../src/agent/types.js'
 import { createAdapter } from '../../src/llm/create.js'
 import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'

@@ -1,7 +1,7 @@
 import { chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { JsonlStore } from '../../src/store/store.js'
+import { JsonlStore } from '../../src/store/jsonl-store.js'
 import { Session } from '../../src/session/session.js'
 import { childEnv } from '../../src/trust/child-env.js'
 import { createCommitGuard } from '../../src/trust/commit-guard.js'

@@ -5,7 +5,7 @@ import type { Effort } from '../../llm/adapter.js'
 import { MISSING_KEY_MESSAGE, resolveApiKey } from '../../llm/credentials.js'
 import { reinHome } from '../../store/home.js'
 import { PERMISSION_MODES, type PermissionMode } from '../../agent/types.js'
-import type { OpenAgentOptions } from '../../agent/open.js'
+import type { OpenAgentOptions } from '../../runtime/open.js'
 import type { OutputFormat } from '../print/print-mode.js'
 import { fail, UsageError } from '../fail.js'
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openAgent } from '../../agent/open.js'
+import { openAgent } from '../../runtime/open.js'
 import { startMockModel } from '../../llm/mock/server.js'
 import { livePrinter } from '../print/live-printer.js'
 import { demoScript } from './demo-script.js'

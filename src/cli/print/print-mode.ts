@@ -1,4 +1,4 @@
-import { openAgentWithContext, type OpenAgentOptions } from '../../agent/open.js'
+import { openAgentWithContext, type OpenAgentOptions } from '../../runtime/open.js'
 import type { LiveEvent } from '../../agent/types.js'
 import { onExitSignals } from '../exit-signals.js'
 import { exitCodeFor, summarize, type PermissionDenial } from './result.js'

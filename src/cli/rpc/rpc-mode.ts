@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
-import { openAgentWithContext, type OpenAgentOptions, type OpenedAgent } from '../../agent/open.js'
+import { openAgentWithContext, type OpenAgentOptions, type OpenedAgent } from '../../runtime/open.js'
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { PERMISSION_MODES } from '../../agent/types.js'
 import { onExitSignals } from '../exit-signals.js'

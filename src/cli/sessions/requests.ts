@@ -1,7 +1,7 @@
 import type { ModelAdapter, Wire } from '../../llm/adapter.js'
 import { createAdapter } from '../../llm/create.js'
 import type { Message } from '../../llm/messages.js'
-import { deriveRequests, requestDigestCheck, type DerivedRequest } from '../../agent/replay.js'
+import { deriveRequests, requestDigestCheck, type DerivedRequest } from '../../session/replay.js'
 import type { SessionEvent, SessionHeader } from '../../session/events.js'
 import type { Problem } from '../../session/verify.js'
 

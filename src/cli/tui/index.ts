@@ -1,6 +1,6 @@
 import { render } from 'ink'
 import { createElement } from 'react'
-import { openAgentWithContext, type OpenAgentOptions } from '../../agent/open.js'
+import { openAgentWithContext, type OpenAgentOptions } from '../../runtime/open.js'
 import { credentialsPath, resolveApiKey } from '../../llm/credentials.js'
 import { busySessionId } from '../../store/lease.js'
 import { reinHome } from '../../store/home.js'

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { ModelAdapter, ModelRequest, Wire } from '../llm/adapter.js'
-import type { SessionEvent, SessionHeader, SurfaceEvent } from '../session/events.js'
-import { isSurfaceEvent } from '../session/events.js'
-import { Surface } from '../session/surface.js'
-import type { Problem } from '../session/verify.js'
-import { summaryMessages } from '../compaction/compactor.js'
-import { buildRequest, type RequestHeader } from './request.js'
+import type { SessionEvent, SessionHeader, SurfaceEvent } from './events.js'
+import { isSurfaceEvent } from './events.js'
+import { buildRequest, summaryMessages, type RequestHeader } from './request.js'
+import { Surface } from './surface.js'
+import type { Problem } from './verify.js'
 
 /** One request as the log proves it was sent: re-derived from the log prefix before its `request/sent`. */
 export interface DerivedRequest {

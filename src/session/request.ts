@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import type { ModelAdapter, ModelRequest } from '../llm/adapter.js'
 import type { Message } from '../llm/messages.js'
-import type { EventDataMap } from '../session/events.js'
+import type { EventDataMap, SurfaceEvent } from './events.js'
+import { projectEvent } from './projection.js'
 
 export type RequestHeader = EventDataMap['request/header']
 
@@ -25,4 +26,18 @@ export function encodeRequest(adapter: ModelAdapter, request: ModelRequest): { b
   const body = adapter.body(request)
   const buffer = Buffer.from(body, 'utf8')
   return { body, sha256: createHash('sha256').update(buffer).digest('hex'), bytes: buffer.length }
+}
+
+/**
+ * A compaction's summary request messages: the projection of the surface entries up to `lastIndex` — byte-identical
+ * to the start of the session's last request, so the provider serves them from its cache — then the instruction.
+ */
+export function summaryMessages(surface: readonly SurfaceEvent[], lastIndex: number, instruction: string): Message[] {
+  const messages: Message[] = []
+  for (let i = 0; i <= lastIndex; i++) {
+    const m = projectEvent(surface[i])
+    if (m) messages.push(m)
+  }
+  messages.push({ role: 'user', content: [{ type: 'text', text: instruction }] })
+  return messages
 }

@@ -1,0 +1,189 @@
+import { join, resolve } from 'node:path'
+import { Agent } from '../agent/agent.js'
+import type { Extension, ToolCallInfo } from '../agent/extensions.js'
+import type { PermissionMode } from '../agent/types.js'
+import { Compactor } from '../compaction/compactor.js'
+import { loadSettings, type Settings } from '../config/settings.js'
+import { fileChanges } from '../context/file-changes.js'
+import { runtimeContext } from '../context/runtime.js'
+import { systemPrompt } from '../context/system-prompt.js'
+import { workspaceInstructions } from '../context/workspace.js'
+import { loadHooks } from '../hooks/index.js'
+import type { Effort, ModelAdapter } from '../llm/adapter.js'
+import { modelInfo, type ModelInfo } from '../llm/catalog.js'
+import { createAdapter } from '../llm/create.js'
+import { resolveApiKey } from '../llm/credentials.js'
+import type { McpServerConfig } from '../mcp/config.js'
+import { createPermissionPolicy, permissionNeededMessage } from '../permissions/policy.js'
+import { reinHome } from '../store/home.js'
+import { JsonlStore } from '../store/jsonl-store.js'
+import { builtinTools, createToolState, disposeToolState, toolSchemas } from '../tools/registry.js'
+import { setModelVision } from '../tools/read-image.js'
+import { createCommitGuard } from '../trust/commit-guard.js'
+import { createRedactor, secretValues } from '../trust/secrets.js'
+import { ignoredGrants, untrustedNotice, workspaceTrust } from '../trust/workspace.js'
+import { startMcp, type McpTools } from './mcp-tools.js'
+import { chooseModel, compactionSettings, modelOverrides, refuseRetired } from './model-choice.js'
+import { openSession, type SessionChoice } from './open-session.js'
+
+export { modelOverrides } from './model-choice.js'
+export type { McpTools } from './mcp-tools.js'
+
+export interface OpenAgentOptions extends SessionChoice {
+  cwd: string
+  /** `$REIN_HOME`; defaults to the environment's, else ~/.rein. */
+  home?: string
+  env?: NodeJS.ProcessEnv
+  model?: string
+  effort?: Effort
+  permissionMode?: PermissionMode
+  /** Extra allow rules for this run (`--allow`). */
+  allow?: string[]
+  /** Trust the workspace for this run only (`--trust-project`), recording nothing. */
+  trustProject?: boolean
+  /** MCP servers passed by a client (ACP `session/new`), in addition to the configured ones. */
+  mcpServers?: McpServerConfig[]
+  maxSteps?: number
+  extensions?: Extension[]
+  /** Tests and the demo may supply the adapter. */
+  adapter?: ModelAdapter
+  /** Told of each call refused because it needed approval and nothing could ask, with a rule that would allow it. */
+  onPermissionRefused?: (call: ToolCallInfo, rule: string | undefined) => void
+  /** Called with problems found while loading hooks or servers (one sentence each). */
+  onProblem?: (message: string) => void
+}
+
+/** What `openAgent` hands back besides the agent: facts front ends show. */
+export interface OpenedAgent {
+  agent: Agent
+  model: ModelInfo
+  settings: Settings
+  mcp: McpTools
+  problems: string[]
+}
+
+/**
+ * The composition root: opens (or resumes, or forks) a session and wires every part of Rein around an agent —
+ * settings, trust, the model adapter, MCP servers, hooks, context producers, the permission policy and compaction.
+ * Extensions run in this order: hooks, workspace instructions, runtime context, file changes, permissions,
+ * compaction, then the caller's.
+ */
+export async function openAgentWithContext(options: OpenAgentOptions): Promise<OpenedAgent> {
+  const env = options.env ?? process.env
+  const home = options.home ?? reinHome(env)
+  const cwd = resolve(options.cwd)
+  const trust = workspaceTrust({ cwd, home, once: options.trustProject })
+  const settings = loadSettings(cwd, home, { workspaceTrusted: trust.trusted })
+  refuseRetired(options.model ?? settings.model, settings)
+  const problems: string[] = []
+  const report = (message: string): void => {
+    problems.push(message)
+    options.onProblem?.(message)
+  }
+
+  const { session, start } = await openSession(new JsonlStore(home), cwd, options)
+  session.setCommitGuard(createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv }))))
+
+  const model = chooseModel(options.model, settings, session)
+  const adapter =
+    options.adapter ??
+    createAdapter({
+      wire: model.wire,
+      baseUrl: env.DEEPSEEK_BASE_URL,
+      anthropicBaseUrl: env.DEEPSEEK_ANTHROPIC_BASE_URL,
+      apiKey: () => resolveApiKey(env, home),
+      models: modelOverrides(settings),
+    })
+
+  // Until the agent exists, server notices are startup problems; afterwards they reach the user as notices.
+  let agentRef: Agent | undefined
+  const { mcp, untrusted: untrustedServers } = await startMcp({ cwd, settings, home, trusted: trust.trusted, extra: options.mcpServers ?? [] }, report, () => agentRef)
+
+  const hooks = loadHooks({
+    cwd,
+    home,
+    env,
+    workspaceTrusted: trust.trusted,
+    secretEnv: settings.secretEnv,
+    maxStopContinuations: settings.stopHooks?.maxContinuations,
+    maxIdenticalStopReasons: settings.stopHooks?.maxIdenticalReasons,
+  })
+  hooks.problems.forEach(report)
+  const ignored = ignoredGrants(trust, { hookHashes: hooks.untrusted.map((h) => h.hash), servers: untrustedServers })
+  const trustNotice = untrustedNotice(trust, ignored)
+  if (trustNotice) report(trustNotice)
+
+  const mode: PermissionMode = options.permissionMode ?? settings.permissions?.defaultMode ?? 'default'
+  const currentModel = (): string => agentRef?.config.model ?? model.id
+  const policy = createPermissionPolicy({
+    cwd,
+    settings,
+    getMode: () => agentRef?.permissionMode ?? mode,
+    extraAllow: options.allow ?? [],
+    sessionAllow: [],
+    reinHome: home,
+    workspaceTrusted: trust.trusted,
+  })
+
+  const toolState = createToolState({
+    spillDir: join(home, 'spill', session.id),
+    secretEnv: settings.secretEnv ?? [],
+    allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
+  })
+  policy.guardTools(toolState)
+  const tools = () => [...builtinTools(), ...mcp.tools()]
+  setModelVision(toolState, () => ({ model: currentModel(), images: modelInfo(currentModel(), modelOverrides(settings)).images }))
+
+  const compactor = new Compactor({
+    session,
+    adapter,
+    contextWindow: () => modelInfo(currentModel(), modelOverrides(settings)).contextWindow,
+    settings: compactionSettings(settings, model.id),
+    preCompact: (trigger, focus) => hooks.runPreCompact(trigger === 'manual' ? 'manual' : 'auto', focus),
+  })
+
+  const agent = await Agent.create({
+    session,
+    adapter,
+    tools: tools(),
+    schemas: toolSchemas,
+    system: systemPrompt({ model: model.id, cwd }),
+    config: { model: model.id, effort: options.effort ?? settings.effort ?? 'high' },
+    toolState,
+    permissionMode: mode,
+    start,
+    maxSteps: options.maxSteps,
+    permissionNeeded: (call) => permissionNeededMessage(call),
+    extensions: [
+      hooks.extension,
+      workspaceInstructions({ home }),
+      runtimeContext(),
+      fileChanges(toolState.files),
+      policy,
+      compactor,
+      ...(options.onPermissionRefused ? [refusals(options.onPermissionRefused)] : []),
+      ...(options.extensions ?? []),
+    ],
+    onClose: async () => {
+      await disposeToolState(toolState)
+      await mcp.close()
+    },
+  })
+  agentRef = agent
+  mcp.onToolsChanged(() => agent.setTools(tools()))
+  return { agent, model: model.info, settings, mcp, problems }
+}
+
+export async function openAgent(options: OpenAgentOptions): Promise<Agent> {
+  return (await openAgentWithContext(options)).agent
+}
+
+/** Tells `onRefused` of every call refused because no front end was attached to ask. */
+function refusals(onRefused: (call: ToolCallInfo, rule: string | undefined) => void): Extension {
+  return {
+    name: 'permission-refusals',
+    permissionAnswered(request, answer) {
+      if (answer.outcome === 'unanswered') onRefused(request.call, request.suggestedRule)
+    },
+  }
+}
