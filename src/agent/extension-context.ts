@@ -20,15 +20,18 @@ export function extensionContext(agent: ContextSource): ExtensionContext {
   const session = agent.session
   return {
     cwd: session.cwd,
-    sessionId: session.id,
-    transcriptPath: session.path,
+    session: {
+      id: session.id,
+      path: session.path,
+      surface: () => session.surface(),
+      last: (type) => session.last(type),
+    },
     get model() {
       return agent.config.model
     },
     get permissionMode() {
       return agent.permissionMode
     },
-    surface: () => session.surface(),
     inject: (content, source, meta) => agent.inject(content, source, meta),
     steer: (content, source) => agent.steer(content, source),
     notify: (level, message) => agent.notify(level, message),

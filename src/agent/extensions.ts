@@ -80,6 +80,17 @@ export interface RequestFailedInfo {
   signal: AbortSignal
 }
 
+/** The session as an extension reads it; nothing here appends. */
+export interface SessionView {
+  readonly id: string
+  /** The file that holds the log, when the store keeps files (hooks hand it on as `transcript_path`). */
+  readonly path: string | undefined
+  /** The surface as it stands: what the next request projects, oldest first. A read-only view. */
+  surface(): readonly SurfaceEvent[]
+  /** The latest event of a type, if any. */
+  last<T extends EventType>(type: T): SessionEvent<T> | undefined
+}
+
 /**
  * What an extension point receives instead of the agent: enough to read where it runs and to add input, never to
  * drive the loop. Every method may be called at any time; `inject` and `steer` queue through the inbox like a front
@@ -87,14 +98,11 @@ export interface RequestFailedInfo {
  */
 export interface ExtensionContext {
   readonly cwd: string
-  readonly sessionId: string
-  /** The file that holds the session's log, when the store keeps files (hooks hand it on as `transcript_path`). */
-  readonly transcriptPath: string | undefined
+  /** The session, read-only: its id, where it lives, and the surface. */
+  readonly session: SessionView
   /** The model id the next request uses. */
   readonly model: string
   readonly permissionMode: PermissionMode
-  /** The surface as it stands: what the next request projects, oldest first. A read-only view. */
-  surface(): readonly SurfaceEvent[]
   /** Adds context to the next request of any turn; does not wake an idle agent. Returns the message id. */
   inject(content: ContentInput, source?: Source, meta?: JsonValue): string
   /** Delivers at the next step boundary of the running turn (or opens a turn when idle). Returns the message id. */

@@ -36,7 +36,7 @@ export function producedMessages(
 
 /** The session's current surface events, oldest first. */
 export function surfaceOf(agent: ExtensionContext): readonly SurfaceEvent[] {
-  return agent.surface()
+  return agent.session.surface()
 }
 
 /** The text of a message's blocks, joined. */

@@ -45,8 +45,8 @@ export function selectHandlers(definitions: readonly HookDefinition[], event: Ho
 
 export function sessionFacts(agent: ExtensionContext, turn?: number): SessionFacts {
   return {
-    sessionId: agent.sessionId,
-    transcriptPath: agent.transcriptPath ?? null,
+    sessionId: agent.session.id,
+    transcriptPath: agent.session.path ?? null,
     cwd: agent.cwd,
     permissionMode: agent.permissionMode,
     model: agent.model,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Agent, type AgentOptions } from '../../src/agent/agent.js'
 import type { Extension } from '../../src/agent/extensions.js'
-import type { AgentApi } from '../../src/agent/types.js'
+import type { Compactor } from '../../src/compaction/compactor.js'
 import type { EventType } from '../../src/session/events.js'
 import { createAdapter } from '../../src/llm/create.js'
 import type { ToolSchema } from '../../src/llm/messages.js'
@@ -69,8 +69,9 @@ export interface Harness {
 export async function harness(options: {
   script: MockResponse[]
   tools?: AnyTool[]
-  extensions?: Extension<AgentApi>[]
-  agent?: Partial<AgentOptions>
+  extensions?: Extension[]
+  /** Agent options; `compactor` is registered as the first extension, as the composition root does with its own. */
+  agent?: Partial<AgentOptions> & { compactor?: Compactor }
   store?: MemoryStore
   session?: Session
   mock?: MockModel
@@ -80,6 +81,7 @@ export async function harness(options: {
   const store = options.store ?? new MemoryStore()
   const session = options.session ?? (await Session.create(store, { cwd: process.cwd() }))
   const adapter = createAdapter({ wire: 'chat', baseUrl: mock.url, apiKey: () => 'test-key' })
+  const { compactor, ...agentOptions } = options.agent ?? {}
   const agent = await Agent.create({
     session,
     adapter,
@@ -88,9 +90,9 @@ export async function harness(options: {
     system: 'You are a test agent.',
     config: { model: 'deepseek-v4-flash', effort: 'high' },
     toolState: toolState(),
-    extensions: options.extensions,
+    extensions: [...(compactor ? [compactor] : []), ...(options.extensions ?? [])],
     sleep: async () => {},
-    ...options.agent,
+    ...agentOptions,
   })
   return {
     agent,
