@@ -1,97 +1,102 @@
-import type { EnteringMessage, Extension } from '../../src/agent/extensions.js'
-import type { AgentApi, PermissionMode } from '../../src/agent/types.js'
-import type { InputBlock } from '../../src/llm/messages.js'
-import type { JsonValue, SurfaceEvent, SurfaceOp } from '../../src/session/events.js'
+import { extensionContext } from '../../src/agent/extension-context.js'
+import type { EnteringMessage, Extension, ExtensionContext } from '../../src/agent/extensions.js'
+import type { PermissionMode } from '../../src/agent/types.js'
+import type { JsonValue } from '../../src/session/events.js'
+import { Session } from '../../src/session/session.js'
+import { MemoryStore } from '../../src/store/memory-store.js'
 
 /**
- * A stand-in for the agent that keeps only what the context producers read: the working directory, the permission
- * mode and a surface of events. `step` runs a producer's preStep the way the loop does and appends what it entered;
- * `tool` runs postTool and appends the context it returns. The real loop is exercised by the end-to-end tests.
+ * A real session on a memory store, driven the way the loop drives context producers: `step` runs their preStep
+ * and appends what they entered, `tool` runs postTool and appends the context it returns, `compact` shadows the
+ * surface with a summary. Producers get the same `ExtensionContext` the agent gives them. The loop itself is
+ * exercised by the agent and end-to-end tests.
  */
 export class FakeAgent {
-  surfaceEvents: SurfaceEvent[] = []
   permissionMode: PermissionMode = 'default'
-  private seq = 0
-  private turnStep = 0
+  readonly api: ExtensionContext
+  private step_ = 0
+  private calls = 0
 
-  constructor(readonly cwd: string) {}
-
-  get api(): AgentApi {
+  private constructor(readonly session: Session) {
     const self = this
-    // Only the members the producers touch exist; the cast says so once, here.
-    return {
-      cwd: this.cwd,
+    this.api = extensionContext({
+      session,
       get permissionMode() {
         return self.permissionMode
       },
-      session: { surface: () => self.surfaceEvents },
-    } as unknown as AgentApi
+      config: { model: 'deepseek-v4-flash', effort: 'high' },
+      inject: () => {
+        throw new Error('context producers enter their messages through preStep, not inject')
+      },
+      steer: () => {
+        throw new Error('context producers do not steer')
+      },
+      notify: () => {},
+      stopTurn: () => {},
+    })
+  }
+
+  static async open(cwd: string): Promise<FakeAgent> {
+    return new FakeAgent(await Session.create(new MemoryStore(), { cwd }))
   }
 
   /** Runs one step: the prompt (if any) enters, then each producer's preStep in order. Returns what entered. */
-  async step(producers: Extension<AgentApi>[], prompt?: string): Promise<EnteringMessage[]> {
+  async step(producers: Extension[], prompt?: string): Promise<EnteringMessage[]> {
     let entering: EnteringMessage[] = prompt
       ? [{ type: 'user/message', content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }]
       : []
-    this.turnStep++
+    this.step_++
     for (const p of producers) {
-      const decision = await p.preStep?.({ turn: 1, step: this.turnStep }, entering, this.api)
+      const decision = await p.preStep?.({ turn: 1, step: this.step_ }, entering, this.api)
       if (decision?.action === 'enter') entering = decision.messages
       if (decision?.action === 'reject') throw new Error(decision.reason)
     }
-    for (const m of entering) this.append(m.type, m.content, m.source.kind, m.meta)
+    for (const m of entering) this.enter(m)
     return entering
   }
 
   /** Runs postTool for one call of `name` with `input`; appends and returns the context it asks for. */
-  async tool(producer: Extension<AgentApi>, name: string, input: Record<string, unknown>): Promise<string[]> {
+  async tool(producer: Extension, name: string, input: Record<string, unknown>): Promise<string[]> {
+    const callId = `c${this.calls++}`
     const outcome = await producer.postTool?.(
-      { turn: 1, step: this.turnStep, callId: `c${this.seq}`, name, arguments: JSON.stringify(input), input },
+      { turn: 1, step: this.step_, callId, name, arguments: JSON.stringify(input), input },
       { content: [{ type: 'text', text: 'ok' }] },
       this.api,
     )
     const texts: string[] = []
     for (const entry of outcome?.context ?? []) {
-      this.append('context/message', entry.content, entry.source.kind, entry.meta)
+      this.enter({ type: 'context/message', ...entry })
       texts.push(entry.content.map((b) => (b.type === 'text' ? b.text : '')).join(''))
     }
     return texts
   }
 
+  /** Appends a context message as a producer of `kind` would have left it in the log, `meta` as given. */
+  enterContext(kind: string, text: string, meta: JsonValue): void {
+    this.enter({ type: 'context/message', content: [{ type: 'text', text }], source: { kind }, meta })
+  }
+
   /** Shadows every surface entry with one summary, as compaction does. */
   compact(summary: string): void {
-    const start = this.surfaceEvents[0]?.seq ?? 0
-    const end = this.surfaceEvents.at(-1)?.seq ?? 0
-    this.surfaceEvents = []
-    this.append('context/message', [{ type: 'text', text: summary }], 'compaction', undefined, { op: 'replace', start, end })
+    const surface = this.session.surface()
+    const op = surface.length ? { op: 'replace' as const, start: surface[0].seq, end: surface[surface.length - 1].seq } : 'append'
+    this.session.append('context/message', { id: `s${this.session.length}`, content: [{ type: 'text', text: summary }], source: { kind: 'compaction' } }, { surfaceOp: op })
   }
 
   /** The texts on the surface from producer `kind`. */
   textsFrom(kind: string): string[] {
     const texts: string[] = []
-    for (const e of this.surfaceEvents) {
+    for (const e of this.session.surface()) {
       if (e.type !== 'context/message' || e.data.source.kind !== kind) continue
       texts.push(e.data.content.map((b) => (b.type === 'text' ? b.text : '')).join(''))
     }
     return texts
   }
 
-  private append(
-    type: EnteringMessage['type'],
-    content: InputBlock[],
-    kind: string,
-    meta?: JsonValue,
-    surfaceOp: SurfaceOp = 'append',
-  ): void {
-    const seq = this.seq++
-    const base = { seq, time: 0, surfaceOp }
-    const id = `m${seq}`
-    if (type === 'context/message') {
-      this.surfaceEvents.push({ ...base, type, data: { id, content, source: { kind }, ...(meta !== undefined ? { meta } : {}) } })
-    } else if (type === 'user/message') {
-      this.surfaceEvents.push({ ...base, type, data: { id, content, source: { kind } } })
-    } else {
-      this.surfaceEvents.push({ ...base, type, data: { id, turn: 1, content, source: { kind } } })
-    }
+  private enter(m: EnteringMessage): void {
+    const id = `m${this.session.length}`
+    if (m.type === 'user/message') this.session.append('user/message', { id, content: m.content, source: m.source })
+    else if (m.type === 'steering/message') this.session.append('steering/message', { id, turn: 1, content: m.content, source: m.source })
+    else this.session.append('context/message', { id, content: m.content, source: m.source, ...(m.meta !== undefined ? { meta: m.meta } : {}) })
   }
 }

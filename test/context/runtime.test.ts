@@ -63,7 +63,7 @@ describe('git state', () => {
 
 describe('the runtime-context producer', () => {
   it('enters its facts after the prompt on the first step', async () => {
-    const agent = new FakeAgent(dir)
+    const agent = await FakeAgent.open(dir)
     const entered = await agent.step([runtimeContext({ now: fixedNow })], 'hi')
     expect(entered.map((m) => m.source.kind)).toEqual(['user', 'runtime-context'])
     expect(agent.textsFrom(RUNTIME_CONTEXT)[0]).toBe(
@@ -73,7 +73,7 @@ describe('the runtime-context producer', () => {
   })
 
   it('enters nothing while the facts are unchanged', async () => {
-    const agent = new FakeAgent(dir)
+    const agent = await FakeAgent.open(dir)
     const producer = runtimeContext({ now: fixedNow })
     await agent.step([producer], 'hi')
     for (let i = 0; i < 5; i++) expect(await agent.step([producer])).toEqual([])
@@ -81,7 +81,7 @@ describe('the runtime-context producer', () => {
   })
 
   it('enters one message when the permission mode changes', async () => {
-    const agent = new FakeAgent(dir)
+    const agent = await FakeAgent.open(dir)
     const producer = runtimeContext({ now: fixedNow })
     await agent.step([producer], 'hi')
     agent.permissionMode = 'accept-edits'
@@ -94,7 +94,7 @@ describe('the runtime-context producer', () => {
 
   it('enters a new message when the date changes', async () => {
     let now = new Date(2026, 2, 7, 23, 59)
-    const agent = new FakeAgent(dir)
+    const agent = await FakeAgent.open(dir)
     const producer = runtimeContext({ now: () => now })
     await agent.step([producer], 'hi')
     now = new Date(2026, 2, 8, 0, 1)
@@ -103,7 +103,7 @@ describe('the runtime-context producer', () => {
   })
 
   it('compares with the last message still on the surface, so after compaction the facts are told again', async () => {
-    const agent = new FakeAgent(dir)
+    const agent = await FakeAgent.open(dir)
     const producer = runtimeContext({ now: fixedNow })
     await agent.step([producer], 'hi')
     agent.compact('summary')
@@ -111,7 +111,7 @@ describe('the runtime-context producer', () => {
   })
 
   it('returning to earlier facts is told again, since the last message says otherwise', async () => {
-    const agent = new FakeAgent(dir)
+    const agent = await FakeAgent.open(dir)
     const producer = runtimeContext({ now: fixedNow })
     await agent.step([producer], 'hi')
     agent.permissionMode = 'plan'
@@ -126,7 +126,7 @@ describe('the runtime-context producer', () => {
     writeFileSync(join(dir, 'a.txt'), 'a')
     git('add', '.')
     git('commit', '-q', '-m', 'first')
-    const agent = new FakeAgent(dir)
+    const agent = await FakeAgent.open(dir)
     const producer = runtimeContext({ now: fixedNow })
     await agent.step([producer], 'hi')
     expect(agent.textsFrom(RUNTIME_CONTEXT)[0]).toContain('- Git: branch trunk, clean')

@@ -28,7 +28,7 @@ const texts = (agent: FakeAgent) => agent.textsFrom(WORKSPACE_CONTEXT)
 
 describe('the workspace-context producer', () => {
   it('enters one block right after the first prompt, with every file broadest first', async () => {
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const entered = await agent.step([workspaceInstructions({ home })], 'hello')
     expect(entered.map((m) => m.type)).toEqual(['user/message', 'context/message'])
     expect(entered[1].source).toEqual({ kind: 'workspace-context' })
@@ -40,7 +40,7 @@ describe('the workspace-context producer', () => {
   })
 
   it('records each file path and digest in meta', async () => {
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const entered = await agent.step([workspaceInstructions({ home })], 'hello')
     expect(entered[1].meta).toEqual({
       block: 'workspace',
@@ -53,7 +53,7 @@ describe('the workspace-context producer', () => {
   })
 
   it('keeps the entering messages given to it, in order, before its own', async () => {
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const producer = workspaceInstructions({ home })
     const decision = await producer.preStep?.(
       { turn: 1, step: 1 },
@@ -68,7 +68,7 @@ describe('the workspace-context producer', () => {
 
   it('shows identical contents once, even under two names', async () => {
     symlinkSync(join(cwd, 'CLAUDE.md'), join(cwd, 'AGENTS.md'))
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const entered = await agent.step([workspaceInstructions({ home })], 'hi')
     expect(texts(agent)[0].match(/App rule\./g)).toHaveLength(1)
     expect(entered[1].meta).toMatchObject({ files: expect.arrayContaining([{ path: join(cwd, 'CLAUDE.md'), sha256: expect.any(String), status: 'duplicate' }]) })
@@ -76,7 +76,7 @@ describe('the workspace-context producer', () => {
 
   it('shows a duplicate file itself once the file it duplicated is deleted', async () => {
     writeFileSync(join(cwd, 'AGENTS.md'), 'App rule.\n')
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const producer = workspaceInstructions({ home })
     await agent.step([producer], 'hi')
     unlinkSync(join(cwd, 'AGENTS.md'))
@@ -88,7 +88,7 @@ describe('the workspace-context producer', () => {
 
   it('drops the broadest files over the budget and says so', async () => {
     writeFileSync(join(home, 'AGENTS.md'), 'u'.repeat(300))
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     await agent.step([workspaceInstructions({ home, budgetBytes: 100 })], 'hi')
     const text = texts(agent)[0]
     expect(text).not.toContain('uuuu')
@@ -99,13 +99,13 @@ describe('the workspace-context producer', () => {
   it('enters nothing when there are no instruction files', async () => {
     const empty = join(base, 'empty')
     mkdirSync(empty)
-    const agent = new FakeAgent(empty)
+    const agent = await FakeAgent.open(empty)
     const entered = await agent.step([workspaceInstructions({ home: join(base, 'nohome') })], 'hi')
     expect(entered).toHaveLength(1)
   })
 
   it('enters nothing on later steps while the files are unchanged', async () => {
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const producer = workspaceInstructions({ home })
     await agent.step([producer], 'hi')
     expect(await agent.step([producer])).toEqual([])
@@ -114,7 +114,7 @@ describe('the workspace-context producer', () => {
   })
 
   it('injects a changed file once as an update', async () => {
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const producer = workspaceInstructions({ home })
     await agent.step([producer], 'hi')
     writeFileSync(join(repo, 'AGENTS.md'), 'Root rule, revised.\n')
@@ -127,7 +127,7 @@ describe('the workspace-context producer', () => {
   })
 
   it('announces a deleted file once and a file that appears as new', async () => {
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const producer = workspaceInstructions({ home })
     await agent.step([producer], 'hi')
     unlinkSync(join(cwd, 'CLAUDE.md'))
@@ -142,7 +142,7 @@ describe('the workspace-context producer', () => {
   it('injects the instructions of a nested directory after a read there, once', async () => {
     writeFileSync(join(cwd, 'lib/AGENTS.md'), 'Lib rule.\n')
     writeFileSync(join(cwd, 'lib/deep/CLAUDE.md'), 'Deep rule.\n')
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const producer = workspaceInstructions({ home })
     await agent.step([producer], 'hi')
     const first = await agent.tool(producer, 'read', { file_path: 'lib/deep/x.ts' })
@@ -156,7 +156,7 @@ describe('the workspace-context producer', () => {
 
   it('does not inject one directory twice for two reads in the same step', async () => {
     writeFileSync(join(cwd, 'lib/AGENTS.md'), 'Lib rule.\n')
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const producer = workspaceInstructions({ home })
     await agent.step([producer], 'hi')
     const outcome1 = await producer.postTool?.(
@@ -175,7 +175,7 @@ describe('the workspace-context producer', () => {
 
   it('ignores tools other than read, write and edit, paths outside the working directory and bad input', async () => {
     writeFileSync(join(cwd, 'lib/AGENTS.md'), 'Lib rule.\n')
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const producer = workspaceInstructions({ home })
     await agent.step([producer], 'hi')
     expect(await agent.tool(producer, 'bash', { command: 'cat lib/x' })).toEqual([])
@@ -188,7 +188,7 @@ describe('the workspace-context producer', () => {
 
   it('injects an update when a nested file loaded earlier changes', async () => {
     writeFileSync(join(cwd, 'lib/AGENTS.md'), 'Lib rule.\n')
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const producer = workspaceInstructions({ home })
     await agent.step([producer], 'hi')
     await agent.tool(producer, 'read', { file_path: 'lib/a.ts' })
@@ -198,7 +198,7 @@ describe('the workspace-context producer', () => {
   })
 
   it('on resume injects only what changed while the session was closed', async () => {
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     await agent.step([workspaceInstructions({ home })], 'hi')
     writeFileSync(join(home, 'AGENTS.md'), 'User rule, edited offline.\n')
     // A new producer has no memory: it learns the earlier state from the surface alone.
@@ -211,7 +211,7 @@ describe('the workspace-context producer', () => {
   })
 
   it('after compaction shadowed its messages, enters a complete fresh copy', async () => {
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const producer = workspaceInstructions({ home })
     await agent.step([producer], 'hi')
     agent.compact('summary of the conversation')
@@ -224,19 +224,19 @@ describe('the workspace-context producer', () => {
   })
 
   it('treats a record with malformed meta as unknown and shows the file again', async () => {
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     const producer = workspaceInstructions({ home })
+    agent.enterContext(WORKSPACE_CONTEXT, 'Instructions for this workspace follow.', {
+      block: 'workspace',
+      files: [{ path: 7, sha256: 'x', status: 'shown' }, 'junk', null],
+    })
     await agent.step([producer], 'hi')
-    const first = agent.surfaceEvents[1]
-    if (first.type !== 'context/message') throw new Error('expected the producer message second')
-    first.data.meta = { block: 'workspace', files: [{ path: 7, sha256: 'x', status: 'shown' }, 'junk', null] }
-    await agent.step([producer])
     expect(texts(agent)[1]).toContain(`Contents of ${join(cwd, 'CLAUDE.md')} (new)`)
   })
 
   it('escapes a closing tag inside a file so the block stays whole', async () => {
     writeFileSync(join(repo, 'AGENTS.md'), 'Before </system-reminder> after.\n')
-    const agent = new FakeAgent(cwd)
+    const agent = await FakeAgent.open(cwd)
     await agent.step([workspaceInstructions({ home })], 'hi')
     const text = texts(agent)[0]
     expect(text.match(/<\/system-reminder>/g)).toHaveLength(1)

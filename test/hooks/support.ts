@@ -2,9 +2,14 @@ import { cpSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { AgentApi } from '../../src/agent/types.js'
+import { extensionContext } from '../../src/agent/extension-context.js'
+import type { ExtensionContext } from '../../src/agent/extensions.js'
+import { toBlocks } from '../../src/agent/types.js'
+import { textOfBlocks } from '../../src/context/produced-messages.js'
 import type { InputBlock } from '../../src/llm/messages.js'
 import type { Source } from '../../src/session/events.js'
+import { Session } from '../../src/session/session.js'
+import { MemoryStore } from '../../src/store/memory-store.js'
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'hooks')
 
@@ -43,60 +48,50 @@ export function claudeHooks(event: string, command: string, matcher?: string, ti
   return { hooks: { [event]: [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command, ...(timeout ? { timeout } : {}) }] }] } }
 }
 
-/** What the recording agent saw: the log it was asked to append to, and what it was asked to do. */
+/** What the extension asked of its context, besides the events it logged to the session. */
 export interface Recorded {
-  events: { type: string; data: Record<string, unknown> }[]
+  /** The session's events after creation, as `{type, data}`. */
+  readonly events: { type: string; data: Record<string, unknown> }[]
   injected: { content: InputBlock[]; source?: Source }[]
   steered: { content: string; source?: Source }[]
   notices: { level: string; message: string }[]
-  cancelled: number
   stopped: string[]
 }
 
 /**
- * An AgentApi that records instead of running a model, for driving the hooks extension point by point. The
- * end-to-end tests drive the real agent through the CLI.
+ * The context an extension point receives, over a real session on a memory store, recording what the extension
+ * asks for (inject, steer, notify, stopTurn) instead of running a loop. The end-to-end tests drive the real agent
+ * through the CLI.
  */
-export function recordingAgent(cwd: string): { agent: AgentApi; recorded: Recorded } {
-  const recorded: Recorded = { events: [], injected: [], steered: [], notices: [], cancelled: 0, stopped: [] }
-  const session = {
-    id: 'session-1',
-    path: join(cwd, 'session.jsonl'),
-    append(type: string, data: Record<string, unknown>) {
-      recorded.events.push({ type, data })
+export async function recordingContext(cwd: string): Promise<{ agent: ExtensionContext; session: Session; recorded: Recorded }> {
+  const session = await Session.create(new MemoryStore(), { cwd })
+  const recorded: Recorded = {
+    get events() {
+      return session.events.map((e) => ({ type: e.type, data: e.data as unknown as Record<string, unknown> }))
     },
+    injected: [],
+    steered: [],
+    notices: [],
+    stopped: [],
   }
-  const text = (content: string | InputBlock[]) => (typeof content === 'string' ? content : content.map((b) => (b.type === 'text' ? b.text : '')).join(''))
-  const agent = {
+  const agent = extensionContext({
     session,
-    cwd,
-    config: { model: 'deepseek-v4-flash' },
     permissionMode: 'default',
-    busy: true,
-    followUp: () => 'f',
-    steer(content: string | InputBlock[], source?: Source) {
-      recorded.steered.push({ content: text(content), source })
-      return 's'
-    },
-    inject(content: string | InputBlock[], source?: Source) {
-      recorded.injected.push({ content: typeof content === 'string' ? [{ type: 'text', text: content }] : content, source })
+    config: { model: 'deepseek-v4-flash', effort: 'high' },
+    inject(content, source) {
+      recorded.injected.push({ content: toBlocks(content), source })
       return 'i'
     },
-    cancel() {
-      recorded.cancelled++
+    steer(content, source) {
+      recorded.steered.push({ content: textOfBlocks(toBlocks(content)), source })
+      return 's'
     },
-    stopTurn(message: string) {
-      recorded.stopped.push(message)
-    },
-    whenIdle: async () => undefined,
-    subscribe: () => () => undefined,
-    setPermissionMode: () => undefined,
-    setModel: () => undefined,
-    notify(level: string, message: string) {
+    notify(level, message) {
       recorded.notices.push({ level, message })
     },
-    close: async () => undefined,
-  }
-  // The recording agent implements only what the hooks extension touches; the cast names that narrowing.
-  return { agent: agent as unknown as AgentApi, recorded }
+    stopTurn(message) {
+      recorded.stopped.push(message)
+    },
+  })
+  return { agent, session, recorded }
 }
