@@ -69,6 +69,19 @@ describe('settings', () => {
     expect(error.message).toMatch(/settings.json, line 4: permissions.allow: .*Fix it and start Rein again\./)
   })
 
+  it('types the compaction, wire, stopHooks and models settings, reporting a wrong value with its line', () => {
+    put(userFile(), '{\n  "compaction": {\n    "ratio": "high"\n  }\n}')
+    expect(settingsError()).toMatchObject({ line: 3, message: expect.stringMatching(/line 3: compaction\.ratio: .*Fix it and start Rein again\./) })
+    put(userFile(), '{\n  "wire": "grpc"\n}')
+    expect(settingsError()).toMatchObject({ line: 2, message: expect.stringMatching(/line 2: wire: /) })
+    put(userFile(), '{\n  "stopHooks": {\n    "maxContinuations": 0\n  }\n}')
+    expect(settingsError()).toMatchObject({ line: 3, message: expect.stringMatching(/line 3: stopHooks\.maxContinuations: /) })
+    put(userFile(), '{\n  "models": {\n    "deepseek-v4-flash": {\n      "compactAt": "soon"\n    }\n  }\n}')
+    expect(settingsError()).toMatchObject({ line: 4, message: expect.stringMatching(/models\.deepseek-v4-flash\.compactAt: /) })
+    put(userFile(), { wire: 'anthropic', compaction: { ratio: 0.5 }, stopHooks: { maxIdenticalReasons: 2 }, models: { m: { compactAt: 0.6 } } })
+    expect(loadSettings(cwd, home)).toMatchObject({ wire: 'anthropic', compaction: { ratio: 0.5 }, stopHooks: { maxIdenticalReasons: 2 }, models: { m: { compactAt: 0.6 } } })
+  })
+
   it('reports a malformed rule with the line it is on, rather than dropping it', () => {
     put(localFile(), '{\n  "permissions": {\n    "deny": [\n      "Bash(rm:*)",\n      "Bsh(curl:*)"\n    ]\n  }\n}')
     const error = settingsError()
