@@ -5,7 +5,7 @@ import { displayPath } from './config-file.js'
 import type { HookDefinition, HookEvent } from './definitions.js'
 import { hookPayload, type SessionFacts } from './payload.js'
 import { runHookCommand } from './runner.js'
-import { childEnv } from '../trust/child-env.js'
+import { childEnv } from '../tools/child-env.js'
 import { readVerdict, type HookVerdict } from './verdict.js'
 
 /** Claude Code's default: a handler without its own `timeout` may run ten minutes. */

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolOutput } from '../tools/tool.js'
-import { childEnv } from '../trust/child-env.js'
+import { childEnv } from '../tools/child-env.js'
 import type { McpServerConfig } from './config.js'
 import { errorOutput, toToolOutput } from './result.js'
 import { StderrTail } from './stderr-tail.js'

@@ -1,19 +1,10 @@
 import { readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { expandHome, isInside, realPathOf } from '../tools/paths.js'
-import type { ToolState } from '../tools/tool.js'
+import type { ReadGuard } from '../tools/read-guard.js'
 import { pathMatches, type MatchContext } from './rule-match.js'
 import type { Rule } from './rules.js'
 
-/**
- * The `Read` deny rules and Rein's own home, as every tool that opens or lists files applies them: the policy judges
- * a call's `path` argument, and the tools ask the guard again for each file they open or list while walking (grep of
- * `~` must not open `~/.ssh/id_rsa` past `Read(~/.ssh/**)`).
- */
-export interface ReadGuard {
-  /** Why reading or listing `absolute` is refused (a clause: "the permission rule Read(~/.ssh/**) covers it"), or undefined. */
-  refuses(absolute: string): string | undefined
-}
 
 /**
  * Files under one deny rule's tree that are remembered by (device, inode) when the rules load, so that a hard link to
@@ -140,20 +131,3 @@ function collectTopFiles(dir: string, what: string, into: Map<string, string>): 
 
 /** A process's environment or memory (`/proc/self/environ`, `/proc/123/mem`): Rein's own holds the API key. */
 export const PROCESS_SECRETS = /^\/proc\/[^/]+\/(task\/[^/]+\/)?(environ|mem)$/
-
-const GUARD_KEY = 'permissions/read-guard'
-
-/** Makes the guard the tools of this agent consult for every file they open or list. */
-export function installReadGuard(state: ToolState, guard: ReadGuard): void {
-  state.extra.set(GUARD_KEY, guard)
-}
-
-/** The guard installed for these tools; none when the tools run without a permission policy (unit tests). */
-export function readGuardOf(state: ToolState): ReadGuard | undefined {
-  return state.extra.get(GUARD_KEY) as ReadGuard | undefined
-}
-
-/** The line a listing tool appends when it left files out. */
-export function leftOutNote(count: number): string {
-  return `[${count} ${count === 1 ? 'path was' : 'paths were'} left out: a Read deny rule or Rein's own home covers ${count === 1 ? 'it' : 'them'}]`
-}

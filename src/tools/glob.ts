@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
-import { leftOutNote, readGuardOf } from '../permissions/read-guard.js'
+import { leftOutNote, readGuardOf } from './read-guard.js'
 import { displayPath, resolveToolPath } from './paths.js'
 import type { Tool } from './tool.js'
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import type { Readable } from 'node:stream'
-import { BUILTIN_SECRET_ENV, childEnv } from '../trust/child-env.js'
+import { BUILTIN_SECRET_ENV, childEnv } from './child-env.js'
 import type { ToolState } from './tool.js'
 
 /** Always withheld from commands the model runs: the harness's own key. Settings may name more (`secretEnv`). */

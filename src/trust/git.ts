@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { childEnv } from './child-env.js'
+import { childEnv } from '../tools/child-env.js'
 
 /**
  * Configuration that turns off every way a repository's own config can make git run a program during Rein's

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { credentialsPath } from '../llm/credentials.js'
-import { BUILTIN_SECRET_ENV } from './child-env.js'
+import { BUILTIN_SECRET_ENV } from '../tools/child-env.js'
 
 /** What a redacted secret reads as in the log and in live output. */
 export const REDACTED = '[redacted]'
