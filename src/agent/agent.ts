@@ -6,54 +6,24 @@ import { toolCallsOf } from '../llm/messages.js'
 import type { JsonValue, LoggedError, Source, TurnEndReason } from '../session/events.js'
 import { buildRequest, encodeRequest, type RequestHeader } from '../session/request.js'
 import type { Session } from '../session/session.js'
-import type { AnyTool, ToolState } from '../tools/tool.js'
+import type { AnyTool } from '../tools/tool.js'
 import { enter, enteringOf, replacedSince } from './entering.js'
 import { extensionContext } from './extension-context.js'
-import type { CommandInput, CommandResult, Extension, SessionStartSource, ToolCallInfo } from './extensions.js'
+import type { CommandInput, CommandResult, Extension, ExtensionContext } from './extensions.js'
 import { HeaderLog } from './header.js'
 import { Inbox, type InboxItem } from './inbox.js'
 import { ListenerError, Listeners } from './listeners.js'
 import { LiveBus } from './live.js'
+import type { AgentOptions } from './options.js'
 import { defaultSleep, logged, sendRequest, type Encoded, type Sent } from './send.js'
 import { runToolCalls } from './tool-runner.js'
 import type { AgentApi, ContentInput, LiveEvent, PermissionAsker, PermissionMode, TurnOutcome } from './types.js'
 import { toBlocks } from './types.js'
 
-export interface AgentOptions {
-  session: Session
-  adapter: ModelAdapter
-  tools: AnyTool[]
-  /** The model-facing schemas of `tools`, sorted and stable (src/tools/registry.ts). */
-  schemas: (tools: readonly AnyTool[]) => ToolSchema[]
-  system: string
-  config: ModelConfig
-  toolState: ToolState
-  permissionMode?: PermissionMode
-  extensions?: Extension[]
-  /** How this agent came to the session: decides the first header's reason and the sessionStart source. */
-  start?: SessionStartSource
-  /** A cap on steps per turn (`--max-turns`); the turn ends `max-steps` when reached. */
-  maxSteps?: number
-  toolConcurrency?: number
-  /** The sentence the model reads when a call needs permission and no front end is attached to ask. */
-  permissionNeeded?: (call: ToolCallInfo, reason?: string) => string
-  /** Injectable for tests: how retry waits are slept and jitter drawn. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
-  random?: () => number
-  /** Released when the agent closes (background jobs, MCP servers). */
-  onClose?: () => Promise<void>
-}
+export type { AgentOptions } from './options.js'
 
-const defaultPermissionNeeded = (call: ToolCallInfo): string =>
-  `Error: ${call.name} needs permission and no one is attached to grant it. The user can allow it with --permission-mode or --allow.`
-
-/** A turn ends with this; it carries the logged error for `turn/end`. */
-class TurnEnd {
-  constructor(
-    readonly reason: TurnEndReason,
-    readonly error?: LoggedError,
-  ) {}
-}
+/** How a turn ends, with the logged error for `turn/end`. */
+type TurnEnd = { reason: TurnEndReason; error?: LoggedError }
 
 /**
  * What the agent is doing. A running turn may carry how it was told to stop: `interrupted` (the process is going
@@ -79,6 +49,8 @@ export class Agent implements AgentApi {
   private schemas: ToolSchema[] = []
   private modelConfig: ModelConfig
   private mode: PermissionMode
+  /** What every extension point receives: the narrow view of this agent. */
+  private readonly context: ExtensionContext
   private readonly listeners: Listeners
   private readonly inbox: Inbox
   private readonly headers: HeaderLog
@@ -99,7 +71,8 @@ export class Agent implements AgentApi {
     this.setTools(options.tools)
     this.modelConfig = options.config
     this.mode = options.permissionMode ?? 'default'
-    this.listeners = new Listeners(extensionContext(this), (message) => this.notify('warning', message))
+    this.context = extensionContext(this)
+    this.listeners = new Listeners(this.context, (message) => this.notify('warning', message))
     for (const ext of options.extensions ?? []) this.listeners.add(ext)
     this.inbox = Inbox.fromEvents(this.session.events)
     this.headers = new HeaderLog(this.session, this.adapter, options.start === 'fork')
@@ -212,6 +185,7 @@ export class Agent implements AgentApi {
     return this.runCommand('compact', { text: focus, keep: options.keep })
   }
 
+  /** Inputs that arrive while a command runs wait for it: the turn they open starts when it ends. */
   async runCommand(name: string, input: CommandInput = {}): Promise<CommandResult> {
     const command = this.listeners.command(name)
     if (!command) return { outcome: 'nothing', message: `The ${name} command is not available in this session.` }
@@ -221,14 +195,15 @@ export class Agent implements AgentApi {
     this.phase = { is: 'command', abort }
     const mark = this.session.length
     try {
-      const result = await command(input, abort.signal, extensionContext(this))
+      const result = await command(input, abort.signal, this.context)
       // The session goes on from a replaced surface: sessionStart listeners (hooks) learn of it; the context they
       // inject waits for the next turn.
       if (replacedSince(this.session, mark)) await this.listeners.sessionStart('compact')
       await this.session.flush()
       return result
     } finally {
-      this.phase = { is: 'idle' }
+      if (this.phase.is === 'command') this.phase = { is: 'idle' }
+      if (this.inbox.hasWaking()) this.schedule()
     }
   }
 
@@ -262,7 +237,7 @@ export class Agent implements AgentApi {
   }
 
   private schedule(): void {
-    if (this.loop || this.phase.is === 'closed') return
+    if (this.loop || this.phase.is === 'closed' || this.phase.is === 'command') return
     this.loop = this.drain().finally(() => {
       this.loop = null
       if (this.phase.is === 'turn') this.phase = { is: 'idle' }
@@ -299,12 +274,12 @@ export class Agent implements AgentApi {
     let end: TurnEnd
     try {
       end = await this.runSteps(turn, phase.abort.signal)
-      if (end.reason === 'aborted' && phase.stop?.reason === 'blocked') end = new TurnEnd('blocked', { code: 'stopped', message: phase.stop.message })
-      else if (end.reason === 'aborted' && phase.stop?.reason === 'interrupted') end = new TurnEnd('interrupted')
+      if (end.reason === 'aborted' && phase.stop?.reason === 'blocked') end = { reason: 'blocked', error: { code: 'stopped', message: phase.stop.message } }
+      else if (end.reason === 'aborted' && phase.stop?.reason === 'interrupted') end = { reason: 'interrupted' }
     } catch (error) {
       const message = error instanceof Error ? error.message : `Unexpected failure: ${String(error)}`
       const code = this.session.writeFailure ? 'write-failed' : error instanceof ListenerError ? 'listener' : 'internal'
-      end = new TurnEnd('error', { code, message: this.session.writeFailure?.message ?? message })
+      end = { reason: 'error', error: { code, message: this.session.writeFailure?.message ?? message } }
     }
     this.session.append('turn/end', { turn, reason: end.reason, ...(end.error ? { error: end.error } : {}) })
     await this.flushUnlessFailed()
@@ -318,15 +293,15 @@ export class Agent implements AgentApi {
     let lastAssistant: AssistantMessage | null = null
     let continuations = 0
     for (let step = 1; ; step++) {
-      if (signal.aborted) return new TurnEnd('aborted')
-      if (this.options.maxSteps !== undefined && step > this.options.maxSteps) return new TurnEnd('max-steps')
+      if (signal.aborted) return { reason: 'aborted' }
+      if (this.options.maxSteps !== undefined && step > this.options.maxSteps) return { reason: 'max-steps' }
 
       const claimed = this.inbox.claim(step === 1)
       const pre = await this.listeners.preStep({ turn, step }, claimed.map(enteringOf))
       if ('reject' in pre) {
         for (const item of claimed) this.session.append('inbox/dequeued', { id: item.id, reason: 'rejected' })
         this.notify('warning', pre.reject)
-        return new TurnEnd('blocked', { code: 'blocked', message: pre.reject })
+        return { reason: 'blocked', error: { code: 'blocked', message: pre.reject } }
       }
 
       this.session.append('step/start', { turn, step })
@@ -336,16 +311,14 @@ export class Agent implements AgentApi {
         for (const item of claimed) this.session.append('inbox/dequeued', { id: item.id, reason: 'delivered' })
 
         const sent = await this.request(turn, step, signal)
-        if (sent.kind === 'aborted') return new TurnEnd('aborted')
-        if (sent.kind === 'failed') return new TurnEnd('error', sent.error)
+        if (sent.kind === 'aborted') return { reason: 'aborted' }
+        if (sent.kind === 'failed') return { reason: 'error', error: sent.error }
         lastAssistant = sent.message
 
         const calls = toolCallsOf(sent.message)
         if (sent.finish === 'max-tokens') {
-          return new TurnEnd('max-tokens', {
-            code: 'max-tokens',
-            message: `The answer hit the output limit before it finished; raise models.${this.modelConfig.model}.maxOutput in settings.json, or ask for a shorter answer.`,
-          })
+          const message = `The answer hit the output limit before it finished; raise models.${this.modelConfig.model}.maxOutput in settings.json, or ask for a shorter answer.`
+          return { reason: 'max-tokens', error: { code: 'max-tokens', message } }
         }
         if (calls.length) {
           await runToolCalls(calls, {
@@ -357,14 +330,14 @@ export class Agent implements AgentApi {
             listeners: this.listeners,
             signal,
             asker: this.permissionAsker,
-            permissionNeeded: this.options.permissionNeeded ?? defaultPermissionNeeded,
+            permissionNeeded: this.options.permissionNeeded,
             emit: (event) => this.live.emit(event),
             concurrency: this.options.toolConcurrency ?? 4,
           })
         }
         this.session.append('step/end', { turn, step })
         stepOpen = false
-        if (signal.aborted) return new TurnEnd('aborted')
+        if (signal.aborted) return { reason: 'aborted' }
         if (calls.length || this.inbox.hasForNextStep()) continue
 
         await this.listeners.turnStopping({ turn, lastAssistant, continuations })
@@ -372,7 +345,7 @@ export class Agent implements AgentApi {
           continuations++
           continue
         }
-        return new TurnEnd('completed')
+        return { reason: 'completed' }
       } finally {
         if (stepOpen) this.session.append('step/end', { turn, step })
       }
@@ -398,7 +371,6 @@ export class Agent implements AgentApi {
     let encoded = derive()
     await this.listeners.beforeRequest({ turn, step, promptTokens: Math.ceil(encoded.bytes / 4), signal })
     if (await this.reenter(turn, step, mark)) encoded = derive()
-    let passbackRepaired = false
 
     return sendRequest(encoded, {
       session: this.session,
@@ -416,13 +388,12 @@ export class Agent implements AgentApi {
           await this.reenter(turn, step, mark)
           return derive()
         }
-        if (error.code !== 'reasoning-passback' || passbackRepaired) return null
-        // Repair once: send reasoning with every assistant message from now on (a new header says so), then retry.
-        passbackRepaired = true
+        return null
+      },
+      // Send reasoning with every assistant message from now on; a new header says so.
+      repairPassback: () => {
         this.modelConfig = { ...this.modelConfig, passback: 'every-assistant' }
         header = this.currentHeader('repair')
-        this.session.append('llm/retry', { turn, step, attempt, delayMs: 0, error: logged(error) })
-        this.notify('warning', 'DeepSeek asked for reasoning to be passed back; resending once with reasoning on every assistant message.')
         return derive()
       },
     })

@@ -32,21 +32,24 @@ export interface SendOptions {
   signal: AbortSignal
   emit: (event: LiveEvent) => void
   notify: (level: 'warning', message: string) => void
-  /** Extension points first (`requestFailed`), then the loop's one passback repair. */
+  /** The extension points' answer to a failure (`requestFailed`): a body to send at once, or null. */
   recover: Recover
+  /** DeepSeek asked for reasoning to be passed back: switch it on for every assistant message and re-derive. */
+  repairPassback: () => Encoded
   sleep: (ms: number, signal: AbortSignal) => Promise<void>
   random?: () => number
 }
 
 /**
  * Sends one step's request and logs its answer: `request/sent` (after a flush), the stream, `assistant/message`.
- * A failure is first offered to `recover`, whose body is sent at once (with its own `request/sent`); otherwise the
- * retry policy of src/llm/retry.ts waits and re-sends the same body, logging each `llm/retry`. A cancelled stream
+ * A failure is first offered to `recover`, whose body is sent at once (with its own `request/sent`); then a
+ * reasoning-passback refusal is repaired once (`repairPassback`); otherwise the retry policy of src/llm/retry.ts waits and re-sends the same body, logging each `llm/retry`. A cancelled stream
  * keeps what the user already saw as an interrupted message without tool calls.
  */
 export async function sendRequest(first: Encoded, o: SendOptions): Promise<Sent> {
   let encoded = first
   let sent = false
+  let passbackRepaired = false
   for (let failures = 0; ; ) {
     if (!sent) {
       await o.session.flush()
@@ -76,6 +79,15 @@ export async function sendRequest(first: Encoded, o: SendOptions): Promise<Sent>
     const recovered = await o.recover(error, failures)
     if (recovered) {
       encoded = recovered
+      sent = false
+      continue
+    }
+    if (error.code === 'reasoning-passback' && !passbackRepaired) {
+      // Repaired once, without waiting: the retry is logged, and the new body gets its own request/sent.
+      passbackRepaired = true
+      encoded = o.repairPassback()
+      o.session.append('llm/retry', { turn: o.turn, step: o.step, attempt: failures, delayMs: 0, error: logged(error) })
+      o.notify('warning', 'DeepSeek asked for reasoning to be passed back; resending once with reasoning on every assistant message.')
       sent = false
       continue
     }

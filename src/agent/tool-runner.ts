@@ -18,8 +18,8 @@ export interface ToolStep {
   signal: AbortSignal
   /** The front end's permission prompt, when one is attached. */
   asker: PermissionAsker | undefined
-  /** The sentence a model reads when a call needs permission and no front end can ask. */
-  permissionNeeded: (call: ToolCallInfo, reason?: string) => string
+  /** The sentence a model reads when a call needs permission and no front end can ask; a generic one when absent. */
+  permissionNeeded?: (call: ToolCallInfo, reason?: string) => string
   emit: (event: LiveEvent) => void
   /** How many read-only calls may run at once. */
   concurrency: number
@@ -36,6 +36,9 @@ interface Prepared {
 }
 
 const errorResult = errorOutput
+
+const defaultPermissionNeeded = (call: ToolCallInfo): string =>
+  `Error: ${call.name} needs permission and no one is attached to grant it. The user can allow it with --permission-mode or --allow.`
 
 /** Parses raw argument text. An empty string counts as `{}`: models send it for tools without parameters. */
 export function parseArguments(raw: string): { ok: true; value: unknown } | { ok: false; message: string } {
@@ -177,7 +180,10 @@ async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
     }
     const answer = await askFrontEnd(request, s)
     await s.listeners.permissionAnswered(request, answer)
-    if (answer.outcome === 'unanswered') return { ...base, answer: errorResult(s.permissionNeeded(decided.call, decided.reason)) }
+    if (answer.outcome === 'unanswered') {
+      const sentence = s.permissionNeeded?.(decided.call, decided.reason) ?? defaultPermissionNeeded(decided.call)
+      return { ...base, answer: errorResult(sentence) }
+    }
     if (answer.outcome === 'deny') {
       const note = answer.note ? ` The user said: ${answer.note}` : ''
       return { ...base, answer: errorResult(`Error: the user denied permission for this ${block.name} call.${note}`) }
