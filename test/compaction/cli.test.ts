@@ -228,4 +228,18 @@ describe('compaction hooks and commands through the built CLI', () => {
       await mock.close()
     }
   }, 30_000)
+
+  it('refuses to start with a compaction setting of the wrong type, naming the file and line, before any request', async () => {
+    const box = project(1)
+    writeFileSync(join(box.cwd, '.rein', 'settings.json'), '{\n  "compaction": {\n    "ratio": "soon"\n  }\n}\n')
+    const mock = await startMockModel({ script: [{ text: 'never sent' }] })
+    try {
+      const run = await runCli(['-p', 'hi'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+      expect(run.code).not.toBe(0)
+      expect(run.stderr).toMatch(/settings\.json, line 3: compaction\.ratio: .*Fix it and start Rein again\./)
+      expect(mock.requests).toHaveLength(0)
+    } finally {
+      await mock.close()
+    }
+  }, 30_000)
 })
