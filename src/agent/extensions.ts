@@ -1,6 +1,6 @@
 import type { AssistantMessage, InputBlock } from '../llm/messages.js'
 import type { JsonValue, SessionEvent, Source } from '../session/events.js'
-import type { ToolOutput } from '../tools/tool.js'
+import type { ToolFacts, ToolOutput } from '../tools/tool.js'
 
 /** A message about to enter the session at a step boundary. `preStep` listeners may rewrite the list. */
 export interface EnteringMessage {
@@ -27,6 +27,8 @@ export interface ToolCallInfo {
   name: string
   arguments: string
   input: unknown
+  /** The called tool's own facts (category, read-only, peer names, target); absent when no tool has this name. */
+  tool?: ToolFacts
 }
 
 export type PreToolDecision =

@@ -2,6 +2,7 @@ import type { EnteringMessage, Extension } from '../../src/agent/extensions.js'
 import type { AgentApi, PermissionMode } from '../../src/agent/types.js'
 import type { InputBlock } from '../../src/llm/messages.js'
 import type { JsonValue, SurfaceEvent, SurfaceOp } from '../../src/session/events.js'
+import { call } from '../permissions/calls.js'
 
 /**
  * A stand-in for the agent that keeps only what the context producers read: the working directory, the permission
@@ -46,7 +47,7 @@ export class FakeAgent {
   /** Runs postTool for one call of `name` with `input`; appends and returns the context it asks for. */
   async tool(producer: Extension<AgentApi>, name: string, input: Record<string, unknown>): Promise<string[]> {
     const outcome = await producer.postTool?.(
-      { turn: 1, step: this.turnStep, callId: `c${this.seq}`, name, arguments: JSON.stringify(input), input },
+      { ...call(name, input), step: this.turnStep, callId: `c${this.seq}` },
       { content: [{ type: 'text', text: 'ok' }] },
       this.api,
     )
