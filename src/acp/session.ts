@@ -1,6 +1,6 @@
 import { RequestError, type AgentContext, type ContentBlock, type PromptResponse, type SessionUpdate } from '@agentclientprotocol/sdk'
 import type { LiveEvent } from '../agent/types.js'
-import type { AnyEvent, LoggedError, TurnEndReason } from '../session/events.js'
+import type { SessionEvent, LoggedError, TurnEndReason } from '../session/events.js'
 import type { AcpAgent } from './agent-port.js'
 import { promptToInput } from './content.js'
 import { isPermissionMode, stopReasonFor } from './modes.js'
@@ -152,7 +152,7 @@ export class AcpSession {
       return
     }
     for (const update of this.translator.live(live)) this.send(update)
-    if (live.type === 'event') this.track(live.event as AnyEvent)
+    if (live.type === 'event') this.track(live.event)
     else if (live.type === 'idle') {
       this.cancelPending = false
       for (const p of this.pending.splice(0)) p.settle(this.lastEnd)
@@ -160,7 +160,7 @@ export class AcpSession {
   }
 
   /** Follows which turn each waiting prompt entered, and answers the prompts of a turn when it ends. */
-  private track(event: AnyEvent): void {
+  private track(event: SessionEvent): void {
     switch (event.type) {
       case 'turn/start':
         this.currentTurn = event.data.turn

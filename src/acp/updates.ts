@@ -2,7 +2,7 @@ import type { SessionUpdate, ToolCallStatus } from '@agentclientprotocol/sdk'
 import type { LiveEvent } from '../agent/types.js'
 import { costOf, DEFAULT_MODEL, modelInfo } from '../llm/catalog.js'
 import type { Usage } from '../llm/messages.js'
-import type { AnyEvent, SessionEvent } from '../session/events.js'
+import type { SessionEvent } from '../session/events.js'
 import { inputToAcp } from './content.js'
 import { describeToolCall, progressContent, resultContent } from './tool-display.js'
 
@@ -57,7 +57,7 @@ export class UpdateTranslator {
   }
 
   private committed(stored: SessionEvent, replaying: boolean): SessionUpdate[] {
-    const event = stored as AnyEvent
+    const event = stored
     switch (event.type) {
       case 'user/message':
       case 'steering/message':

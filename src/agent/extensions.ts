@@ -1,7 +1,7 @@
 import type { ModelError } from '../llm/errors.js'
 import type { AssistantMessage, InputBlock } from '../llm/messages.js'
 import type { EventDataMap, EventType, JsonValue, SessionEvent, Source, SurfaceEvent } from '../session/events.js'
-import type { ToolOutput } from '../tools/tool.js'
+import type { ToolFacts, ToolOutput } from '../tools/tool.js'
 import type { ContentInput, PermissionAnswer, PermissionMode, PermissionRequest } from './types.js'
 
 /** A message about to enter the session at a step boundary. `preStep` listeners may rewrite the list. */
@@ -29,6 +29,8 @@ export interface ToolCallInfo {
   name: string
   arguments: string
   input: unknown
+  /** The called tool's own facts (category, read-only, peer names, target); absent when no tool has this name. */
+  tool?: ToolFacts
 }
 
 export type PreToolDecision =

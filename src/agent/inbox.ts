@@ -22,14 +22,14 @@ export class Inbox {
     const inbox = new Inbox()
     const done = new Set<string>()
     for (const e of events) {
-      if (e.type === 'inbox/dequeued') done.add((e as SessionEvent<'inbox/dequeued'>).data.id)
+      if (e.type === 'inbox/dequeued') done.add(e.data.id)
       else if (e.type === 'user/message' || e.type === 'context/message' || e.type === 'steering/message') {
-        done.add((e as SessionEvent<'user/message'>).data.id)
+        done.add(e.data.id)
       }
     }
     for (const e of events) {
       if (e.type !== 'inbox/queued') continue
-      const d = (e as SessionEvent<'inbox/queued'>).data
+      const d = e.data
       if (!done.has(d.id)) inbox.items.push({ id: d.id, verb: d.verb, content: d.content, source: d.source })
     }
     return inbox

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { InputBlock, ToolCallBlock } from '../llm/messages.js'
 import type { JsonValue, Source } from '../session/events.js'
 import type { Session } from '../session/session.js'
-import { errorOutput, type AnyTool, type ToolContext, type ToolOutput, type ToolState } from '../tools/tool.js'
+import { errorOutput, toolFacts, type AnyTool, type ToolContext, type ToolOutput, type ToolState } from '../tools/tool.js'
 import type { ToolCallInfo } from './extensions.js'
 import type { Listeners } from './listeners.js'
 import type { LiveEvent, PermissionAnswer, PermissionAsker, PermissionRequest } from './types.js'
@@ -145,6 +145,7 @@ async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
     name: block.name,
     arguments: block.arguments,
     input: parsed.ok ? parsed.value : undefined,
+    tool: toolFacts(s.tools.get(block.name)),
   }
   if (s.signal.aborted) return { block, call, answer: errorResult('Cancelled by the user before this call ran; nothing was done.') }
   const tool = s.tools.get(block.name)

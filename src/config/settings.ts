@@ -1,7 +1,8 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
 import type { Effort, Wire } from '../llm/adapter.js'
+import { writeFileAtomicSync } from '../fs/atomic-write.js'
 import { modelEntrySchema } from '../llm/model-settings.js'
 import type { PermissionMode } from '../agent/types.js'
 import { parseRule } from '../permissions/rules.js'
@@ -212,14 +213,6 @@ export function addLocalAllowRule(cwd: string, rule: string): void {
   allow.push(rule)
   permissions.allow = allow
   current.permissions = permissions
-  mkdirSync(path.dirname(file), { recursive: true })
-  const temp = `${file}.${process.pid}.tmp`
-  const fd = openSync(temp, 'w', 0o600)
-  try {
-    writeSync(fd, `${JSON.stringify(current, null, 2)}\n`)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-  renameSync(temp, file)
+  // The personal file stays owner-only (0600), as it always was written.
+  writeFileAtomicSync(file, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
 }

@@ -15,9 +15,6 @@ const MODE_MEANING: Record<PermissionMode, string> = {
   bypass: 'every tool call is allowed without asking',
 }
 
-/** Tools that cannot change the working tree: after them the last git probe still holds. */
-const READ_ONLY_TOOLS = new Set(['read', 'grep', 'glob', 'ls', 'todo_write', 'web_fetch', 'job_output'])
-
 /** The facts of one moment. */
 export interface RuntimeFacts {
   date: string
@@ -40,7 +37,8 @@ export function runtimeContext(options: { now?: () => Date } = {}): Extension {
   return {
     name: RUNTIME_CONTEXT,
     postTool(call, _result, agent) {
-      if (!READ_ONLY_TOOLS.has(call.name)) git = gitState(agent.cwd)
+      // After a read-only tool (as the tool declares itself) the last git probe still holds.
+      if (!call.tool?.readOnly) git = gitState(agent.cwd)
     },
     async preStep(step, entering, agent) {
       if (step.step === 1 || !git) git = gitState(agent.cwd)

@@ -19,9 +19,6 @@ export const WORKSPACE_CONTEXT = 'workspace-context'
 /** Default budget for the instruction text of one message: 64 KiB. */
 export const DEFAULT_INSTRUCTION_BUDGET = 64 * 1024
 
-/** The tools whose `file_path` argument reveals a directory the model is working in. */
-const FILE_TOOLS = new Set(['read', 'write', 'edit'])
-
 type ContextEntry = { content: [{ type: 'text'; text: string }]; source: Source; meta: WorkspaceMeta }
 
 /**
@@ -64,8 +61,8 @@ export function workspaceInstructions(options: { home: string; budgetBytes?: num
     },
 
     async postTool(call, _result, agent) {
-      if (!FILE_TOOLS.has(call.name)) return
-      const filePath = filePathOf(call.input)
+      // A tool that names one file (read, write, edit: the tool declares it) reveals a directory the model works in.
+      const filePath = call.tool?.target?.kind === 'file' ? filePathOf(call.input, call.tool.target.argument) : null
       if (!filePath) return
       const target = isAbsolute(filePath) ? filePath : resolve(agent.cwd, filePath)
       const dirs = directoriesBelow(agent.cwd, dirname(target))
@@ -203,8 +200,8 @@ function entryOf(text: string, meta: WorkspaceMeta): ContextEntry {
   return { content: [{ type: 'text', text }], source: { kind: WORKSPACE_CONTEXT }, meta }
 }
 
-function filePathOf(input: unknown): string | null {
+function filePathOf(input: unknown, argument: string): string | null {
   if (!input || typeof input !== 'object') return null
-  const value = (input as Record<string, unknown>).file_path
+  const value = (input as Record<string, unknown>)[argument]
   return typeof value === 'string' && value.length > 0 ? value : null
 }

@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync } from 'node:fs'
+import { closeSync, constants, fsyncSync, openSync } from 'node:fs'
+import { open } from 'node:fs/promises'
 
 /**
  * Makes a new or renamed directory entry durable (fsync of the directory). Some platforms and file systems refuse to
@@ -13,5 +14,19 @@ export function syncDirectory(dir: string): void {
     // Directory fsync is unsupported here (see above); the file itself was already synced by the caller.
   } finally {
     if (fd !== undefined) closeSync(fd)
+  }
+}
+
+/** `syncDirectory` without blocking the event loop, for asynchronous writers (the file tools). */
+export async function syncDirectoryAsync(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, constants.O_RDONLY)
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  } catch {
+    // Directory fsync is unsupported here (see syncDirectory); the file itself was already synced by the caller.
   }
 }

@@ -31,13 +31,24 @@ export interface HookOutcome {
 }
 
 /**
+ * What a matcher is tested against: a name (tool, session source, compaction trigger), or for a tool its Claude
+ * Code name and, when Codex has a tool for the same job, Codex's name, which matchers in Codex-format files match too
+ * (`apply_patch` for edit and write).
+ */
+export type HookTarget = string | { name: string; codex?: string } | undefined
+
+/**
  * The handlers that run for an event and target, in load order. Identical commands run once: the first in load
  * order is kept, with its timeout.
  */
-export function selectHandlers(definitions: readonly HookDefinition[], event: HookEvent, target: string | undefined): HookDefinition[] {
+export function selectHandlers(definitions: readonly HookDefinition[], event: HookEvent, target: HookTarget): HookDefinition[] {
+  const name = typeof target === 'object' ? target.name : target
+  const codex = typeof target === 'object' ? target.codex : undefined
+  const matches = (definition: HookDefinition): boolean =>
+    definition.matches(name) || (codex !== undefined && definition.file.dialect === 'codex' && definition.matches(codex))
   const seen = new Set<string>()
   return definitions.filter((definition) => {
-    if (definition.event !== event || !definition.matches(target) || seen.has(definition.command)) return false
+    if (definition.event !== event || !matches(definition) || seen.has(definition.command)) return false
     seen.add(definition.command)
     return true
   })
@@ -63,7 +74,7 @@ export async function runHooks(
   runtime: HookRuntime,
   agent: ExtensionContext,
   event: HookEvent,
-  target: string | undefined,
+  target: HookTarget,
   fields: Record<string, JsonValue>,
   turn?: number,
 ): Promise<HookOutcome[]> {

@@ -1,10 +1,10 @@
 import type { EnteringMessage, Extension, ExtensionContext, PreToolDecision, PostToolOutcome, ToolCallInfo } from '../agent/extensions.js'
 import { textOf } from '../llm/messages.js'
 import type { JsonValue, Source } from '../session/events.js'
-import type { ToolOutput } from '../tools/tool.js'
+import { peerName, type ToolOutput } from '../tools/tool.js'
 import type { HookDefinition, HookEvent } from './definitions.js'
 import { handlerName, runHooks, type HookOutcome, type HookRuntime } from './dispatch.js'
-import { peerToolName, toolInput, toolResponse } from './payload.js'
+import { toolInput, toolResponse } from './payload.js'
 import { StopGuard, type StopLimits } from './stop-guard.js'
 
 /** What the compaction code learns from PreCompact hooks. */
@@ -63,9 +63,10 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
   const bind = (agent: ExtensionContext): ExtensionContext => (bound = agent)
 
   const toolFields = (call: ToolCallInfo, agent: ExtensionContext) => {
-    const peer = peerToolName(call.name)
+    const peer = peerName(call.name, call.tool)
+    const target = { name: peer, codex: call.tool?.peerNames?.codex }
     const input = toolInput(call.input, call.arguments, agent.cwd)
-    return { peer, input, fields: { tool_name: peer, tool_input: input, tool_use_id: call.callId } as Record<string, JsonValue> }
+    return { peer, target, input, fields: { tool_name: peer, tool_input: input, tool_use_id: call.callId } as Record<string, JsonValue> }
   }
 
   /** `continue: false` from a tool event ends the turn: the call is refused or blocked, and the turn ends `blocked`. */
@@ -102,8 +103,8 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
 
     async preTool(call, agent): Promise<PreToolDecision | void> {
       bind(agent)
-      const { peer, fields } = toolFields(call, agent)
-      const outcomes = await runHooks(runtime, agent, 'PreToolUse', peer, fields, call.turn)
+      const { target, fields } = toolFields(call, agent)
+      const outcomes = await runHooks(runtime, agent, 'PreToolUse', target, fields, call.turn)
       injectContext(agent, 'PreToolUse', outcomes)
       const stops = reasonsOf(outcomes, (o) => o.verdict.stop)
       if (stops.length) return { action: 'deny', reason: stopTurn(agent, 'PreToolUse', stops) }
@@ -128,12 +129,12 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
 
     async postTool(call: ToolCallInfo, result: ToolOutput, agent): Promise<PostToolOutcome | void> {
       bind(agent)
-      const { peer, input, fields } = toolFields(call, agent)
+      const { peer, target, input, fields } = toolFields(call, agent)
       const failed = result.isError === true
       const event: HookEvent = failed ? 'PostToolUseFailure' : 'PostToolUse'
       if (failed) fields.error = textOf(result.content)
       else fields.tool_response = toolResponse(peer, input, result)
-      const outcomes = await runHooks(runtime, agent, event, peer, fields, call.turn)
+      const outcomes = await runHooks(runtime, agent, event, target, fields, call.turn)
       const outcome: PostToolOutcome = {}
       const context = contextEntries(event, outcomes)
       if (context.length) outcome.context = context
@@ -171,7 +172,7 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
     /** Notification hooks for a permission prompt. They run beside the prompt, never holding it up or failing the call. */
     permissionAsked(request, agent) {
       bind(agent)
-      const peer = peerToolName(request.call.name)
+      const peer = peerName(request.call.name, request.call.tool)
       const fields = { message: `Rein needs your permission to use ${peer}`, title: 'Permission needed', notification_type: 'permission_prompt' }
       runHooks(runtime, agent, 'Notification', 'permission_prompt', fields, request.call.turn).catch((error: unknown) => {
         agent.notify('warning', `Notification hooks could not run: ${error instanceof Error ? error.message : String(error)}.`)

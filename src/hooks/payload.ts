@@ -4,9 +4,6 @@ import type { JsonValue } from '../session/events.js'
 import type { PermissionMode } from '../agent/types.js'
 import type { ToolOutput } from '../tools/tool.js'
 import type { Dialect, HookEvent } from './definitions.js'
-import { peerToolName } from '../tools/peer-names.js'
-
-export { peerToolName }
 
 /** Claude Code's spelling of each permission mode. */
 const PEER_PERMISSION_MODES: Readonly<Record<PermissionMode, string>> = {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writePrivateFile } from '../trust/private-file.js'
+import { PRIVATE_FILE, writeFileAtomicSync } from '../fs/atomic-write.js'
 import type { HookDefinition } from './definitions.js'
 
 /**
@@ -51,5 +51,5 @@ export function recordTrust(home: string, definitions: readonly HookDefinition[]
   for (const definition of definitions) {
     trust.hooks[definition.hash] = { file: definition.file.path, event: definition.event, command: definition.command, trustedAt: now }
   }
-  writePrivateFile(trustFilePath(home), JSON.stringify(trust, null, 2) + '\n')
+  writeFileAtomicSync(trustFilePath(home), JSON.stringify(trust, null, 2) + '\n', PRIVATE_FILE)
 }

@@ -12,13 +12,14 @@ export interface ModelConfig {
   effort: Effort
   /**
    * The most output tokens a request may ask for: the smaller of the model's maximum and the user's cap. The body
-   * sends less when the prompt leaves less room in `contextWindow` (output-cap.ts). Absent in logs written before
-   * Rein recorded it: the body then falls back to the adapter's settings.
+   * sends less when the prompt leaves less room in `contextWindow` (output-cap.ts). Absent for a model the catalog
+   * does not describe on the chat wire (the cap is then left out), and in logs written before Rein recorded it (the
+   * body then falls back to the built-in catalog, never to settings).
    */
   maxOutputTokens?: number
   /** The model's context window in tokens, as the catalog (or the user's override) gave it when the header was logged. */
   contextWindow?: number
-  /** Whether the model takes images; absent means the adapter's catalog decides. */
+  /** Whether the model takes images; absent (logs from before Rein recorded it) means the built-in catalog decides. */
   images?: boolean
   /**
    * `every-assistant`: reasoning is sent with every assistant message (`""` when it had none), not only with those

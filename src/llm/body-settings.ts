@@ -1,28 +1,37 @@
-import type { Effort, ModelConfig } from './adapter.js'
+import type { Effort, ModelConfig, Wire } from './adapter.js'
 import { isKnownModel, modelInfo, retiredModel, retiredSentence, type ModelOverride } from './catalog.js'
 import { ModelError } from './errors.js'
 import { fittedOutputCap, promptTokenEstimate } from './output-cap.js'
 
-/** Adapter-wide settings that shape request bodies. Fixed for an adapter's life, so `body` stays pure. */
-export interface BodySettings {
-  /** The user's output cap, applied when the header is made (and for headers that carry no cap of their own). */
+/**
+ * The user's settings that shape requests. They are read once, when a header is made, and written into its config
+ * (`completeConfig`); a body is built from the header alone, so editing them later changes no logged request.
+ */
+export interface HeaderSettings {
+  /** The user's output cap. */
   maxOutputTokens?: number
-  /** The user's catalog overrides (settings), consulted for the header's window, output ceiling and image support. */
+  /** The user's catalog overrides, for the window, the output ceiling and image support. */
   models?: Record<string, ModelOverride>
 }
 
 /**
  * The config a header logs: window, output ceiling (the model's maximum, lowered by the user's cap) and image
- * support filled in, so the body never needs the settings again. Fields already set are kept. Throws a ModelError
- * with one sentence for a retired model id.
+ * support filled in from the catalog and the settings, so the body never needs either again. Fields already set are
+ * kept. Throws a ModelError with one sentence for a retired model id.
+ *
+ * An undescribed model's maximum is a guess, so on the chat wire (where `max_tokens` is optional) no ceiling is
+ * recorded unless the user gave one: a guess above the real limit is a 400. The Anthropic wire requires
+ * `max_tokens`, so there the guess is recorded, and the log still says every byte.
  */
-export function completeConfig(config: ModelConfig, settings: BodySettings): ModelConfig {
+export function completeConfig(config: ModelConfig, settings: HeaderSettings, wire: Wire): ModelConfig {
   const retired = retiredModel(config.model, settings.models)
   if (retired) throw new ModelError('invalid-request', retiredSentence(retired))
   const info = modelInfo(config.model, settings.models)
   const userCap = config.maxOutputTokens ?? settings.maxOutputTokens
-  // An undescribed model's maximum is a guess; it is not sent as a ceiling (a guess above the real limit is a 400).
-  const ceiling = described(config.model, settings) ? Math.min(info.maxOutput, userCap ?? Infinity) : userCap
+  const described = isKnownModel(config.model) || settings.models?.[config.model]?.maxOutput !== undefined
+  const ceiling = described
+    ? Math.min(info.maxOutput, userCap ?? Infinity)
+    : (userCap ?? (wire === 'anthropic' ? info.maxOutput : undefined))
   return {
     ...config,
     ...(ceiling !== undefined ? { maxOutputTokens: ceiling } : {}),
@@ -32,28 +41,21 @@ export function completeConfig(config: ModelConfig, settings: BodySettings): Mod
 }
 
 /**
- * The output cap to send, given the size of the body without it: the header's ceiling (else the adapter's cap, else
- * the catalog's for a model Rein knows or the user described), fitted to the header's window when it records one
- * (every header Rein logs now; output-cap.ts). For an unknown model on a wire where the cap is optional it is left
- * out rather than guessed, since a guess above the real limit is a 400.
+ * The output cap to send, given the size of the body without it: the header's ceiling, fitted to the header's
+ * window (output-cap.ts). A function of the config alone. Headers logged before Rein recorded the ceiling and
+ * window fall back to the built-in catalog, never to settings; for a model the catalog does not know, on a wire
+ * where the cap is optional, the cap is left out rather than guessed.
  */
-export function outputCap(config: ModelConfig, settings: BodySettings, required: boolean, bodyBytes: number): number | undefined {
-  const ceiling =
-    config.maxOutputTokens ??
-    settings.maxOutputTokens ??
-    (described(config.model, settings) || required ? modelInfo(config.model, settings.models).maxOutput : undefined)
+export function outputCap(config: ModelConfig, required: boolean, bodyBytes: number): number | undefined {
+  const ceiling = config.maxOutputTokens ?? (isKnownModel(config.model) || required ? modelInfo(config.model).maxOutput : undefined)
   if (ceiling === undefined) return undefined
   if (config.contextWindow === undefined) return ceiling
   return fittedOutputCap(ceiling, config.contextWindow, promptTokenEstimate(bodyBytes))
 }
 
-/** A model Rein knows, or one whose maximum output the user gave in settings. */
-function described(model: string, settings: BodySettings): boolean {
-  return isKnownModel(model) || settings.models?.[model]?.maxOutput !== undefined
-}
-
-export function acceptsImages(config: ModelConfig, settings: BodySettings): boolean {
-  return config.images ?? modelInfo(config.model, settings.models).images
+/** Whether the body sends images: the header's record, else (headers from before it was recorded) the built-in catalog. */
+export function acceptsImages(config: ModelConfig): boolean {
+  return config.images ?? modelInfo(config.model).images
 }
 
 /** Whether an assistant message must carry reasoning (`""` when it had none) on the wire. */

@@ -1,7 +1,7 @@
 import type { ModelAdapter, Wire } from './adapter.js'
 import { anthropicBody } from './anthropic/body.js'
 import { AnthropicDecoder } from './anthropic/events.js'
-import { completeConfig, type BodySettings } from './body-settings.js'
+import { completeConfig, type HeaderSettings } from './body-settings.js'
 import { chatBody } from './chat/body.js'
 import { ChatDecoder } from './chat/events.js'
 import { endpointFor } from './endpoints.js'
@@ -9,7 +9,7 @@ import { DEFAULT_IDLE_TIMEOUT_MS, streamHttp, type WireDecoder } from './transpo
 
 export const DEFAULT_BASE_URL = 'https://api.deepseek.com'
 
-export interface AdapterOptions extends BodySettings {
+export interface AdapterOptions extends HeaderSettings {
   wire: Wire
   /** Default: `DEEPSEEK_BASE_URL`, else DeepSeek's public API; read when the adapter is made. With or without `/v1`. */
   baseUrl?: string
@@ -31,7 +31,7 @@ export function createAdapter(options: AdapterOptions): ModelAdapter {
   const anthropicBase = options.anthropicBaseUrl ?? (options.baseUrl === undefined ? process.env.DEEPSEEK_ANTHROPIC_BASE_URL : undefined)
   const apiKey = options.apiKey ?? (() => process.env.DEEPSEEK_API_KEY || undefined)
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
-  const settings: BodySettings = { maxOutputTokens: options.maxOutputTokens, models: options.models }
+  const settings: HeaderSettings = { maxOutputTokens: options.maxOutputTokens, models: options.models }
   const wire = options.wire
 
   const route =
@@ -41,8 +41,8 @@ export function createAdapter(options: AdapterOptions): ModelAdapter {
 
   return {
     wire,
-    headerConfig: (config) => completeConfig(config, settings),
-    body: (request) => (wire === 'anthropic' ? anthropicBody(request, settings) : chatBody(request, settings)),
+    headerConfig: (config) => completeConfig(config, settings, wire),
+    body: (request) => (wire === 'anthropic' ? anthropicBody(request) : chatBody(request)),
     stream(body, streamOptions = {}) {
       const key = apiKey()
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
-import type { AnyTool, Tool } from '../tools/tool.js'
+import type { AnyTool, Tool, ToolCategory } from '../tools/tool.js'
 import type { McpServerConfig } from './config.js'
 import { type NoticeLevel, type RestartPolicy, ServerConnection, type ServerState } from './connection.js'
 import { uniqueToolNames } from './names.js'
@@ -145,10 +145,21 @@ export class McpManager {
       schema: argumentsSchema(tool.inputSchema),
       parameters,
       readOnly: tool.annotations?.readOnlyHint === true,
+      category: categoryOf(tool.annotations),
       kind: 'other',
       server: connection.config.name,
       mcpName: tool.name,
       run: (args, ctx) => connection.call(tool.name, args, ctx.signal, timeoutMs),
     }
   }
+}
+
+/**
+ * An MCP tool's permission category, from the hints its server gives (MCP spec, tool annotations). Only a tool
+ * that says it is read-only and stays in a closed world (`openWorldHint: false`) is a free read; a read-only tool
+ * that may reach outside (the spec's default) is treated like a fetch; everything else is `other` and asks.
+ */
+export function categoryOf(annotations: McpTool['annotations']): ToolCategory {
+  if (annotations?.readOnlyHint !== true) return 'other'
+  return annotations.openWorldHint === false ? 'read' : 'fetch'
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { canonicalJson, sha256 } from '../trust/canonical.js'
-import { writePrivateFile } from '../trust/private-file.js'
+import { PRIVATE_FILE, writeFileAtomicSync } from '../fs/atomic-write.js'
 
 /**
  * Trust for project `.mcp.json` servers. A repository can name any program as an MCP server, so a server defined by
@@ -44,5 +44,5 @@ export function storeTrust(home: string, cwd: string, definitions: Record<string
   trust.projects[resolve(cwd)] = Object.fromEntries(
     Object.entries(definitions).map(([name, raw]) => [name, definitionHash(raw)]),
   )
-  writePrivateFile(trustFilePath(home), JSON.stringify(trust, null, 2) + '\n')
+  writeFileAtomicSync(trustFilePath(home), JSON.stringify(trust, null, 2) + '\n', PRIVATE_FILE)
 }

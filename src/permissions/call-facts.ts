@@ -1,28 +1,7 @@
 import type { ToolCallInfo } from '../agent/extensions.js'
 import { isInside, realPathOf, resolveToolPath } from '../tools/paths.js'
-import { ruleNameOf } from './rules.js'
+import { peerName, type CallTarget, type ToolCategory } from '../tools/tool.js'
 import { splitCommand, type SplitCommand } from './shell-split.js'
-
-/**
- * How the policy treats a tool by default. `read`: never changes anything (free in every mode). `edit`: writes
- * files. `exec`: runs commands. `fetch`: reaches the network. `free`: only touches state the agent itself owns
- * (killing its own jobs). `other`: tools Rein does not know (MCP), which may do anything.
- */
-export type ToolCategory = 'read' | 'edit' | 'exec' | 'fetch' | 'free' | 'other'
-
-const CATEGORIES: Readonly<Record<string, ToolCategory>> = {
-  read: 'read',
-  grep: 'read',
-  glob: 'read',
-  ls: 'read',
-  job_output: 'read',
-  todo_write: 'read',
-  write: 'edit',
-  edit: 'edit',
-  bash: 'exec',
-  web_fetch: 'fetch',
-  job_kill: 'free',
-}
 
 /** A path a call touches: as named (`..` folded, `~` expanded) and with symlinks resolved. */
 export interface TouchedPath {
@@ -30,11 +9,22 @@ export interface TouchedPath {
   real: string
 }
 
-/** What the policy needs to know about one call, derived once from its arguments. */
+/**
+ * What the policy needs to know about one call, derived once from its arguments and the facts its tool declares
+ * (src/tools/tool.ts). A name no tool has is `other` with no target, so it asks.
+ */
 export interface CallFacts {
   tool: string
+  /** The name rules use: the tool's Claude Code name, else its own (`mcp__server__tool`). */
   ruleName: string
   category: ToolCategory
+  /** Which argument names what the call touches, as the tool declares it. */
+  targetKind?: CallTarget['kind']
+  /**
+   * For a tool that touches paths, the rule names that guard them: `Read` rules guard every tool that reads, `Edit`
+   * rules every tool that edits, besides the tool's own name (`Read(…)`, `Grep(…)` for grep).
+   */
+  pathRules?: string[]
   path?: TouchedPath
   command?: SplitCommand & { raw: string }
   url?: URL
@@ -44,27 +34,34 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 
 export function callFacts(call: ToolCallInfo, cwd: string, home?: string): CallFacts {
   const input = (typeof call.input === 'object' && call.input !== null ? call.input : {}) as Record<string, unknown>
+  const target = call.tool?.target
   const facts: CallFacts = {
     tool: call.name,
-    ruleName: ruleNameOf(call.name),
-    category: CATEGORIES[call.name] ?? 'other',
+    ruleName: peerName(call.name, call.tool),
+    category: call.tool?.category ?? 'other',
   }
-  const named =
-    call.name === 'read' || call.name === 'write' || call.name === 'edit'
-      ? str(input.file_path)
-      : call.name === 'grep' || call.name === 'glob' || call.name === 'ls'
-        ? (str(input.path) ?? '.')
-        : undefined
-  if (named !== undefined) facts.path = touchedPath(cwd, named, home)
-  const command = str(input.command)
-  if (call.name === 'bash' && command !== undefined) facts.command = { ...splitCommand(command), raw: command }
-  const url = str(input.url)
-  if (call.name === 'web_fetch' && url !== undefined) {
-    try {
-      facts.url = new URL(url)
-    } catch {
-      // Not a URL: no domain rule can match it, and the tool itself refuses it.
+  if (!target) return facts
+  facts.targetKind = target.kind
+  const value = str(input[target.argument])
+  switch (target.kind) {
+    case 'file':
+    case 'path': {
+      facts.pathRules = [...new Set([facts.category === 'edit' ? 'Edit' : 'Read', facts.ruleName])]
+      const named = value ?? (target.kind === 'path' ? '.' : undefined)
+      if (named !== undefined) facts.path = touchedPath(cwd, named, home)
+      break
     }
+    case 'command':
+      if (value !== undefined) facts.command = { ...splitCommand(value), raw: value }
+      break
+    case 'url':
+      if (value === undefined) break
+      try {
+        facts.url = new URL(value)
+      } catch {
+        // Not a URL: no domain rule can match it, and the tool itself refuses it.
+      }
+      break
   }
   return facts
 }

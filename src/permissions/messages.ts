@@ -8,8 +8,8 @@ export function describeCall(call: ToolCallInfo, cwd: string): string {
   const facts = callFacts(call, cwd)
   if (facts.command) return `Run: ${facts.command.raw}`
   if (facts.url) return `Fetch ${facts.url.href}`
-  if (facts.path && (facts.tool === 'write' || facts.tool === 'edit')) {
-    return `${facts.tool === 'write' ? 'Write' : 'Edit'} ${displayPath(cwd, facts.path.lexical)}`
+  if (facts.path && facts.category === 'edit' && facts.targetKind === 'file') {
+    return `${facts.ruleName} ${displayPath(cwd, facts.path.lexical)}`
   }
   return `Use ${call.name}`
 }
@@ -24,18 +24,19 @@ export function suggestedRule(call: ToolCallInfo, cwd?: string): string | undefi
   const input = (call.input ?? {}) as Record<string, unknown>
   if (facts.command) {
     const { parts, opaque } = facts.command
-    return !opaque && parts.length === 1 ? `Bash(${parts[0].text})` : undefined
+    return !opaque && parts.length === 1 ? `${facts.ruleName}(${parts[0].text})` : undefined
   }
-  if ((facts.tool === 'write' || facts.tool === 'edit') && typeof input.file_path === 'string') {
-    const shown = cwd ? displayPath(cwd, resolveToolPath(cwd, input.file_path)) : input.file_path
+  const file = facts.targetKind === 'file' && call.tool?.target ? input[call.tool.target.argument] : undefined
+  if (facts.category === 'edit' && typeof file === 'string') {
+    const shown = cwd ? displayPath(cwd, resolveToolPath(cwd, file)) : file
     return `Edit(${shown})`
   }
   if (facts.category === 'read' && facts.path) {
     return `Read(${cwd ? displayPath(cwd, facts.path.lexical) : facts.path.lexical})`
   }
-  if (facts.tool === 'web_fetch') return facts.url ? `WebFetch(domain:${facts.url.hostname})` : undefined
-  if (facts.category === 'other') return call.name
-  return undefined
+  if (facts.targetKind === 'url') return facts.url ? `${facts.ruleName}(domain:${facts.url.hostname})` : undefined
+  // A tool without a target (MCP tools) is allowed by its name; Rein models none of its arguments.
+  return facts.targetKind === undefined ? facts.ruleName : undefined
 }
 
 /**
@@ -46,12 +47,13 @@ export function permissionNeededMessage(call: ToolCallInfo, reason?: string): st
   const facts = callFacts(call, process.cwd())
   const rule = suggestedRule(call)
   const input = (call.input ?? {}) as Record<string, unknown>
+  const file = facts.targetKind === 'file' && call.tool?.target ? input[call.tool.target.argument] : undefined
   const what = facts.command
     ? `running \`${facts.command.raw}\``
     : facts.url
       ? `fetching ${facts.url.href}`
-      : facts.category === 'edit' && typeof input.file_path === 'string'
-        ? `changing ${input.file_path}`
+      : facts.category === 'edit' && typeof file === 'string'
+        ? `changing ${file}`
         : facts.category === 'read' && facts.path
           ? `${call.name} of ${facts.path.lexical}`
           : `calling ${call.name}`

@@ -6,16 +6,6 @@ import { dangerousUse, ruleNamesFlag, scriptRunner } from './dangerous-flags.js'
 import { ruleNameMatches, type Rule } from './rules.js'
 import { splitCommand, type CommandPart, type SplitCommand } from './shell-split.js'
 
-/** Which rule names cover a tool's path: `Read` rules guard every tool that reads, `Edit` rules every tool that edits. */
-const PATH_RULES: Readonly<Record<string, readonly string[]>> = {
-  read: ['Read'],
-  grep: ['Read', 'Grep'],
-  glob: ['Read', 'Glob'],
-  ls: ['Read', 'LS'],
-  write: ['Edit', 'Write'],
-  edit: ['Edit'],
-}
-
 export interface MatchContext {
   cwd: string
   home: string
@@ -30,17 +20,17 @@ export interface MatchContext {
  * rules. Allow rules go through `allowingRules`, which needs every part covered.
  */
 export function ruleMatches(rule: Rule, facts: CallFacts, ctx: MatchContext): boolean {
-  const pathRules = PATH_RULES[facts.tool]
+  const pathRules = facts.pathRules
   const nameOk = pathRules ? pathRules.includes(rule.tool) : ruleNameMatches(rule, facts.ruleName)
   if (!nameOk) return false
   if (rule.pattern === undefined) return true
   if (pathRules) return facts.path !== undefined && pathMatches(rule.pattern, facts.path, ctx)
-  if (facts.tool === 'bash') {
+  if (facts.targetKind === 'command') {
     const command = facts.command
     if (!command) return false
     return command.parts.some((p) => commandMatches(rule.pattern!, p)) || commandMatches(rule.pattern, asPart(command.raw))
   }
-  if (facts.tool === 'web_fetch') return facts.url !== undefined && urlMatches(rule.pattern, facts.url)
+  if (facts.targetKind === 'url') return facts.url !== undefined && urlMatches(rule.pattern, facts.url)
   // Other tools (todo_write, jobs, MCP) take no pattern: a rule with one is about arguments we do not model.
   return false
 }
@@ -52,17 +42,17 @@ export function ruleMatches(rule: Rule, facts: CallFacts, ctx: MatchContext): bo
  * (`npm test`, `make`) only in a trusted workspace.
  */
 export function allowingRules(rules: readonly Rule[], facts: CallFacts, ctx: MatchContext): Rule[] | undefined {
-  if (facts.tool !== 'bash') {
+  if (facts.targetKind !== 'command') {
     const rule = rules.find((r) => ruleMatches(r, facts, ctx))
     return rule ? [rule] : undefined
   }
-  const bare = rules.find((r) => r.tool === 'Bash' && r.pattern === undefined)
+  const bare = rules.find((r) => r.tool === facts.ruleName && r.pattern === undefined)
   if (bare) return [bare]
   const command = facts.command
   if (!command || command.opaque || command.parts.length === 0) return undefined
   const used: Rule[] = []
   for (const part of command.parts) {
-    const rule = rules.find((r) => r.tool === 'Bash' && r.pattern !== undefined && coversPart(r.pattern, part, ctx))
+    const rule = rules.find((r) => r.tool === facts.ruleName && r.pattern !== undefined && coversPart(r.pattern, part, ctx))
     if (!rule) return undefined
     if (!used.includes(rule)) used.push(rule)
   }

@@ -1,4 +1,4 @@
-import { PEER_TOOL_NAMES, peerToolName } from '../tools/peer-names.js'
+import { builtinTools } from '../tools/registry.js'
 
 /**
  * Permission rules in the syntax users of other harnesses know: `Tool` or `Tool(pattern)`. Rule names are the
@@ -14,18 +14,22 @@ export interface Rule {
   pattern?: string
 }
 
-/** Built-in tool names (what the model calls) and the rule names users write: the peers' names. */
-export const RULE_NAMES = PEER_TOOL_NAMES
-
-const CANONICAL = new Map<string, string>()
-for (const [tool, rule] of Object.entries(RULE_NAMES)) {
-  CANONICAL.set(tool.toLowerCase(), rule)
-  CANONICAL.set(rule.toLowerCase(), rule)
-}
-
-/** The rule name for a tool the model called: `bash` → `Bash`; an MCP or unknown tool keeps its name. */
-export function ruleNameOf(toolName: string): string {
-  return peerToolName(toolName)
+/**
+ * The rule name for every spelling a user may write, lower-cased: each built-in tool's own name and its Claude Code
+ * name (`bash` and `Bash` → `Bash`), as the tools declare them. Built on first use: the tool modules import the
+ * read guard, which imports this module.
+ */
+let canonicalNames: Map<string, string> | undefined
+function canonical(): Map<string, string> {
+  if (!canonicalNames) {
+    canonicalNames = new Map()
+    for (const tool of builtinTools()) {
+      if (!tool.peerNames) continue
+      canonicalNames.set(tool.name.toLowerCase(), tool.peerNames.claudeCode)
+      canonicalNames.set(tool.peerNames.claudeCode.toLowerCase(), tool.peerNames.claudeCode)
+    }
+  }
+  return canonicalNames
 }
 
 /** Parses one rule; a malformed one gives a sentence saying what is wrong and what is expected. */
@@ -33,14 +37,15 @@ export function parseRule(text: string): Rule | { error: string } {
   const m = /^\s*([A-Za-z0-9_*-]+)\s*(?:\((.*)\))?\s*$/s.exec(text)
   if (!m) return { error: `"${text}" is not a rule; write Tool or Tool(pattern), e.g. Bash(npm test) or Edit(src/**)` }
   const [, name, inner] = m
-  const canonical = CANONICAL.get(name.toLowerCase())
-  if (!canonical && !name.startsWith('mcp__')) {
-    return { error: `"${text}" names an unknown tool "${name}"; use one of ${Object.values(RULE_NAMES).join(', ')} or mcp__server__tool` }
+  const ruleName = canonical().get(name.toLowerCase())
+  if (!ruleName && !name.startsWith('mcp__')) {
+    const known = [...new Set(canonical().values())].join(', ')
+    return { error: `"${text}" names an unknown tool "${name}"; use one of ${known} or mcp__server__tool` }
   }
   if (name.includes('*') && !name.startsWith('mcp__')) return { error: `"${text}": only MCP rule names may use *` }
   if (inner !== undefined && inner.trim() === '') return { error: `"${text}" has empty parentheses; drop them to match every call` }
   const pattern = inner === undefined || inner.trim() === '*' ? undefined : inner.trim()
-  return { text, tool: canonical ?? name, ...(pattern !== undefined ? { pattern } : {}) }
+  return { text, tool: ruleName ?? name, ...(pattern !== undefined ? { pattern } : {}) }
 }
 
 /** Whether a rule's name covers a call of the tool with this rule name. */

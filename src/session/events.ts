@@ -98,8 +98,8 @@ export type InboxVerb = 'followUp' | 'steer' | 'inject'
 
 export type EventType = keyof EventDataMap
 
-/** One durable record. `seq` is the record's index in the log: contiguous from 0, never reused. */
-export interface SessionEvent<T extends EventType = EventType> {
+/** One durable record of type `T`. `seq` is the record's index in the log: contiguous from 0, never reused. */
+export interface EventRecord<T extends EventType> {
   seq: number
   time: number
   type: T
@@ -110,6 +110,12 @@ export interface SessionEvent<T extends EventType = EventType> {
   ignorable?: true
 }
 
+/**
+ * One durable record. Without a type argument this is the discriminated union of every event type, so
+ * `if (event.type === 'tool/call')` narrows `event.data` with no cast; `SessionEvent<'a' | 'b'>` is the union of those two.
+ */
+export type SessionEvent<T extends EventType = EventType> = { [K in T]: EventRecord<K> }[T]
+
 /** The event types that enter the surface and so reach the model. */
 export const SURFACE_TYPES = [
   'user/message',
@@ -119,10 +125,10 @@ export const SURFACE_TYPES = [
   'tool/result',
 ] as const
 export type SurfaceType = (typeof SURFACE_TYPES)[number]
-export type SurfaceEvent = { [T in SurfaceType]: SessionEvent<T> }[SurfaceType]
+export type SurfaceEvent = SessionEvent<SurfaceType>
 
-/** Type-narrowed event union, for `switch (event.type)`. */
-export type AnyEvent = { [T in EventType]: SessionEvent<T> }[EventType]
+/** The same union as `SessionEvent`; kept so existing imports read on. */
+export type AnyEvent = SessionEvent
 
 const knownTypes = new Map<string, { surface: boolean }>()
 for (const type of [

@@ -43,7 +43,7 @@ function openTurnAt(
   let open: { turn: number; startSeq: number } | undefined
   for (let seq = 0; seq <= at; seq++) {
     const event = events[seq]
-    if (event.type === 'turn/start') open = { turn: (event as SessionEvent<'turn/start'>).data.turn, startSeq: seq }
+    if (event.type === 'turn/start') open = { turn: event.data.turn, startSeq: seq }
     else if (event.type === 'turn/end') open = undefined
   }
   if (!open) return undefined

@@ -1,6 +1,6 @@
 import { damagedLine, SessionError } from '../store/errors.js'
 import type { ReadEnd, SessionStore } from '../store/store.js'
-import { isKnownType, isSurfaceType, SURFACE_TYPES, type SessionEvent, type SessionHeader, type SurfaceEvent } from './events.js'
+import { isKnownType, isSurfaceEvent, isSurfaceType, SURFACE_TYPES, type SessionEvent, type SessionHeader } from './events.js'
 import { deepFreeze } from './plain-json.js'
 import { Surface } from './surface.js'
 
@@ -37,7 +37,7 @@ export async function readSessionLog(store: SessionStore, id: string): Promise<S
     if (problem) throw damagedLine(location, line, problem)
     const event = deepFreeze(value as SessionEvent)
     events.push(event)
-    if (isSurfaceType(event.type)) surface.apply(event as SurfaceEvent)
+    if (isSurfaceEvent(event)) surface.apply(event)
   })
   if (!header) throw damagedLine(location, 1, 'is missing or torn, so the session has no header')
   return { header, events, surface, end, location }

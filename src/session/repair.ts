@@ -25,19 +25,19 @@ export function repairTail(events: readonly SessionEvent[]): PendingEvent[] {
   /** Tool calls without a result, by call id, in the order the model asked for them. */
   const open = new Map<string, { turn: number; step: number; logged: boolean }>()
   for (let i = from; i < events.length; i++) {
-    const event = events[i] as SessionEvent<EventType>
+    const event = events[i]
     switch (event.type) {
       case 'turn/start':
-        turn = (event as SessionEvent<'turn/start'>).data.turn
+        turn = event.data.turn
         break
       case 'step/start':
-        step = { ...(event as SessionEvent<'step/start'>).data }
+        step = { ...event.data }
         break
       case 'step/end':
         step = undefined
         break
       case 'assistant/message': {
-        const data = (event as SessionEvent<'assistant/message'>).data
+        const data = event.data
         for (const block of data.message.content) {
           if (block.type === 'tool-call' && !open.has(block.id)) {
             open.set(block.id, { turn: data.turn, step: data.step, logged: false })
@@ -46,12 +46,12 @@ export function repairTail(events: readonly SessionEvent[]): PendingEvent[] {
         break
       }
       case 'tool/call': {
-        const data = (event as SessionEvent<'tool/call'>).data
+        const data = event.data
         open.set(data.callId, { turn: data.turn, step: data.step, logged: true })
         break
       }
       case 'tool/result':
-        open.delete((event as SessionEvent<'tool/result'>).data.callId)
+        open.delete(event.data.callId)
         break
     }
   }

@@ -8,6 +8,7 @@ import {
   isSurfaceType,
   SURFACE_TYPES,
   type EventDataMap,
+  type EventRecord,
   type EventType,
   type SessionEvent,
   type SessionHeader,
@@ -175,11 +176,12 @@ export class Session {
     } catch (error) {
       throw new Error(`cannot append ${type}: ${(error as Error).message}`)
     }
-    const event: SessionEvent<T> = { seq: this.log.length, time: Date.now(), type, data: copied }
+    const event: EventRecord<T> = { seq: this.log.length, time: Date.now(), type, data: copied }
     if (op !== undefined) event.surfaceOp = op
     if (options.ignorable) event.ignorable = true
-    this.commit(Object.freeze(event))
-    return event
+    // For an unresolved `T` the compiler cannot see that `EventRecord<T>` is a member of the union `SessionEvent`.
+    this.commit(Object.freeze(event) as SessionEvent)
+    return event as SessionEvent<T>
   }
 
   /**
@@ -267,6 +269,7 @@ export class Session {
 
   /** The latest event of a type, in O(1). */
   last<T extends EventType>(type: T): SessionEvent<T> | undefined {
+    // `latest` is keyed by type, so the entry under `type` is of that type.
     return this.latest.get(type) as SessionEvent<T> | undefined
   }
 

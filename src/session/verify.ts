@@ -1,4 +1,4 @@
-import { isSurfaceType, type EventType, type SessionEvent, type SessionHeader, type SurfaceEvent } from './events.js'
+import { isSurfaceEvent, type SessionEvent, type SessionHeader, type SurfaceEvent } from './events.js'
 import { eventProblem, LOG_VERSION } from './load.js'
 import { repairTail } from './repair.js'
 import { Surface } from './surface.js'
@@ -63,12 +63,12 @@ export function verifyEvents(header: SessionHeader, events: readonly SessionEven
       return
     }
     const seq = event.seq
-    if (isSurfaceType(event.type)) surface.apply(event as SurfaceEvent)
+    if (isSurfaceEvent(event)) surface.apply(event)
     const data = event.data as unknown as Record<string, unknown>
     if (typeof data.turn === 'number' && event.type !== 'turn/start' && turn && data.turn !== turn.number) {
       report(seq, `${event.type} names turn ${data.turn}, but turn ${turn.number} is open`)
     }
-    switch (event.type as EventType) {
+    switch (event.type) {
       case 'turn/start':
         if (turn) report(seq, `turn ${String(data.turn)} starts while turn ${turn.number} (seq ${turn.seq}) is open`)
         if (typeof data.turn !== 'number' || data.turn <= lastTurn) report(seq, `turn number ${String(data.turn)} does not increase`)

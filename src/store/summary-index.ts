@@ -1,5 +1,6 @@
 import { closeSync, openSync, statSync } from 'node:fs'
-import { readFile, readdir, rename, unlink, writeFile } from 'node:fs/promises'
+import { readFile, readdir } from 'node:fs/promises'
+import { writeFileAtomic } from '../fs/atomic-write.js'
 import { join } from 'node:path'
 import { scanLinesSync } from './line-reader.js'
 import type { SessionSummary } from './store.js'
@@ -115,16 +116,11 @@ async function readIndex(dir: string): Promise<IndexFile> {
   return { version: INDEX_VERSION, files: {} }
 }
 
-/** Writes the index atomically (a temp file renamed over it), so a reader never sees half an index. */
+/** Writes the index atomically, so a reader never sees half an index. */
 async function writeIndex(dir: string, index: IndexFile): Promise<void> {
-  const temp = join(dir, `${INDEX_FILE}.${process.pid}.${Date.now()}.tmp`)
   try {
-    await writeFile(temp, JSON.stringify(index), { mode: 0o600 })
-    await rename(temp, join(dir, INDEX_FILE))
+    await writeFileAtomic(join(dir, INDEX_FILE), JSON.stringify(index), { mode: 0o600 })
   } catch {
     // The index only saves time: a read-only directory lists correctly, just without the speed-up.
-    await unlink(temp).catch(() => {
-      // Nothing was written, or the directory refuses changes: there is no temp file to clean up.
-    })
   }
 }

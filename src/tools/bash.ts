@@ -31,6 +31,9 @@ export const bashTool: Tool<Args> = {
   schema,
   readOnly: false,
   kind: 'execute',
+  category: 'exec',
+  peerNames: { claudeCode: 'Bash', codex: 'Bash' },
+  target: { kind: 'command', argument: 'command' },
   async run(args, ctx) {
     if (args.run_in_background) {
       const job = startJob(ctx.state, args.command, ctx.cwd)

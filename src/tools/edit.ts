@@ -23,6 +23,9 @@ export const editTool: Tool<Args> = {
   schema,
   readOnly: false,
   kind: 'edit',
+  category: 'edit',
+  peerNames: { claudeCode: 'Edit', codex: 'apply_patch' },
+  target: { kind: 'file', argument: 'file_path' },
   async run(args, ctx) {
     const { shown, absolute } = fileTarget(ctx.cwd, args.file_path)
     if (args.old_string === '') return fail('Error: old_string is empty; to create a file use write.')

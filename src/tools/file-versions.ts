@@ -1,4 +1,4 @@
-import { writeFileAtomic } from './atomic-write.js'
+import { writeFileAtomic } from '../fs/atomic-write.js'
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
@@ -53,7 +53,7 @@ export function freshnessError(shown: string, reason: 'unread' | 'changed'): str
  */
 export async function writeTracked(state: ToolState, absolute: string, shown: string, text: string): Promise<string | undefined> {
   try {
-    await writeFileAtomic(absolute, text)
+    await writeFileAtomic(absolute, text, { checkedDirectory: true })
   } catch (error) {
     return `Error: could not write ${shown}: ${(error as Error).message}.`
   }

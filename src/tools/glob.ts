@@ -23,6 +23,9 @@ export const globTool: Tool<Args> = {
   schema,
   readOnly: true,
   kind: 'search',
+  category: 'read',
+  peerNames: { claudeCode: 'Glob' },
+  target: { kind: 'path', argument: 'path' },
   async run(args, ctx) {
     const base = resolveToolPath(ctx.cwd, args.path ?? '.')
     try {

@@ -43,6 +43,9 @@ export const grepTool: Tool<Args> = {
   schema,
   readOnly: true,
   kind: 'search',
+  category: 'read',
+  peerNames: { claudeCode: 'Grep' },
+  target: { kind: 'path', argument: 'path' },
   async run(args, ctx) {
     const query: GrepQuery = {
       pattern: args.pattern,

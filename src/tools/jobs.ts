@@ -17,6 +17,8 @@ export const jobOutputTool: Tool<z.infer<typeof outputSchema>> = {
   schema: outputSchema,
   readOnly: true,
   kind: 'execute',
+  category: 'read',
+  peerNames: { claudeCode: 'BashOutput' },
   async run(args, ctx) {
     const job = jobTable(ctx.state).jobs.get(args.id)
     if (!job) return unknownJob(args.id, ctx.state)
@@ -53,6 +55,8 @@ export const jobKillTool: Tool<z.infer<typeof killSchema>> = {
   schema: killSchema,
   readOnly: false,
   kind: 'execute',
+  category: 'free',
+  peerNames: { claudeCode: 'KillShell' },
   async run(args, ctx) {
     const job = jobTable(ctx.state).jobs.get(args.id)
     if (!job) return unknownJob(args.id, ctx.state)

@@ -22,6 +22,9 @@ export const lsTool: Tool<Args> = {
   schema,
   readOnly: true,
   kind: 'read',
+  category: 'read',
+  peerNames: { claudeCode: 'LS' },
+  target: { kind: 'path', argument: 'path' },
   async run(args, ctx) {
     const dir = resolveToolPath(ctx.cwd, args.path ?? '.')
     const shown = displayPath(ctx.cwd, dir)

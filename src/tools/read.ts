@@ -35,6 +35,9 @@ export const readTool: Tool<Args> = {
   schema,
   readOnly: true,
   kind: 'read',
+  category: 'read',
+  peerNames: { claudeCode: 'Read' },
+  target: { kind: 'file', argument: 'file_path' },
   async run(args, ctx) {
     // Versions are keyed by the real path, the one write and edit touch, so reading through a symlink counts.
     const { shown, absolute } = fileTarget(ctx.cwd, args.file_path)

@@ -23,6 +23,8 @@ export const todoWriteTool: Tool<Args> = {
   schema,
   readOnly: true,
   kind: 'think',
+  category: 'read',
+  peerNames: { claudeCode: 'TodoWrite' },
   async run(args, ctx) {
     ctx.record('todo/write', { todos: args.todos })
     const count = (status: string) => args.todos.filter((t) => t.status === status).length

@@ -5,6 +5,59 @@ import type { EventDataMap, JsonValue } from '../session/events.js'
 /** How front ends (ACP, the terminal UI) group a tool. */
 export type ToolKind = 'read' | 'edit' | 'execute' | 'search' | 'fetch' | 'think' | 'other'
 
+/**
+ * How the permission policy treats a tool by default. `read`: never changes anything (free in every mode). `edit`:
+ * writes files. `exec`: runs commands. `fetch`: reaches the network. `free`: only touches state the agent itself
+ * owns (killing its own jobs). `other`: tools Rein cannot vouch for (MCP tools without a read-only hint).
+ */
+export type ToolCategory = 'read' | 'edit' | 'exec' | 'fetch' | 'free' | 'other'
+
+/**
+ * The names other harnesses give a tool. Hook payloads present the tool by `claudeCode`, and permission rules are
+ * written with it (`Bash(npm test)`), so configurations written for Claude Code work unchanged. `codex` is the
+ * Codex tool that does the same job, when there is one: a matcher in a Codex-format hook file matches it too.
+ */
+export interface PeerNames {
+  claudeCode: string
+  codex?: string
+}
+
+/**
+ * The argument that names what a call touches, read by the permission policy and the context producers. `file` is
+ * the path of one file; `path` a file or directory, the working directory when the argument is left out; `command`
+ * a shell command; `url` an address to fetch.
+ */
+export interface CallTarget {
+  kind: 'file' | 'path' | 'command' | 'url'
+  argument: string
+}
+
+/** What the rest of Rein may know about a tool without running it; each tool declares these in its own file. */
+export interface ToolFacts {
+  /** Cannot change the working tree or the world; read-only tools may run concurrently, results still in model order. */
+  readOnly: boolean
+  category: ToolCategory
+  /** Absent: the tool is presented and matched by its own name everywhere (MCP tools: `mcp__server__tool`). */
+  peerNames?: PeerNames
+  target?: CallTarget
+}
+
+/** A tool's facts alone (plain data, safe to send to a client), or undefined for a name no tool has. */
+export function toolFacts(tool: ToolFacts | undefined): ToolFacts | undefined {
+  if (!tool) return undefined
+  return {
+    readOnly: tool.readOnly,
+    category: tool.category,
+    ...(tool.peerNames ? { peerNames: tool.peerNames } : {}),
+    ...(tool.target ? { target: tool.target } : {}),
+  }
+}
+
+/** The name hook payloads and permission rules use for a call: the Claude Code name, else the tool's own. */
+export function peerName(name: string, facts: ToolFacts | undefined): string {
+  return facts?.peerNames?.claudeCode ?? name
+}
+
 /** What one tool call produced. `content` reaches the model; `meta` stays in the log for UIs (diffs, exit codes). */
 export interface ToolOutput {
   content: InputBlock[]
@@ -53,12 +106,10 @@ export interface ToolState {
  * A tool the model can call. A tool file reads top to bottom as: schema, description, run. `run` returns errors
  * the model can act on as `isError` results; it throws only on a bug.
  */
-export interface Tool<A = unknown> {
+export interface Tool<A = unknown> extends ToolFacts {
   name: string
   description: string
   schema: z.ZodType<A>
-  /** Read-only tools may run concurrently; their results are still committed in model order. */
-  readOnly: boolean
   kind: ToolKind
   /**
    * The JSON Schema the model is shown, when the tool brings its own (MCP tools carry their server's `inputSchema`

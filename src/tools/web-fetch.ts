@@ -30,6 +30,9 @@ export const webFetchTool: Tool<Args> = {
   schema,
   readOnly: true,
   kind: 'fetch',
+  category: 'fetch',
+  peerNames: { claudeCode: 'WebFetch' },
+  target: { kind: 'url', argument: 'url' },
   async run(args, ctx) {
     const allowPrivate = ctx.state.extra.get(ALLOW_PRIVATE_KEY) === true
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)])

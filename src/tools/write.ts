@@ -21,6 +21,9 @@ export const writeTool: Tool<Args> = {
   schema,
   readOnly: false,
   kind: 'edit',
+  category: 'edit',
+  peerNames: { claudeCode: 'Write', codex: 'apply_patch' },
+  target: { kind: 'file', argument: 'file_path' },
   async run(args, ctx) {
     // A symlink is written through: the link stays and its target changes, which is also what the boundary checks.
     const { shown, absolute } = fileTarget(ctx.cwd, args.file_path)

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { writePrivateFile } from './private-file.js'
+import { PRIVATE_FILE, writeFileAtomicSync } from '../fs/atomic-write.js'
 
 /**
  * One trusted workspace. `hash` covers every grant that was shown when the user trusted it (see `grantsHash`);
@@ -47,7 +47,7 @@ export function trustRecord(home: string, dir: string): TrustRecord | undefined 
 export function storeTrustRecord(home: string, dir: string, record: TrustRecord): void {
   const file = readTrustFile(home)
   file.workspaces[dir] = record
-  writePrivateFile(workspaceTrustPath(home), `${JSON.stringify(file, null, 2)}\n`)
+  writeFileAtomicSync(workspaceTrustPath(home), `${JSON.stringify(file, null, 2)}\n`, PRIVATE_FILE)
 }
 
 /** Forgets the trust of `dir`. Returns whether there was any. */
@@ -55,6 +55,6 @@ export function revokeTrustRecord(home: string, dir: string): boolean {
   const file = readTrustFile(home)
   if (!(dir in file.workspaces)) return false
   delete file.workspaces[dir]
-  writePrivateFile(workspaceTrustPath(home), `${JSON.stringify(file, null, 2)}\n`)
+  writeFileAtomicSync(workspaceTrustPath(home), `${JSON.stringify(file, null, 2)}\n`, PRIVATE_FILE)
   return true
 }

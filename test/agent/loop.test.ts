@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { SessionEvent } from '../../src/session/events.js'
 import { verifyEvents } from '../../src/session/verify.js'
 import { echoTool, harness, nextCommitted, prefixViolations, sleepTool } from '../support/agent-harness.js'
+import { eventsOf, firstOf } from '../support/events.js'
 
 const types = (events: readonly SessionEvent[]): string[] => events.map((e) => e.type)
 const lastUser = (body: { messages: { role: string; content: unknown }[] }) =>
@@ -49,7 +50,7 @@ describe('the turn/step loop', () => {
     const h = await harness({ script: [{ text: 'ok' }] })
     h.agent.followUp('hello')
     await h.agent.whenIdle()
-    const sent = h.session.events.find((e) => e.type === 'request/sent') as SessionEvent<'request/sent'>
+    const sent = firstOf(h.session.events, 'request/sent')
     const raw = JSON.stringify(h.mock.requests[0].body)
     expect(sent.data.bytes).toBeGreaterThan(0)
     expect(sent.data.bytes).toBe(Buffer.byteLength(raw))
@@ -66,12 +67,12 @@ describe('the turn/step loop', () => {
     })
     h.agent.followUp('go')
     expect((await h.agent.whenIdle())?.reason).toBe('completed')
-    const results = h.session.events.filter((e) => e.type === 'tool/result') as SessionEvent<'tool/result'>[]
+    const results = eventsOf(h.session.events, 'tool/result')
     expect(results.map((r) => r.data.isError)).toEqual([true, true, true])
     expect((results[0].data.content[0] as { text: string }).text).toMatch(/not valid JSON/)
     expect((results[1].data.content[0] as { text: string }).text).toMatch(/no tool named "nope".*echo/)
     expect((results[2].data.content[0] as { text: string }).text).toMatch(/invalid arguments for echo: text/)
-    const call = h.session.events.find((e) => e.type === 'tool/call') as SessionEvent<'tool/call'>
+    const call = firstOf(h.session.events, 'tool/call')
     expect(call.data.arguments).toBe('{"text": "unterminated')
     await h.close()
   })
@@ -94,7 +95,7 @@ describe('the turn/step loop', () => {
     await h.agent.whenIdle()
     expect(log.slice(0, 2)).toEqual(['start a', 'start b'])
     expect(log.indexOf('end b')).toBeLessThan(log.indexOf('end a'))
-    const results = h.session.events.filter((e) => e.type === 'tool/result') as SessionEvent<'tool/result'>[]
+    const results = eventsOf(h.session.events, 'tool/result')
     expect(results.map((r) => (r.data.content[0] as { text: string }).text)).toEqual(['slept 120 a', 'slept 10 b'])
     await h.close()
   })
@@ -174,7 +175,7 @@ describe('the turn/step loop', () => {
     h.agent.cancel()
     const outcome = await h.agent.whenIdle()
     expect(outcome?.reason).toBe('aborted')
-    const msg = h.session.events.find((e) => e.type === 'assistant/message') as SessionEvent<'assistant/message'>
+    const msg = firstOf(h.session.events, 'assistant/message')
     expect(msg.data.interrupted).toBe(true)
     const text = (msg.data.message.content[0] as { text: string }).text
     expect(text.length).toBeGreaterThan(0)
@@ -204,7 +205,7 @@ describe('the turn/step loop', () => {
     h.agent.cancel()
     expect((await h.agent.whenIdle())?.reason).toBe('aborted')
     expect(log).toContain('killed x')
-    const results = h.session.events.filter((e) => e.type === 'tool/result') as SessionEvent<'tool/result'>[]
+    const results = eventsOf(h.session.events, 'tool/result')
     expect(results).toHaveLength(2)
     expect((results[1].data.content[0] as { text: string }).text).toMatch(/Cancelled.*before this call ran/)
     expect(verifyEvents(h.session.header, h.session.events)).toEqual([])
@@ -217,7 +218,7 @@ describe('the turn/step loop', () => {
     })
     h.agent.followUp('hi')
     expect((await h.agent.whenIdle())?.reason).toBe('completed')
-    const retry = h.session.events.find((e) => e.type === 'llm/retry') as SessionEvent<'llm/retry'>
+    const retry = firstOf(h.session.events, 'llm/retry')
     expect(retry.data.attempt).toBe(1)
     expect(retry.data.error.code).toBe('rate-limit')
     expect(retry.data.delayMs).toBe(1000)
@@ -282,10 +283,10 @@ describe('the turn/step loop', () => {
     })
     h.agent.followUp('go')
     await h.agent.whenIdle()
-    const call = h.session.events.find((e) => e.type === 'tool/call') as SessionEvent<'tool/call'>
+    const call = firstOf(h.session.events, 'tool/call')
     expect(call.data.arguments).toBe('{"text":"rm -rf /"}')
     expect(call.data.rewritten).toEqual({ arguments: '{"text":"safe"}', by: 'sanitizer' })
-    const result = h.session.events.find((e) => e.type === 'tool/result') as SessionEvent<'tool/result'>
+    const result = firstOf(h.session.events, 'tool/result')
     expect(result.data.content).toEqual([{ type: 'text', text: 'echo: safe' }])
     await h.close()
   })
@@ -295,7 +296,7 @@ describe('the turn/step loop', () => {
     const h = await harness({ script: [{ toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] }, { text: 'ok' }], extensions: [ask] })
     h.agent.followUp('go')
     await h.agent.whenIdle()
-    const denied = h.session.events.find((e) => e.type === 'tool/result') as SessionEvent<'tool/result'>
+    const denied = firstOf(h.session.events, 'tool/result')
     expect(denied.data.isError).toBe(true)
     expect((denied.data.content[0] as { text: string }).text).toMatch(/needs permission.*--permission-mode or --allow/)
 
@@ -308,7 +309,7 @@ describe('the turn/step loop', () => {
     h.agent.followUp('again')
     await h.agent.whenIdle()
     expect(asked).toEqual(['echo needs approval'])
-    const results = h.session.events.filter((e) => e.type === 'tool/result') as SessionEvent<'tool/result'>[]
+    const results = eventsOf(h.session.events, 'tool/result')
     expect(results[1].data.content).toEqual([{ type: 'text', text: 'echo: b' }])
     await h.close()
   })
@@ -344,7 +345,7 @@ describe('the turn/step loop', () => {
     expect(h.agent.withdraw(id)?.content).toEqual([{ type: 'text', text: 'never mind this' }])
     await h.agent.whenIdle()
     expect(h.session.events.some((e) => e.type === 'steering/message')).toBe(false)
-    expect(h.session.events.find((e) => e.type === 'inbox/dequeued' && (e as SessionEvent<'inbox/dequeued'>).data.id === id)?.data).toEqual({ id, reason: 'withdrawn' })
+    expect(h.session.events.find((e) => e.type === 'inbox/dequeued' && e.data.id === id)?.data).toEqual({ id, reason: 'withdrawn' })
     expect(h.agent.withdraw(id)).toBeUndefined()
     await h.close()
   })
@@ -377,7 +378,7 @@ describe('the turn/step loop', () => {
     h.agent.followUp('two')
     h.agent.followUp('three')
     await h.agent.whenIdle()
-    const users = h.session.events.filter((e) => e.type === 'user/message') as SessionEvent<'user/message'>[]
+    const users = eventsOf(h.session.events, 'user/message')
     expect(users.map((u) => (u.data.content[0] as { text: string }).text)).toEqual(['one', 'two', 'three'])
     expect(h.session.events.filter((e) => e.type === 'turn/end')).toHaveLength(3)
     expect(prefixViolations(h.bodies())).toEqual([])

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { SessionEvent } from '../../src/session/events.js'
 import { Session } from '../../src/session/session.js'
 import { MemoryStore } from '../../src/store/memory-store.js'
 import { harness } from '../support/agent-harness.js'
+import { eventsOf } from '../support/events.js'
 
 describe('resuming an agent over a stored session', () => {
   it('delivers a prompt that was queued but not delivered before the process ended, once, and logs the header as resume', async () => {
@@ -16,10 +16,10 @@ describe('resuming an agent over a stored session', () => {
     const loaded = await Session.load(store, before.id)
     const h = await harness({ store, session: loaded, script: [{ text: 'answered' }], agent: { start: 'resume' } })
     expect((await h.agent.whenIdle())?.reason).toBe('completed')
-    const users = loaded.events.filter((e) => e.type === 'user/message') as SessionEvent<'user/message'>[]
+    const users = eventsOf(loaded.events, 'user/message')
     expect(users.map((u) => [u.data.id, (u.data.content[0] as { text: string }).text])).toEqual([['q-1', 'queued before the crash']])
-    expect(loaded.events.some((e) => e.type === 'inbox/dequeued' && (e as SessionEvent<'inbox/dequeued'>).data.id === 'q-1')).toBe(true)
-    const headers = loaded.events.filter((e) => e.type === 'request/header') as SessionEvent<'request/header'>[]
+    expect(loaded.events.some((e) => e.type === 'inbox/dequeued' && e.data.id === 'q-1')).toBe(true)
+    const headers = eventsOf(loaded.events, 'request/header')
     expect(headers.map((e) => e.data.reason)).toEqual(['initial', 'resume'])
     expect(h.agent.queued).toEqual([])
     await h.close()

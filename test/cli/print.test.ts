@@ -5,6 +5,7 @@ import type { SessionEvent } from '../../src/session/events.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { cliEnv, runCli, sandbox, spawnCli } from '../support/cli.js'
 import { prefixViolations } from '../support/agent-harness.js'
+import { eventsOf, firstOf } from '../support/events.js'
 
 /** Every session log under a REIN_HOME, parsed. */
 function logs(home: string): { header: { id: string }; events: SessionEvent[] }[] {
@@ -171,12 +172,12 @@ describe('rein -p (one-shot mode)', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toBe('Resumed fine.\n')
     const events = logs(box.home)[0].events
-    const result = events.find((e) => e.type === 'tool/result') as SessionEvent<'tool/result'>
+    const result = firstOf(events, 'tool/result')
     expect(result.data.isError).toBe(true)
     expect(JSON.stringify(result.data.content)).toMatch(/outcome of this tool call is unknown/)
-    const ends = events.filter((e) => e.type === 'turn/end') as SessionEvent<'turn/end'>[]
+    const ends = eventsOf(events, 'turn/end')
     expect(ends.map((e) => e.data.reason)).toEqual(['interrupted', 'completed'])
-    const headers = events.filter((e) => e.type === 'request/header') as SessionEvent<'request/header'>[]
+    const headers = eventsOf(events, 'request/header')
     expect(headers.map((h) => h.data.reason)).toEqual(['initial', 'resume'])
     const last = mock.requests.at(-1)?.body as { messages: { role: string; content: string }[] }
     expect(last.messages.at(-1)).toMatchObject({ role: 'user' })
@@ -205,8 +206,9 @@ describe('rein -p (one-shot mode)', () => {
     const code = await new Promise((r) => child.on('close', r))
     expect(code).toBe(130)
     const events = logs(box.home)[0].events
-    expect((events.at(-1) as SessionEvent<'turn/end'>).data.reason).toBe('interrupted')
-    const msg = events.find((e) => e.type === 'assistant/message') as SessionEvent<'assistant/message'>
+    const last = events.at(-1)
+    expect(last?.type === 'turn/end' && last.data.reason).toBe('interrupted')
+    const msg = firstOf(events, 'assistant/message')
     expect(msg.data.interrupted).toBe(true)
   })
 

@@ -4,6 +4,7 @@ import type { PermissionMode } from '../../src/agent/types.js'
 import type { JsonValue } from '../../src/session/events.js'
 import { Session } from '../../src/session/session.js'
 import { MemoryStore } from '../../src/store/memory-store.js'
+import { call } from '../permissions/calls.js'
 
 /**
  * A real session on a memory store, driven the way the loop drives context producers: `step` runs their preStep
@@ -59,7 +60,7 @@ export class FakeAgent {
   async tool(producer: Extension, name: string, input: Record<string, unknown>): Promise<string[]> {
     const callId = `c${this.calls++}`
     const outcome = await producer.postTool?.(
-      { turn: 1, step: this.step_, callId, name, arguments: JSON.stringify(input), input },
+      { ...call(name, input), turn: 1, step: this.step_, callId },
       { content: [{ type: 'text', text: 'ok' }] },
       this.api,
     )

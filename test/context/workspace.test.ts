@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { WORKSPACE_CONTEXT, workspaceInstructions } from '../../src/context/workspace.js'
 import { FakeAgent } from './fake-agent.js'
+import { call } from '../permissions/calls.js'
 
 let base: string
 let home: string
@@ -160,12 +161,12 @@ describe('the workspace-context producer', () => {
     const producer = workspaceInstructions({ home })
     await agent.step([producer], 'hi')
     const outcome1 = await producer.postTool?.(
-      { turn: 1, step: 1, callId: 'a', name: 'read', arguments: '', input: { file_path: 'lib/a.ts' } },
+      { ...call('read', { file_path: 'lib/a.ts' }), callId: 'a' },
       { content: [] },
       agent.api,
     )
     const outcome2 = await producer.postTool?.(
-      { turn: 1, step: 1, callId: 'b', name: 'read', arguments: '', input: { file_path: 'lib/b.ts' } },
+      { ...call('read', { file_path: 'lib/b.ts' }), callId: 'b' },
       { content: [] },
       agent.api,
     )

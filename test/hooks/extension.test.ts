@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { call as policyCall } from '../permissions/calls.js'
 import type { ToolCallInfo } from '../../src/agent/extensions.js'
 import { loadHooks } from '../../src/hooks/index.js'
 import { claudeHooks, installScript, makeWorkspace, recordingContext, writeJson, type Workspace } from './support.js'
@@ -21,7 +22,7 @@ async function until(done: () => boolean): Promise<void> {
 }
 
 function call(name: string, input: Record<string, unknown>): ToolCallInfo {
-  return { turn: 1, step: 1, callId: 'call_1', name, arguments: JSON.stringify(input), input }
+  return { ...policyCall(name, input), callId: 'call_1' }
 }
 
 const userPrompt = (text: string) => ({ type: 'user/message' as const, content: [{ type: 'text' as const, text }], source: { kind: 'user' } })
@@ -48,6 +49,15 @@ describe('the hooks extension', () => {
     await ext.preTool!(call('bash', { command: 'ls' }), agent)
     const payload = JSON.parse(readFileSync(join(ws.project, 'codex.json'), 'utf8'))
     expect(payload).toMatchObject({ tool_name: 'Bash', model: 'deepseek-v4-flash', turn_id: `${session.id}:1` })
+  })
+
+  it('runs a Codex-file hook whose matcher names Codex’s apply_patch for an edit, still presenting the tool as Edit', async () => {
+    const { ws, ext, agent } = setup(claudeHooks('PreToolUse', 'cat > claude.json', 'apply_patch'), {
+      codex: claudeHooks('PreToolUse', 'cat > codex.json', '^apply_patch$'),
+    })
+    await ext.preTool!(call('edit', { file_path: 'a.ts', old_string: 'a', new_string: 'b' }), agent)
+    expect(JSON.parse(readFileSync(join(ws.project, 'codex.json'), 'utf8'))).toMatchObject({ tool_name: 'Edit' })
+    expect(existsSync(join(ws.project, 'claude.json'))).toBe(false)
   })
 
   it('logs every run as hook/invoked and hook/result with decision, exit code and stderr', async () => {

@@ -92,12 +92,12 @@ describe('the chat-completions request body', () => {
     )
   })
 
-  it('sends images as content parts to a model the settings say accepts them', () => {
+  it('sends images as content parts to a model the settings say accepts them, as its logged header records', () => {
     const vision = createAdapter({ wire: 'chat', baseUrl: 'http://127.0.0.1:1', models: { 'vision-x': { images: true } } })
     const body = parse(
       vision.body(
         requestOf([{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image', mimeType: 'image/png', data: 'AAAA' }] }], {
-          config: { model: 'vision-x', effort: 'high' },
+          config: vision.headerConfig!({ model: 'vision-x', effort: 'high' }),
         }),
       ),
     )

@@ -6,10 +6,22 @@ import { grepTool } from '../../src/tools/grep.js'
 import { makeWorkspace, textOf, type Workspace } from './tool-context.js'
 
 const hasRipgrep = findRipgrep() !== undefined
+/** Set on a machine without `rg` to leave the ripgrep half out knowingly; CI installs rg (.ci/run) and never sets it. */
+const withoutRipgrep = process.env.REIN_TEST_WITHOUT_RIPGREP === '1'
 const engines = [
   { name: 'the built-in search', env: 'builtin', skip: false },
   { name: 'ripgrep', env: undefined, skip: !hasRipgrep },
 ]
+
+if (!hasRipgrep && !withoutRipgrep) {
+  describe('grep with ripgrep', () => {
+    it('needs ripgrep (rg) on PATH to test the engine most users run', () => {
+      throw new Error(
+        'ripgrep (`rg`) is not on PATH, so the ripgrep engine is untested: install it (apt-get install ripgrep, brew install ripgrep), or set REIN_TEST_WITHOUT_RIPGREP=1 to leave these tests out knowingly.',
+      )
+    })
+  })
+}
 
 let ws: Workspace
 beforeEach(() => {

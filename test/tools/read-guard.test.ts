@@ -2,7 +2,7 @@ import { existsSync, linkSync, mkdirSync, readdirSync, symlinkSync, writeFileSyn
 import path from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createPermissionPolicy } from '../../src/permissions/policy.js'
-import { writeFileAtomic } from '../../src/tools/atomic-write.js'
+import { writeFileAtomic } from '../../src/fs/atomic-write.js'
 import { globTool } from '../../src/tools/glob.js'
 import { findRipgrep } from '../../src/tools/grep-ripgrep.js'
 import { grepTool } from '../../src/tools/grep.js'
@@ -126,13 +126,13 @@ describe('writes land where they were checked', () => {
     mkdirSync(real)
     symlinkSync(ws.outside, path.join(ws.cwd, 'swapped'))
     // The caller resolved `swapped` as a directory of its own; by the rename it is a link to somewhere else.
-    await expect(writeFileAtomic(path.join(ws.cwd, 'swapped', 'x.txt'), 'data')).rejects.toThrow(/now resolves to .*outside.*nothing was written/)
+    await expect(writeFileAtomic(path.join(ws.cwd, 'swapped', 'x.txt'), 'data', { checkedDirectory: true })).rejects.toThrow(/now resolves to .*outside.*nothing was written/)
     expect(existsSync(path.join(ws.outside, 'x.txt'))).toBe(false)
     expect(readdirSync(ws.outside).filter((n) => n.includes('.rein-'))).toEqual([])
   })
 
   it('writes as before when the directory is where it was checked', async () => {
-    await writeFileAtomic(path.join(ws.cwd, 'real.txt'), 'data')
+    await writeFileAtomic(path.join(ws.cwd, 'real.txt'), 'data', { checkedDirectory: true })
     expect(existsSync(path.join(ws.cwd, 'real.txt'))).toBe(true)
   })
 })

@@ -49,26 +49,26 @@ export function livePrinter(write: (text: string) => void, options: { color?: bo
     switch (e.type) {
       case 'user/message':
         endStream()
-        write(`${b('you')}   ${textOf((e as SessionEvent<'user/message'>).data.content)}\n`)
+        write(`${b('you')}   ${textOf(e.data.content)}\n`)
         return
       case 'steering/message':
         endStream()
-        write(`${b('steer')} ${textOf((e as SessionEvent<'steering/message'>).data.content)}\n`)
+        write(`${b('steer')} ${textOf(e.data.content)}\n`)
         return
       case 'context/message': {
         endStream()
-        const data = (e as SessionEvent<'context/message'>).data
+        const data = e.data
         write(d(`  [context from ${data.source.kind}: ${textOf(data.content).length} characters]\n`))
         return
       }
       case 'tool/call': {
         endStream()
-        const data = (e as SessionEvent<'tool/call'>).data
+        const data = e.data
         write(`  ${b('→')} ${data.name} ${d(data.arguments.length > 120 ? `${data.arguments.slice(0, 117)}...` : data.arguments)}\n`)
         return
       }
       case 'tool/result': {
-        const data = (e as SessionEvent<'tool/result'>).data
+        const data = e.data
         const text = textOf(data.content)
         const diff = (data.meta as { diff?: unknown } | undefined)?.diff
         const shown = typeof diff === 'string' ? diff : text
@@ -79,7 +79,7 @@ export function livePrinter(write: (text: string) => void, options: { color?: bo
       }
       case 'turn/end': {
         endStream()
-        const data = (e as SessionEvent<'turn/end'>).data
+        const data = e.data
         write(d(`  [turn ${data.turn} ${data.reason}${data.error ? `: ${data.error.message}` : ''}]\n`))
         return
       }

@@ -44,7 +44,7 @@ export function summarize(
     const e = events[i]
     if (e.type === 'turn/start') turns++
     if (e.type === 'assistant/message') {
-      const data = (e as SessionEvent<'assistant/message'>).data
+      const data = e.data
       if (data.usage) {
         usage = addUsage(usage, data.usage)
         cost += costOf(data.usage, model, e.time)

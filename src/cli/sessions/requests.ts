@@ -7,11 +7,11 @@ import type { Problem } from '../../session/verify.js'
 
 /**
  * Adapters that turn a re-derived request into bytes exactly as the session's run did, from the log alone: the
- * header's wire, and its config, which records the model's window, output ceiling and image support. Settings are
- * never read, so editing `models` after a run changes nothing here. (Headers logged before Rein recorded those
- * fields derive with the built-in catalog.)
+ * header's wire, and its config, which records the model's window, output ceiling and image support. An adapter's
+ * body reads nothing else (no settings, no environment), so editing `models` after a run changes nothing here.
+ * (Headers logged before Rein recorded those fields derive with the built-in catalog.)
  */
-export function adaptersFor(_header?: SessionHeader, _home?: string): (wire: Wire) => ModelAdapter {
+export function adaptersFor(): (wire: Wire) => ModelAdapter {
   const made = new Map<Wire, ModelAdapter>()
   return (wire) => {
     let adapter = made.get(wire)
@@ -24,8 +24,8 @@ export function adaptersFor(_header?: SessionHeader, _home?: string): (wire: Wir
 }
 
 /** The verify check that re-derives every request from the log and compares digests. */
-export function requestDigests(header: SessionHeader, events: readonly SessionEvent[], home?: string): Problem[] {
-  return requestDigestCheck(adaptersFor(header, home))(header, events)
+export function requestDigests(header: SessionHeader, events: readonly SessionEvent[]): Problem[] {
+  return requestDigestCheck(adaptersFor())(header, events)
 }
 
 function textOfMessage(m: Message): string {
@@ -51,7 +51,7 @@ function textOfMessage(m: Message): string {
  * labelled with the event and producer it came from, and whether its digest matches the log.
  */
 export function renderRequests(header: SessionHeader, events: readonly SessionEvent[], only?: { turn: number; step: number }): string {
-  const requests = deriveRequests(events, adaptersFor(header)).filter(
+  const requests = deriveRequests(events, adaptersFor()).filter(
     (r) => !only || (r.turn === only.turn && r.step === only.step),
   )
   if (!requests.length) return only ? `No request was sent at turn ${only.turn} step ${only.step}.\n` : 'No request was sent in this session.\n'
@@ -78,7 +78,7 @@ function renderOne(r: DerivedRequest): string {
 
 /** The exact bytes of each request, one per line (JSON lines with turn, step and body). */
 export function renderRequestBodies(header: SessionHeader, events: readonly SessionEvent[], only?: { turn: number; step: number }): string {
-  return deriveRequests(events, adaptersFor(header))
+  return deriveRequests(events, adaptersFor())
     .filter((r) => !only || (r.turn === only.turn && r.step === only.step))
     .map((r) => `${JSON.stringify({ turn: r.turn, step: r.step, seq: r.seq, purpose: r.purpose, sha256: r.sha256, matches: r.sha256 === r.logged.sha256, body: JSON.parse(r.body) })}\n`)
     .join('')

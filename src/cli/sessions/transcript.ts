@@ -1,5 +1,5 @@
 import type { InputBlock } from '../../llm/messages.js'
-import type { EventType, SessionEvent, SessionHeader } from '../../session/events.js'
+import type { SessionEvent, SessionHeader } from '../../session/events.js'
 
 /**
  * A readable account of a session for people (`rein sessions show` and the Markdown export). This is a UI, not the
@@ -21,28 +21,27 @@ const REASONING_CHARS = 600
 function entriesOf(events: readonly SessionEvent[]): Entry[] {
   const entries: Entry[] = []
   const toolNames = new Map<string, string>()
-  for (const event of events) {
-    const replaces = typeof event.surfaceOp === 'object' ? `replaces seqs ${event.surfaceOp.start}–${event.surfaceOp.end}` : undefined
-    const e = event as SessionEvent<EventType>
+  for (const e of events) {
+    const replaces = typeof e.surfaceOp === 'object' ? `replaces seqs ${e.surfaceOp.start}–${e.surfaceOp.end}` : undefined
     switch (e.type) {
       case 'turn/start':
-        entries.push({ kind: 'turn-start', turn: (e as SessionEvent<'turn/start'>).data.turn })
+        entries.push({ kind: 'turn-start', turn: e.data.turn })
         break
       case 'turn/end': {
-        const data = (e as SessionEvent<'turn/end'>).data
+        const data = e.data
         entries.push({ kind: 'turn-end', turn: data.turn, reason: data.reason, ...(data.error ? { error: data.error.message } : {}) })
         break
       }
       case 'user/message':
       case 'context/message':
       case 'steering/message': {
-        const data = (e as SessionEvent<'user/message'>).data
+        const data = e.data
         const kind = e.type === 'user/message' ? 'prompt' : e.type === 'context/message' ? 'context' : 'steering'
         entries.push({ kind, text: blocksText(data.content), ...(replaces ? { note: replaces } : {}) })
         break
       }
       case 'assistant/message': {
-        const data = (e as SessionEvent<'assistant/message'>).data
+        const data = e.data
         for (const block of data.message.content) {
           if (block.type === 'reasoning') entries.push({ kind: 'reasoning', text: block.text })
           else if (block.type === 'text') {
@@ -55,13 +54,13 @@ function entriesOf(events: readonly SessionEvent[]): Entry[] {
         break
       }
       case 'tool/result': {
-        const data = (e as SessionEvent<'tool/result'>).data
+        const data = e.data
         const name = toolNames.get(data.callId) ?? data.callId
         entries.push({ kind: 'tool-result', name, text: blocksText(data.content), isError: data.isError })
         break
       }
       case 'session/title':
-        entries.push({ kind: 'title', text: (e as SessionEvent<'session/title'>).data.title })
+        entries.push({ kind: 'title', text: e.data.title })
         break
     }
   }

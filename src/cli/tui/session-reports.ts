@@ -1,4 +1,4 @@
-import type { AnyEvent, SessionEvent, SurfaceEvent } from '../../session/events.js'
+import type { SessionEvent, SurfaceEvent } from '../../session/events.js'
 import { counted } from '../../text/count.js'
 import { isSurfaceEvent } from '../../session/events.js'
 import { blocksText } from './transcript.js'
@@ -35,10 +35,10 @@ export function contextReport(events: readonly SessionEvent[]): string {
     const row = rows.get(name) ?? { count: 0, tokens: 0 }
     rows.set(name, { count: row.count + 1, tokens: row.tokens + tokens })
   }
-  let header: AnyEvent | undefined
+  let header: SessionEvent | undefined
   for (let i = events.length - 1; i >= 0; i--) {
     if (events[i].type === 'request/header') {
-      header = events[i] as AnyEvent
+      header = events[i]
       break
     }
   }
@@ -92,7 +92,7 @@ export function costReport(turns: readonly TurnCost[]): string {
 export function hooksReport(events: readonly SessionEvent[]): string {
   const lines: string[] = []
   const handlers = new Map<string, string>()
-  for (const event of events as readonly AnyEvent[]) {
+  for (const event of events) {
     if (event.type === 'hook/invoked') handlers.set(event.data.id, event.data.handler)
     if (event.type === 'hook/result') {
       const d = event.data
@@ -107,7 +107,7 @@ export function hooksReport(events: readonly SessionEvent[]): string {
 /** `/export`: the conversation as Markdown. Injected context and steering are marked as such. */
 export function exportMarkdown(events: readonly SessionEvent[], title?: string): string {
   const out: string[] = [`# ${title ?? 'Rein session'}`, '']
-  for (const event of events as readonly AnyEvent[]) {
+  for (const event of events) {
     switch (event.type) {
       case 'user/message':
         out.push(`## You`, '', blocksText(event.data.content), '')

@@ -3,7 +3,7 @@ import { counted, grouped } from '../../text/count.js'
 import { resolve } from 'node:path'
 import { PERMISSION_MODES, type AgentApi, type PermissionMode } from '../../agent/types.js'
 import type { Effort } from '../../llm/adapter.js'
-import type { AnyEvent, SessionEvent } from '../../session/events.js'
+import type { SessionEvent } from '../../session/events.js'
 import type { PickerChoice } from './Picker.js'
 import type { TuiExit, TuiServices } from './services.js'
 import { contextReport, costReport, exportMarkdown, hooksReport } from './session-reports.js'
@@ -80,8 +80,8 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
       return ctx.pick('Resume a session', choices, (id) => ctx.exit({ kind: 'switch', resume: id }))
     }
     case 'fork': {
-      const events = ctx.events() as readonly AnyEvent[]
-      const prompts = events.filter((e): e is Extract<AnyEvent, { type: 'user/message' }> => e.type === 'user/message')
+      const events = ctx.events()
+      const prompts = events.filter((e): e is SessionEvent<'user/message'> => e.type === 'user/message')
       if (!prompts.length) return ctx.say('There is no earlier prompt to fork from yet.')
       const choices = prompts
         .slice()

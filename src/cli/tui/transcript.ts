@@ -1,6 +1,6 @@
 import type { LiveEvent } from '../../agent/types.js'
 import type { InputBlock } from '../../llm/messages.js'
-import type { AnyEvent, SessionEvent, TurnEndReason } from '../../session/events.js'
+import type { SessionEvent, TurnEndReason } from '../../session/events.js'
 import { toolCardTarget, toolResultDetails, appendTail } from './tool-card-info.js'
 import { counted } from '../../text/count.js'
 
@@ -91,7 +91,7 @@ export class Transcript {
    * printed: printing thousands into the scrollback costs seconds and nobody scrolls that far; `/export` has all.
    */
   load(events: Iterable<SessionEvent>, keep = HISTORY_ITEMS): void {
-    for (const event of events) this.applyEvent(event as AnyEvent)
+    for (const event of events) this.applyEvent(event)
     if (this.finished.length > keep) {
       const dropped = this.finished.length - keep
       this.finished = [
@@ -105,7 +105,7 @@ export class Transcript {
   apply(live: LiveEvent): void {
     switch (live.type) {
       case 'event':
-        this.applyEvent(live.event as AnyEvent)
+        this.applyEvent(live.event)
         break
       case 'text-delta':
         this.live = { ...this.live, text: this.live.text + live.text }
@@ -163,7 +163,7 @@ export class Transcript {
     return () => this.listeners.delete(listener)
   }
 
-  private applyEvent(event: AnyEvent): void {
+  private applyEvent(event: SessionEvent): void {
     switch (event.type) {
       case 'user/message':
         this.push({ kind: 'user', key: this.key(), text: blocksText(event.data.content), via: 'prompt' })

@@ -1,5 +1,5 @@
 import { addUsage, zeroUsage, type Usage } from '../../llm/messages.js'
-import type { AnyEvent, SessionEvent } from '../../session/events.js'
+import type { SessionEvent } from '../../session/events.js'
 
 /** What the UI needs to know about a model: its window and its prices, applied. */
 export interface ModelFacts {
@@ -53,8 +53,7 @@ export class UsageLedger {
     for (const event of events) this.apply(event)
   }
 
-  apply(event: SessionEvent): void {
-    const e = event as AnyEvent
+  apply(e: SessionEvent): void {
     if (e.type === 'request/header') {
       this.model = e.data.config.model
     } else if (e.type === 'assistant/message' && e.data.usage) {

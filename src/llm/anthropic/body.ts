@@ -1,6 +1,6 @@
 import type { ModelRequest } from '../adapter.js'
 import type { ModelConfig } from '../adapter.js'
-import { acceptsImages, mustPassReasoning, outputCap, thinkingOf, type BodySettings } from '../body-settings.js'
+import { acceptsImages, mustPassReasoning, outputCap, thinkingOf } from '../body-settings.js'
 import { BLOCK_SEPARATOR, assistantParts, imageNote, sortedByName, toolResultText } from '../content.js'
 import type { InputBlock, Message } from '../messages.js'
 
@@ -21,9 +21,9 @@ interface AnthropicMessage {
  * System text goes to the top-level `system`. Tool results travel as `tool_result` blocks in a user message, and
  * consecutive same-role messages are merged, as the Messages API expects alternating roles.
  */
-export function anthropicBody(request: ModelRequest, settings: BodySettings): string {
+export function anthropicBody(request: ModelRequest): string {
   const { config } = request
-  const images = acceptsImages(config, settings)
+  const images = acceptsImages(config)
   const system = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
     .filter((s) => s.length > 0)
     .join(BLOCK_SEPARATOR)
@@ -47,7 +47,7 @@ export function anthropicBody(request: ModelRequest, settings: BodySettings): st
   body.thinking = { type: thinking.type }
   if (thinking.effort) body.output_config = { effort: thinking.effort }
   body.stream = true
-  body.max_tokens = outputCap(config, settings, true, Buffer.byteLength(JSON.stringify(body), 'utf8'))
+  body.max_tokens = outputCap(config, true, Buffer.byteLength(JSON.stringify(body), 'utf8'))
   return JSON.stringify(body)
 }
 

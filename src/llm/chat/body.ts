@@ -1,5 +1,5 @@
 import type { ModelConfig, ModelRequest } from '../adapter.js'
-import { acceptsImages, mustPassReasoning, outputCap, thinkingOf, type BodySettings } from '../body-settings.js'
+import { acceptsImages, mustPassReasoning, outputCap, thinkingOf } from '../body-settings.js'
 import { BLOCK_SEPARATOR, assistantParts, imageNote, sortedByName, toolResultText } from '../content.js'
 import type { ImageBlock, InputBlock, Message } from '../messages.js'
 
@@ -18,12 +18,12 @@ export type ChatMessage =
   | { role: 'tool'; tool_call_id: string; content: string }
 
 /**
- * The exact request body for `POST {base}/chat/completions`. Pure: the same request and settings give the same bytes,
+ * The exact request body for `POST {base}/chat/completions`. Pure: the same request gives the same bytes,
  * since every object below is built with a fixed key order and tools are sorted by name.
  */
-export function chatBody(request: ModelRequest, settings: BodySettings): string {
+export function chatBody(request: ModelRequest): string {
   const { config } = request
-  const images = acceptsImages(config, settings)
+  const images = acceptsImages(config)
   const messages: ChatMessage[] = []
   if (request.system) messages.push({ role: 'system', content: request.system })
   let toolImages: ChatPart[] = []
@@ -50,7 +50,7 @@ export function chatBody(request: ModelRequest, settings: BodySettings): string 
   body.max_tokens = 0
   body.stream = true
   body.stream_options = { include_usage: true }
-  const cap = outputCap(config, settings, false, Buffer.byteLength(JSON.stringify(body), 'utf8'))
+  const cap = outputCap(config, false, Buffer.byteLength(JSON.stringify(body), 'utf8'))
   if (cap === undefined) delete body.max_tokens
   else body.max_tokens = cap
   return JSON.stringify(body)
