@@ -37,6 +37,8 @@ export interface OpenAgentOptions {
   resume?: string
   /** Resume the latest session of `cwd`. */
   continueLatest?: boolean
+  /** Resume from the log's sidecar and tail (`Session.load`'s `fromSidecar`): for front ends that show no history. */
+  resumeFromSidecar?: boolean
   fork?: { id: string; seq?: number }
   model?: string
   effort?: Effort
@@ -94,12 +96,12 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   let session: Session
   let start: SessionStartSource = 'startup'
   if (options.resume) {
-    session = await Session.load(store, await resolveSessionId(store, options.resume, cwd))
+    session = await Session.load(store, await resolveSessionId(store, options.resume, cwd), { fromSidecar: options.resumeFromSidecar })
     start = 'resume'
   } else if (options.continueLatest) {
     const latest = (await listSessions(store, cwd))[0]
     if (!latest) throw new Error(`There is no earlier session in ${cwd} to continue; start one without --continue.`)
-    session = await Session.load(store, latest.id)
+    session = await Session.load(store, latest.id, { fromSidecar: options.resumeFromSidecar })
     start = 'resume'
   } else if (options.fork) {
     session = await forkSession(store, await resolveSessionId(store, options.fork.id, cwd), options.fork.seq)
