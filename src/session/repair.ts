@@ -18,14 +18,16 @@ export const NOT_RUN = 'This tool call was not run: the session stopped before i
  */
 export function repairTail(events: readonly SessionEvent[]): PendingEvent[] {
   let from = events.length
-  while (from > 0 && events[from - 1].type !== 'turn/end') from--
+  // `?.`: a session resumed from its sidecar holds the latest `turn/end` and the open step, not every seq between.
+  while (from > 0 && events[from - 1]?.type !== 'turn/end') from--
 
   let turn: number | undefined
   let step: { turn: number; step: number } | undefined
   /** Tool calls without a result, by call id, in the order the model asked for them. */
   const open = new Map<string, { turn: number; step: number; logged: boolean }>()
   for (let i = from; i < events.length; i++) {
-    const event = events[i] as SessionEvent<EventType>
+    const event = events[i] as SessionEvent<EventType> | undefined
+    if (event === undefined) continue
     switch (event.type) {
       case 'turn/start':
         turn = (event as SessionEvent<'turn/start'>).data.turn

@@ -2,7 +2,7 @@ import type { SessionStore, SidecarAccess } from '../store/store.js'
 import { isKnownType, isSurfaceType, type SessionEvent, type SessionHeader, type SurfaceEvent } from './events.js'
 import { checkHeader, eventProblem, type SessionLog } from './load.js'
 import { deepFreeze } from './plain-json.js'
-import { parseSidecar, sha256, type SidecarBody } from './sidecar.js'
+import { heldFrom, parseSidecar, sha256, type SidecarBody } from './sidecar.js'
 import { sparseLog } from './sparse-log.js'
 import { Surface } from './surface.js'
 
@@ -75,11 +75,12 @@ async function agreedHeader(access: SidecarAccess, id: string, body: SidecarBody
 
 /**
  * The sidecar's surface and held events, checked: each held event is a well-formed envelope; the surface names held
- * surface events, each once; and every event after the last held `turn/end` is held (repair and the inbox read them).
+ * surface events, each once; and every event of the open step is held (repair reads them; see `heldFrom`).
  */
 function heldState(body: SidecarBody): { surface: Surface; held: SessionEvent[] } {
   const bySeq = new Map<number, SessionEvent>()
   let lastTurnEnd = -1
+  let lastStepStart = -1
   for (const value of body.held) {
     const event = deepFreeze(value)
     if (typeof event.type !== 'string' || typeof event.time !== 'number') throw new Disagrees()
@@ -88,8 +89,9 @@ function heldState(body: SidecarBody): { surface: Surface; held: SessionEvent[] 
     if (isSurfaceType(event.type) !== (event.surfaceOp !== undefined)) throw new Disagrees()
     bySeq.set(event.seq, event)
     if (event.type === 'turn/end') lastTurnEnd = event.seq
+    if (event.type === 'step/start') lastStepStart = event.seq
   }
-  for (let seq = lastTurnEnd + 1; seq < body.covers.events; seq++) if (!bySeq.has(seq)) throw new Disagrees()
+  for (let seq = heldFrom(lastTurnEnd, lastStepStart); seq < body.covers.events; seq++) if (!bySeq.has(seq)) throw new Disagrees()
   const entries: SurfaceEvent[] = []
   const seen = new Set<number>()
   for (const seq of body.surface) {

@@ -1,7 +1,7 @@
 import type { SessionStore } from '../store/store.js'
 import { isSurfaceType, type SessionEvent, type SurfaceEvent } from './events.js'
 import type { SessionLog } from './load.js'
-import { parseSidecar, sha256 } from './sidecar.js'
+import { heldFrom, parseSidecar, sha256 } from './sidecar.js'
 import { readSessionLogFromSidecar } from './sidecar-load.js'
 import { Surface } from './surface.js'
 
@@ -66,19 +66,21 @@ export async function sidecarProblems(store: SessionStore, log: SessionLog): Pro
   return [{ severity: 'damage', message: `the resume sidecar ${where} disagrees with the log (${reason}) and a resume would use it; delete that file` }]
 }
 
-/** The seqs a resume must find held: the latest event of each type, pending queued prompts, the open turn's events. */
+/** The seqs a resume must find held: the latest event of each type, pending queued prompts, the open step's events. */
 function neededSeqs(events: readonly SessionEvent[]): number[] {
   const latest = new Map<string, number>()
   const pending = new Map<string, number>()
   let lastTurnEnd = -1
+  let lastStepStart = -1
   for (const event of events) {
     latest.set(event.type, event.seq)
     if (event.type === 'turn/end') lastTurnEnd = event.seq
+    if (event.type === 'step/start') lastStepStart = event.seq
     const data = event.data as { id?: unknown }
     if (event.type === 'inbox/queued' && typeof data.id === 'string') pending.set(data.id, event.seq)
     else if (typeof data.id === 'string' && (event.type === 'inbox/dequeued' || event.type.endsWith('/message'))) pending.delete(data.id)
   }
   const seqs = new Set([...latest.values(), ...pending.values()])
-  for (let seq = lastTurnEnd + 1; seq < events.length; seq++) seqs.add(seq)
+  for (let seq = heldFrom(lastTurnEnd, lastStepStart); seq < events.length; seq++) seqs.add(seq)
   return [...seqs].sort((a, b) => a - b)
 }

@@ -1,6 +1,6 @@
 import type { SidecarAccess } from '../store/store.js'
 import type { SessionEvent } from './events.js'
-import { sha256, sidecarText, type SidecarCoverage } from './sidecar.js'
+import { heldFrom, sha256, sidecarText, type SidecarCoverage } from './sidecar.js'
 
 /** The part of a `Session` the writer reads; every call is one the session offers anyone. */
 export interface SidecarSource {
@@ -21,7 +21,7 @@ export function sidecarEveryBytes(env: NodeJS.ProcessEnv = process.env): number 
 /**
  * Keeps a session's resume sidecar current: after each `compaction/end`, and at a step or turn end once the log has
  * grown by `everyBytes` since the last sidecar. It follows the session's events to know what a resume needs (the
- * latest event of each type, the queued prompts still pending, the last `turn/end`); the surface it reads from the
+ * latest event of each type, the queued prompts still pending, where the open step began); the surface it reads from the
  * session. A sidecar is written only when it is at most half the bytes it saves reading, so a session that is
  * mostly surface (never compacted) keeps none. Writing never fails the session: a sidecar that cannot be written is
  * simply not there, and resume reads the whole log.
@@ -31,6 +31,7 @@ export class SidecarWriter {
   /** Queued prompts not yet taken: id → seq of their `inbox/queued`. */
   private readonly pending = new Map<string, number>()
   private lastTurnEnd = -1
+  private lastStepStart = -1
   private covered: SidecarCoverage | undefined
   private running: Promise<void> | undefined
   private again: 'check' | 'force' | undefined
@@ -66,6 +67,7 @@ export class SidecarWriter {
   private follow(event: SessionEvent): void {
     this.latest.set(event.type, event.seq)
     if (event.type === 'turn/end') this.lastTurnEnd = event.seq
+    if (event.type === 'step/start') this.lastStepStart = event.seq
     const data = event.data as { id?: unknown }
     if (event.type === 'inbox/queued' && typeof data.id === 'string') this.pending.set(data.id, event.seq)
     else if (typeof data.id === 'string' && (event.type === 'inbox/dequeued' || event.type.endsWith('/message'))) {
@@ -99,7 +101,7 @@ export class SidecarWriter {
     if (events === 0 || events === this.covered?.events) return
     const surface = this.session.surface().map((e) => e.seq)
     const seqs = new Set<number>([...surface, ...this.latest.values(), ...this.pending.values()])
-    for (let seq = this.lastTurnEnd + 1; seq < events; seq++) seqs.add(seq)
+    for (let seq = heldFrom(this.lastTurnEnd, this.lastStepStart); seq < events; seq++) seqs.add(seq)
     const held = [...seqs].filter((seq) => seq < events).sort((a, b) => a - b).map((seq) => this.session.events[seq])
     await this.session.flush()
 

@@ -14,8 +14,8 @@ import type { SessionEvent } from './events.js'
  * - `segments` split bytes 0 … covers.bytes into contiguous ranges, each with the SHA-256 of its bytes: the digest
  *   of everything covered. `rein sessions verify` checks every one; a load does not (that would read the log).
  * - `held` are events of the log, byte-identical in meaning and in seq order: every surface entry, the latest event
- *   of each type, each `inbox/queued` still pending, and every event after the last `turn/end`; `surface` lists the
- *   surface's seqs in surface order (a replace can put a later seq before earlier ones).
+ *   of each type, each `inbox/queued` still pending, and every event of the open step (see `heldFrom`); `surface`
+ *   lists the surface's seqs in surface order (a replace can put a later seq before earlier ones).
  * - The file is two lines: a small envelope `{format, version, sha256}` and the body whose SHA-256 it names, so a
  *   truncated or altered sidecar is told from a good one without trusting its content.
  */
@@ -47,6 +47,16 @@ export const SIDECAR_VERSION = 1
 
 /** Sidecar file suffix after the log's own file name: `<id>.jsonl.resume`. */
 export const SIDECAR_SUFFIX = '.resume'
+
+/**
+ * The first seq from which a sidecar holds every event: the latest `step/start` when it comes after the latest
+ * `turn/end`, else just after that `turn/end` (-1 for either when there is none). Repair reads the open step's tool
+ * calls and results; earlier steps of a turn answered all of theirs before their `step/end`, so a long turn needs
+ * only its last step held, not all of it.
+ */
+export function heldFrom(lastTurnEnd: number, lastStepStart: number): number {
+  return Math.max(lastTurnEnd + 1, lastStepStart)
+}
 
 export const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex')
 

@@ -6,7 +6,7 @@ import type { SessionEvent } from './events.js'
  * Invariants: `length` is the log's length (the next seq); `log[seq]` is the event with that seq when it is held and
  * undefined when it is not; iteration (`for…of`, spread) yields the held events in seq order and nothing else, and
  * the array methods that skip holes (`forEach`, `map`, `filter`, `reduce`, `some`) see the same events. Held are the
- * surface, the latest event of each type, the queued prompts still pending, every event after the last `turn/end`
+ * surface, the latest event of each type, the queued prompts still pending, the open step's events (`heldFrom`)
  * before the sidecar's end, and every event after it; that is all a running agent reads. `push` appends the next
  * event (held from then on); every other write throws.
  */

@@ -127,6 +127,46 @@ describe('the resume sidecar', () => {
     await resumed.close()
   })
 
+  it('checkpoints a long turn by its open step, and repair after a crash mid-step matches a full load', async () => {
+    const store = new JsonlStore(home)
+    const session = await Session.create(store, { cwd: '/repo' })
+    session.append('turn/start', { turn: 1 })
+    session.append('user/message', { id: 'u', content: [{ type: 'text', text: 'work a long while' }], source: { kind: 'user' } })
+    for (let step = 1; step <= 30; step++) {
+      session.append('step/start', { turn: 1, step })
+      const call = { type: 'tool-call' as const, id: `c${step}`, name: 'bash', arguments: '{"command":"make"}' }
+      session.append('assistant/message', { turn: 1, step, message: { role: 'assistant', content: [call] } })
+      session.append('tool/call', { turn: 1, step, callId: call.id, name: 'bash', arguments: call.arguments })
+      session.append('tool/result', { turn: 1, step, callId: call.id, content: [{ type: 'text', text: 'y'.repeat(4000) }], isError: false })
+      session.append('step/end', { turn: 1, step })
+    }
+    session.append('step/start', { turn: 1, step: 31 })
+    const surface = session.surface()
+    const end = surface[surface.length - 1].seq
+    session.append('compaction/start', { id: 'c', trigger: 'auto', start: surface[0].seq, end })
+    session.append('context/message', { id: 's', content: [{ type: 'text', text: 'Summary.' }], source: { kind: 'compaction' } }, { surfaceOp: { op: 'replace', start: surface[0].seq, end } })
+    session.append('compaction/end', { id: 'c', outcome: 'replaced' })
+    const call = { type: 'tool-call' as const, id: 'c31', name: 'bash', arguments: '{"command":"make test"}' }
+    session.append('assistant/message', { turn: 1, step: 31, message: { role: 'assistant', content: [call] } })
+    session.append('tool/call', { turn: 1, step: 31, callId: call.id, name: 'bash', arguments: call.arguments })
+    await session.flush()
+    await (session as unknown as { sidecar: { settle(): Promise<void> } }).sidecar.settle()
+    await (session as unknown as { writer: { close(): Promise<void> } }).writer.close()
+    expect((await stat(sidecarPath(session.path!))).size).toBeLessThan((await stat(session.path!)).size / 2)
+
+    const text = await readFile(session.path!)
+    const fast = await Session.load(new JsonlStore(home), session.id, { fromSidecar: true })
+    expect([...fast.events].length).toBeLessThan(fast.length / 2)
+    const fastRepair = fast.repair.appended.map((e) => ({ type: e.type, data: e.data }))
+    await fast.close()
+    await writeFile(session.path!, text)
+    await rm(sidecarPath(session.path!))
+    const full = await Session.load(new JsonlStore(home), session.id)
+    expect(fastRepair).toEqual(full.repair.appended.map((e) => ({ type: e.type, data: e.data })))
+    expect(fastRepair.map((e) => e.type)).toEqual(['tool/result', 'step/end', 'turn/end'])
+    await full.close()
+  })
+
   describe('falls back to reading the whole log, with the same result, when', () => {
     const fallsBack = async (id: string): Promise<void> => {
       const { full, fast } = await bothWays(id)
