@@ -102,6 +102,11 @@ export class SidecarWriter {
     const surface = this.session.surface().map((e) => e.seq)
     const seqs = new Set<number>([...surface, ...this.latest.values(), ...this.pending.values()])
     for (let seq = heldFrom(this.lastTurnEnd, this.lastStepStart); seq < events; seq++) seqs.add(seq)
+    // Most of the log on the surface: the sidecar would not pay for itself, so skip hashing and serializing it.
+    if (seqs.size * 2 > events) {
+      this.worthless = true
+      return
+    }
     const held = [...seqs].filter((seq) => seq < events).sort((a, b) => a - b).map((seq) => this.session.events[seq])
     await this.session.flush()
 
