@@ -26,12 +26,16 @@ await build({
   plugins: [
     {
       // A module that finds files relative to itself (`new URL('../../package.json', import.meta.url)`) keeps its own
-      // URL inside the bundle: `import.meta.url` becomes the URL of the file it was compiled to.
+      // location inside the bundle: `import.meta.url`, `.filename` and `.dirname` become those of the file it was
+      // compiled to.
       name: 'keep-module-urls',
       transform(code, id) {
-        if (!code.includes('import.meta.url')) return null
-        const own = JSON.stringify(relative(out, id).split('\\').join('/'))
-        return code.replaceAll('import.meta.url', `new URL(${own}, import.meta.url).href`)
+        if (!/import\.meta\.(url|filename|dirname)/.test(code)) return null
+        const own = `new URL(${JSON.stringify(relative(out, id).split('\\').join('/'))}, import.meta.url)`
+        return code
+          .replaceAll('import.meta.url', `${own}.href`)
+          .replaceAll('import.meta.filename', `decodeURIComponent(${own}.pathname)`)
+          .replaceAll('import.meta.dirname', `decodeURIComponent(new URL('.', ${own}).pathname).replace(/\\/$/, '')`)
       },
     },
   ],
