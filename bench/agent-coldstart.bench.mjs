@@ -1,5 +1,7 @@
 // Cold start of the built CLI, each a fresh `node` process: (1) `rein --version`, spawn to exit; (2) `rein -p "hi"`,
-// spawn to the moment its first request reaches the mock model (and to exit). Medians of RUNS runs, with the peak RSS
+// spawn to the moment its first request reaches the mock model (and to exit); (3) `rein` (the terminal UI) in a
+// pseudo-terminal (`script`), spawn to its first frame on screen. Targets (issue 24): -p to its request ≤ 250 ms, the
+// UI's first frame ≤ 300 ms; each is printed beside its figure. Medians of RUNS runs, with the peak RSS
 // of the child (`/usr/bin/time -f %M` when present, else the child's own `process.resourceUsage().maxRSS` written at
 // exit by a preloaded module). Wall times are taken from runs without the RSS wrapper. Needs the build
 // (`npm run build`). Loopback and temp dirs only.
@@ -56,6 +58,40 @@ function run(args, env, measureRss = false) {
   })
 }
 
+const SCRIPT = '/usr/bin/script'
+const PRINT_TARGET_MS = 250
+const FRAME_TARGET_MS = 300
+
+/**
+ * Spawns the terminal UI in a 120×40 pseudo-terminal and resolves with the time from spawn to the first output that
+ * shows text (the first frame), then kills it.
+ */
+function firstFrame(env) {
+  const shellQuote = (s) => `'${s.replaceAll("'", "'\\''")}'`
+  const command = `stty cols 120 rows 40; exec ${[process.execPath, CLI, '--cwd', cwd].map(shellQuote).join(' ')}`
+  const started = performance.now()
+  const child = spawn(SCRIPT, ['-qfec', command, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+  let seen = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error(`no frame within 20 s; output: ${JSON.stringify(seen.slice(0, 200))}`)), 20_000)
+    const finish = (error, ms) => {
+      clearTimeout(timer)
+      try {
+        process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // Already gone.
+      }
+      child.once('close', () => (error ? reject(error) : resolve(ms)))
+    }
+    child.stdout.on('data', (chunk) => {
+      const at = performance.now()
+      seen += chunk.toString('utf8')
+      if (/New session|Trust/.test(seen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''))) finish(undefined, at - started)
+    })
+    child.on('error', reject)
+  })
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]
 const ms = (v) => `${v.toFixed(1)} ms`.padStart(9)
 const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`.padStart(8)
@@ -91,8 +127,15 @@ try {
 
   console.log(`cold start, median of ${RUNS} runs each (peak RSS by ${rssHow}):`)
   console.log(`rein --version           ${ms(median(version))}  (min ${ms(Math.min(...version))})  peak RSS ${mb(median(versionRss))}`)
-  console.log(`rein -p "hi" → request   ${ms(median(toRequest))}  (min ${ms(Math.min(...toRequest))})  peak RSS ${mb(median(printRss))}`)
+  console.log(`rein -p "hi" → request   ${ms(median(toRequest))}  (min ${ms(Math.min(...toRequest))})  peak RSS ${mb(median(printRss))}  target ≤ ${PRINT_TARGET_MS} ms`)
   console.log(`rein -p "hi" → exit      ${ms(median(toExit))}  (min ${ms(Math.min(...toExit))})`)
+  if (existsSync(SCRIPT)) {
+    const frames = []
+    for (let i = 0; i < RUNS; i++) frames.push(await firstFrame(env))
+    console.log(`rein (UI) → first frame  ${ms(median(frames))}  (min ${ms(Math.min(...frames))})  target ≤ ${FRAME_TARGET_MS} ms`)
+  } else {
+    console.log(`rein (UI) → first frame  not measured: ${SCRIPT} (util-linux) is needed for a pseudo-terminal`)
+  }
   const bare = []
   for (let i = 0; i < RUNS; i++) {
     const started = performance.now()

@@ -1,31 +1,21 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander'
-import { readFileSync } from 'node:fs'
-import { registerCommands } from './commands/index.js'
+import { statSync } from 'node:fs'
+import module from 'node:module'
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+// Node 22.1+ keeps the compiled code of every module it loads in a cache directory (NODE_COMPILE_CACHE, else the
+// system temp directory), so later starts skip most parsing and compiling; it has to be switched on before the rest
+// of Rein is imported, which is why this file only does that and picks what to import. Node 20 has no such call:
+// there this does nothing, and the bundle below is what saves the module loading.
+;(module as { enableCompileCache?: () => unknown }).enableCompileCache?.()
 
-const program = new Command('rein')
-  .description('An agent harness for DeepSeek models whose session log is the truth.')
-  .version(pkg.version, '-v, --version')
-  .showHelpAfterError()
-  // Root options (one-shot flags) apply before a subcommand's name only, so `rein rpc --allow …` reaches rpc.
-  .enablePositionalOptions()
-  .exitOverride()
-await registerCommands(program, process.argv)
-const overrideExits = (command: Command): void => {
-  command.exitOverride()
-  command.commands.forEach(overrideExits)
-}
-program.commands.forEach(overrideExits)
+await import(bundleIsCurrent() ? './bundle/cli.js' : './cli.js')
 
-try {
-  await program.parseAsync(process.argv)
-} catch (error) {
-  // Commander reports bad usage itself; its own exits (help, version) are not failures.
-  if (error instanceof CommanderError) {
-    process.exitCode = error.exitCode === 0 ? 0 : 2
-  } else {
-    throw error
+/** The one-file build of `cli.js` (scripts/bundle-cli.mjs), when it was made after the `cli.js` it was made from. */
+function bundleIsCurrent(): boolean {
+  try {
+    return statSync(new URL('./bundle/cli.js', import.meta.url)).mtimeMs >= statSync(new URL('./cli.js', import.meta.url)).mtimeMs
+  } catch {
+    // No bundle (a plain `tsc` build): the compiled modules are loaded one by one.
+    return false
   }
 }

@@ -9,6 +9,8 @@ export interface SessionChoice {
   resume?: string
   continueLatest?: boolean
   fork?: { id: string; seq?: number }
+  /** Resume from the log's sidecar and tail (`Session.load`'s `fromSidecar`): for front ends that show no history. */
+  resumeFromSidecar?: boolean
 }
 
 /** Opens the chosen session for writing, and says how the agent comes to it (the first header's reason). */
@@ -17,11 +19,11 @@ export async function openSession(
   cwd: string,
   choice: SessionChoice,
 ): Promise<{ session: Session; start: SessionStartSource }> {
-  if (choice.resume) return { session: await Session.load(store, await resolveSessionId(store, choice.resume, cwd)), start: 'resume' }
+  if (choice.resume) return { session: await Session.load(store, await resolveSessionId(store, choice.resume, cwd), { fromSidecar: choice.resumeFromSidecar }), start: 'resume' }
   if (choice.continueLatest) {
     const latest = (await listSessions(store, cwd))[0]
     if (!latest) throw new Error(`There is no earlier session in ${cwd} to continue; start one without --continue.`)
-    return { session: await Session.load(store, latest.id), start: 'resume' }
+    return { session: await Session.load(store, latest.id, { fromSidecar: choice.resumeFromSidecar }), start: 'resume' }
   }
   if (choice.fork) {
     const id = await resolveSessionId(store, choice.fork.id, cwd)

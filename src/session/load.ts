@@ -2,6 +2,7 @@ import { damagedLine, SessionError } from '../store/errors.js'
 import type { ReadEnd, SessionStore } from '../store/store.js'
 import { isKnownType, isSurfaceEvent, isSurfaceType, SURFACE_TYPES, type SessionEvent, type SessionHeader } from './events.js'
 import { deepFreeze } from './plain-json.js'
+import type { SidecarCoverage } from './sidecar.js'
 import { Surface } from './surface.js'
 
 /** The format version this Rein reads and writes. */
@@ -16,6 +17,8 @@ export interface SessionLog {
   end: ReadEnd
   /** The file (or store location) named in errors. */
   location: string
+  /** Set when the log was read from its resume sidecar and tail: what the sidecar covered (see `sidecar.ts`). */
+  sidecar?: SidecarCoverage
 }
 
 /**
@@ -43,7 +46,7 @@ export async function readSessionLog(store: SessionStore, id: string): Promise<S
   return { header, events, surface, end, location }
 }
 
-function checkHeader(value: unknown, id: string, location: string): SessionHeader {
+export function checkHeader(value: unknown, id: string, location: string): SessionHeader {
   const header = value as Partial<SessionHeader> | null
   if (header === null || typeof header !== 'object' || header.type !== 'session') {
     throw damagedLine(location, 1, 'is not a session header')

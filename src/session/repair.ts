@@ -18,7 +18,8 @@ export const NOT_RUN = 'This tool call was not run: the session stopped before i
  */
 export function repairTail(events: readonly SessionEvent[]): PendingEvent[] {
   let from = events.length
-  while (from > 0 && events[from - 1].type !== 'turn/end') from--
+  // `?.`: a session resumed from its sidecar holds the latest `turn/end` and the open step, not every seq between.
+  while (from > 0 && events[from - 1]?.type !== 'turn/end') from--
 
   let turn: number | undefined
   let step: { turn: number; step: number } | undefined
@@ -26,6 +27,7 @@ export function repairTail(events: readonly SessionEvent[]): PendingEvent[] {
   const open = new Map<string, { turn: number; step: number; logged: boolean }>()
   for (let i = from; i < events.length; i++) {
     const event = events[i]
+    if (event === undefined) continue
     switch (event.type) {
       case 'turn/start':
         turn = event.data.turn

@@ -18,6 +18,8 @@ import {
 import { LOG_VERSION, readSessionLog } from './load.js'
 import { frozenJsonCopy } from './plain-json.js'
 import { repairTail } from './repair.js'
+import { readSessionLogFromSidecar } from './sidecar-load.js'
+import { SidecarWriter } from './sidecar-writer.js'
 import { normalizedOp, Surface } from './surface.js'
 
 export interface AppendOptions {
@@ -67,6 +69,8 @@ export class Session {
   private failed: SessionError | undefined
   /** Set by `load`: what repair did. Empty for a created session. */
   repair: RepairReport = { appended: [] }
+  /** Keeps the resume sidecar current when the store keeps sidecars (see `sidecar.ts`). */
+  private sidecar: SidecarWriter | undefined
 
   private constructor(
     private readonly writer: SessionWriter,
@@ -93,27 +97,34 @@ export class Session {
       ...(options.parent ? { parent: { id: options.parent.id, seq: options.parent.seq } } : {}),
     }
     const writer = await store.create(header)
-    return new Session(writer, Object.freeze(header), [], new Surface())
+    const session = new Session(writer, Object.freeze(header), [], new Surface())
+    if (store.sidecars) session.sidecar = new SidecarWriter(session, store.sidecars, undefined)
+    return session
   }
 
   /**
    * Opens a stored session (full id) for appending. A torn last line is dropped; whatever a crash left open is
    * closed by appending and flushing repair events (see `repairTail`), reported in `repair`. Damage anywhere else
    * throws a `SessionError` naming the file and line and leaves the file untouched.
+   *
+   * With `fromSidecar`, the load reads the store's resume sidecar and only the log after it when they agree (else the
+   * whole log): `events` then holds only what a running agent reads (see `sparse-log.ts`), for front ends that do not
+   * show the history (`rein -p`).
    */
-  static async load(store: SessionStore, id: string): Promise<Session> {
+  static async load(store: SessionStore, id: string, options: { fromSidecar?: boolean } = {}): Promise<Session> {
     // The lease comes first: a read made before it could miss events its previous holder was still appending.
     const lease = await store.lease(id)
     let log: Awaited<ReturnType<typeof readSessionLog>>
     let writer: SessionWriter
     try {
-      log = await readSessionLog(store, id)
+      log = (options.fromSidecar ? await readSessionLogFromSidecar(store, id) : undefined) ?? (await readSessionLog(store, id))
       writer = await store.openAppend(id, log.end, lease)
     } catch (error) {
       await lease.release()
       throw error
     }
     const session = new Session(writer, log.header, log.events, log.surface)
+    if (store.sidecars) session.sidecar = new SidecarWriter(session, store.sidecars, log.sidecar)
     const appended = repairTail(log.events).map((pending) => session.append(pending.type, pending.data))
     session.repair = { appended, ...(log.end.torn ? { tornLine: log.end.torn.line } : {}) }
     if (appended.length) await session.flush()
@@ -295,6 +306,7 @@ export class Session {
       if (error !== knownFailure) throw error
     } finally {
       this.closed = true
+      await this.sidecar?.settle()
       await this.writer.close()
     }
   }

@@ -26,6 +26,20 @@ export class Surface {
   private messagesSnapshot: readonly Message[] | undefined
   private entriesSnapshot: readonly SurfaceEvent[] | undefined
 
+  /**
+   * A surface holding exactly `entries`, in that order, as they stood when a resume sidecar was written; their
+   * surface ops are history and are not applied again. The caller guarantees each seq appears once.
+   */
+  static of(entries: readonly SurfaceEvent[]): Surface {
+    const surface = new Surface()
+    for (const event of entries) {
+      surface.position.set(event.seq, surface.list.length)
+      surface.list.push(event)
+      surface.projected.push(undefined)
+    }
+    return surface
+  }
+
   /** Number of entries on the surface. */
   get size(): number {
     return this.list.length

@@ -7,7 +7,8 @@ import { damagedLine, SessionError } from './errors.js'
 import { cwdKey } from './home.js'
 import { busyError, takeFileLease, type SessionLease } from './lease.js'
 import { scanLines } from './line-reader.js'
-import type { ReadEnd, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from './store.js'
+import { JsonlSidecars } from './jsonl-sidecar.js'
+import type { ReadEnd, ReadStart, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from './store.js'
 import { summarizeDirectory } from './summary-index.js'
 import { syncDirectory } from '../fs/sync-directory.js'
 
@@ -24,6 +25,8 @@ export class JsonlStore implements SessionStore {
   /** `<home>/sessions`. */
   readonly root: string
   private readonly paths = new Map<string, string>()
+  /** Resume sidecars beside the logs: `<id>.jsonl.resume`. */
+  readonly sidecars = new JsonlSidecars((id) => this.find(id), (id, sink, from) => this.read(id, sink, from))
 
   constructor(home: string) {
     this.root = join(home, 'sessions')
@@ -57,7 +60,8 @@ export class JsonlStore implements SessionStore {
     return writer
   }
 
-  async read(id: string, sink: RecordSink): Promise<ReadEnd> {
+  /** `from` (default: the start) lets a resume read only the records after its sidecar (see `sidecars`). */
+  async read(id: string, sink: RecordSink, from: ReadStart = { bytes: 0, records: 0 }): Promise<ReadEnd> {
     const path = await this.find(id)
     let file: FileHandle
     try {
@@ -66,10 +70,10 @@ export class JsonlStore implements SessionStore {
       throw fileError(error, path, 'read')
     }
     try {
-      let line = 0
-      let validBytes = 0
+      let line = from.records
+      let validBytes = from.bytes
       let bad: { line: number; bytes: number } | undefined
-      const scan = await scanLines(file, 0, (buffer, start, end, offset) => {
+      const scan = await scanLines(file, from.bytes, (buffer, start, end, offset) => {
         line++
         if (bad) throw damagedLine(path, bad.line, 'is not valid JSON')
         let value: unknown

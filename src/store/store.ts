@@ -86,6 +86,41 @@ export interface SessionStore {
   ids(): Promise<StoredId[]>
   /** Summaries of the sessions of one working directory (`cwd`) or of all of them, in no particular order. */
   summaries(cwd: string | 'all'): Promise<SessionSummary[]>
+  /**
+   * Optional: resume sidecars (src/session/sidecar.ts). A store without them resumes by reading the whole log; one
+   * with them lets a resume read the sidecar and only the log's tail.
+   */
+  readonly sidecars?: SidecarAccess
+}
+
+/** Where a partial read starts: after `records` complete records (the header included), at byte `bytes`. */
+export interface ReadStart {
+  bytes: number
+  records: number
+}
+
+/**
+ * A store's resume sidecars and the ranged reads that check one against its log. The sidecar is derived data: a
+ * store may lose or refuse it at any time, and readers must check it (see `SidecarBody`).
+ */
+export interface SidecarAccess {
+  /** The sidecar's text, or undefined when there is none. */
+  read(id: string): Promise<string | undefined>
+  /** Replaces the sidecar so a reader sees the old one or the new one, never a mix. */
+  write(id: string, text: string): Promise<void>
+  /** Where the sidecar is kept, for messages. */
+  location(id: string): Promise<string>
+  /** The log's size in bytes. */
+  logSize(id: string): Promise<number>
+  /** The log's bytes from `start` to `end` (fewer when the log is shorter). */
+  logBytes(id: string, start: number, end: number): Promise<Buffer>
+  /** Streams the records after `from`, numbering lines on from `from.records`; otherwise as `SessionStore.read`. */
+  readFrom(id: string, from: ReadStart, sink: RecordSink): Promise<ReadEnd>
+  /**
+   * Reads the `count` complete lines that start at byte `from`: where they end, the SHA-256 of those bytes (newlines
+   * included) and the last line (without its newline). Undefined when the log holds fewer complete lines there.
+   */
+  digestLines(id: string, from: number, count: number): Promise<{ end: number; sha256: string; last: Buffer } | undefined>
 }
 
 export type { LeaseOwner, SessionLease } from './lease.js'

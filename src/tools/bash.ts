@@ -14,14 +14,14 @@ export const MAX_TIMEOUT_MS = 600_000
 const PIPE_GRACE_MS = 250
 
 const schema = z.object({
-  command: z.string().describe('Shell command for bash -c'),
-  description: z.string().optional().describe('What it does, in a few words'),
-  timeout: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe(`ms, default ${DEFAULT_TIMEOUT_MS}`),
-  run_in_background: z.boolean().optional().describe('Start as a job; read it with job_output'),
+  command: z.string(),
+  description: z.string().optional(),
+  timeout: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe(`ms (default ${DEFAULT_TIMEOUT_MS})`),
+  run_in_background: z.boolean().optional().describe('Run as a job; see job_output'),
 })
 
 const description =
-  'Run a shell command in the working directory. Returns the output tail and exit code; full long output goes to a file.'
+  'Run a shell command in the working directory; returns exit code and output tail.'
 
 type Args = z.infer<typeof schema>
 

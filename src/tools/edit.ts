@@ -6,14 +6,14 @@ import { fileTarget } from './paths.js'
 import { errorOutput, type Tool } from './tool.js'
 
 const schema = z.object({
-  file_path: z.string().describe('Absolute, or relative to the working directory'),
-  old_string: z.string().describe('Exact text to replace, unique in the file'),
-  new_string: z.string().describe('Replacement text'),
-  replace_all: z.boolean().optional().describe('Replace every occurrence'),
+  file_path: z.string(),
+  old_string: z.string(),
+  new_string: z.string(),
+  replace_all: z.boolean().optional(),
 })
 
 const description =
-  'Replace exact text in a file you have read. old_string must match once (include surrounding lines) unless replace_all.'
+  'Replace old_string with new_string. old_string must occur exactly once unless replace_all.'
 
 type Args = z.infer<typeof schema>
 

@@ -9,11 +9,11 @@ import type { Tool } from './tool.js'
 export const GLOB_MAX_RESULTS = 200
 
 const schema = z.object({
-  pattern: z.string().describe('Glob, e.g. "src/**/*.ts"'),
-  path: z.string().optional().describe('Directory to search (default: working directory)'),
+  pattern: z.string(),
+  path: z.string().optional(),
 })
 
-const description = 'Find files by glob pattern, newest first. Skips .git and node_modules.'
+const description = 'Find files by glob pattern (e.g. src/**/*.ts), newest first.'
 
 type Args = z.infer<typeof schema>
 

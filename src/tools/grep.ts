@@ -12,18 +12,18 @@ import type { Tool } from './tool.js'
 export const GREP_MAX_LINES = 250
 
 const schema = z.object({
-  pattern: z.string().describe('Regular expression'),
-  path: z.string().optional().describe('File or directory (default: working directory)'),
-  glob: z.string().optional().describe('Filter files, e.g. "*.ts"'),
-  output_mode: z.enum(['content', 'files_with_matches', 'count']).optional().describe('Default files_with_matches'),
-  '-i': z.boolean().optional().describe('Ignore case'),
-  '-n': z.boolean().optional().describe('Line numbers (content mode, default true)'),
-  '-A': z.number().int().min(0).max(50).optional().describe('Lines after'),
-  '-B': z.number().int().min(0).max(50).optional().describe('Lines before'),
-  '-C': z.number().int().min(0).max(50).optional().describe('Lines around'),
+  pattern: z.string(),
+  path: z.string().optional(),
+  glob: z.string().optional(),
+  output_mode: z.enum(['content', 'files_with_matches', 'count']).optional(),
+  '-i': z.boolean().optional(),
+  '-n': z.boolean().optional(),
+  '-A': z.number().int().min(0).max(50).optional(),
+  '-B': z.number().int().min(0).max(50).optional(),
+  '-C': z.number().int().min(0).max(50).optional(),
 })
 
-const description = 'Search file contents with a regex (ripgrep syntax). Skips .gitignored files.'
+const description = 'Search file contents by regex (ripgrep). Lists matching files unless output_mode says otherwise.'
 
 type Args = z.infer<typeof schema>
 

@@ -7,13 +7,13 @@ import type { Tool, ToolOutput } from './tool.js'
 const MAX_WAIT_MS = 600_000
 
 const outputSchema = z.object({
-  id: z.string().describe('Job id from bash'),
-  wait: z.number().int().min(0).max(MAX_WAIT_MS).optional().describe('ms to wait for the job to end first'),
+  id: z.string(),
+  wait: z.number().int().min(0).max(MAX_WAIT_MS).optional().describe('ms to wait for it to exit'),
 })
 
 export const jobOutputTool: Tool<z.infer<typeof outputSchema>> = {
   name: 'job_output',
-  description: 'Show new output of a background job and whether it has exited.',
+  description: 'New output of a background job, and whether it exited.',
   schema: outputSchema,
   readOnly: true,
   kind: 'execute',
@@ -47,11 +47,11 @@ export const jobOutputTool: Tool<z.infer<typeof outputSchema>> = {
   },
 }
 
-const killSchema = z.object({ id: z.string().describe('Job id from bash') })
+const killSchema = z.object({ id: z.string() })
 
 export const jobKillTool: Tool<z.infer<typeof killSchema>> = {
   name: 'job_kill',
-  description: 'Stop a background job and everything it started.',
+  description: 'Stop a background job and its processes.',
   schema: killSchema,
   readOnly: false,
   kind: 'execute',

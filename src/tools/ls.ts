@@ -9,10 +9,10 @@ import type { Tool } from './tool.js'
 export const LS_MAX_ENTRIES = 500
 
 const schema = z.object({
-  path: z.string().optional().describe('Directory (default: working directory)'),
+  path: z.string().optional(),
 })
 
-const description = 'List a directory. Directories end with /.'
+const description = 'List a directory (default: working directory). Directories end with /.'
 
 type Args = z.infer<typeof schema>
 

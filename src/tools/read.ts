@@ -19,13 +19,13 @@ const IMAGE_BYTE_CAP = 5 * 1024 * 1024
 const LINE_BYTE_CAP = MAX_LINE_CHARS * 4
 
 const schema = z.object({
-  file_path: z.string().describe('Absolute, or relative to the working directory'),
-  offset: z.number().int().min(1).optional().describe('First line to read, 1-based'),
-  limit: z.number().int().min(1).max(MAX_LINES).optional().describe(`Lines to read (default and max ${MAX_LINES})`),
+  file_path: z.string(),
+  offset: z.number().int().min(1).optional(),
+  limit: z.number().int().min(1).max(MAX_LINES).optional(),
 })
 
 const description =
-  'Read a text file as numbered lines (cat -n). Long files: read in parts with offset and limit. Images come back as images.'
+  `Read a file as numbered lines: up to ${MAX_LINES} from line offset (1-based). Images come back as images.`
 
 type Args = z.infer<typeof schema>
 

@@ -8,11 +8,10 @@ const schema = z.object({
         content: z.string().min(1),
         status: z.enum(['pending', 'in_progress', 'completed']),
       }),
-    )
-    .describe('The whole list; replaces the previous one'),
+    ),
 })
 
-const description = 'Replace your task list for multi-step work. Keep one item in_progress; mark items completed at once.'
+const description = 'Replace your task list for multi-step work. Keep one item in_progress.'
 
 type Args = z.infer<typeof schema>
 

@@ -16,11 +16,11 @@ const MAX_REDIRECTS = 5
 export const ALLOW_PRIVATE_KEY = 'web_fetch.allowPrivate'
 
 const schema = z.object({
-  url: z.string().describe('http(s) URL'),
-  prompt: z.string().optional().describe('What you are looking for'),
+  url: z.string(),
+  prompt: z.string().optional().describe('What to look for'),
 })
 
-const description = 'Fetch a web page and return it as Markdown (HTML converted). Public http(s) addresses only.'
+const description = 'Fetch a public http(s) page as Markdown.'
 
 type Args = z.infer<typeof schema>
 

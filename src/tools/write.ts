@@ -6,12 +6,12 @@ import { fileTarget } from './paths.js'
 import { errorOutput, type Tool } from './tool.js'
 
 const schema = z.object({
-  file_path: z.string().describe('Absolute, or relative to the working directory'),
-  content: z.string().describe('The whole new content'),
+  file_path: z.string(),
+  content: z.string(),
 })
 
 const description =
-  'Create a file or replace all of it. An existing file must be read first. Prefer edit for changes to part of a file.'
+  'Create or overwrite a whole file. Use edit to change part of one.'
 
 type Args = z.infer<typeof schema>
 

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import type { SessionEvent, SessionHeader } from '../../session/events.js'
 import { forkSession } from '../../session/fork.js'
 import { readSessionLog } from '../../session/load.js'
+import { sidecarProblems } from '../../session/sidecar-verify.js'
 import { isDamage, verifySession, type VerifyCheck } from '../../session/verify.js'
 import { counted } from '../../text/count.js'
 import { reinHome } from '../../store/home.js'
@@ -102,8 +103,10 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
           const where = problem.seq < 0 ? 'header' : `seq ${problem.seq}`
           process.stdout.write(`${isDamage(problem) ? '' : 'note: '}${where}: ${problem.message}\n`)
         }
-        const damage = problems.filter(isDamage).length
-        const notes = problems.length - damage
+        const sidecar = await sidecarProblems(store(), log)
+        for (const problem of sidecar) process.stdout.write(`${problem.severity === 'note' ? 'note: ' : ''}sidecar: ${problem.message}.\n`)
+        const damage = problems.filter(isDamage).length + sidecar.filter((p) => p.severity === 'damage').length
+        const notes = problems.length - problems.filter(isDamage).length
         if (damage) {
           process.stderr.write(`rein: session ${log.header.id} has ${counted(damage, 'problem')}.\n`)
           process.exitCode = 1

@@ -23,6 +23,8 @@ export async function runPrint(options: PrintOptions): Promise<number> {
   const denials: PermissionDenial[] = []
   const rules = new Map<string, string | undefined>()
   const opened = await openAgentWithContext({
+    // One-shot mode shows no history, so a resume reads the sidecar and the log's tail (issue 24).
+    resumeFromSidecar: true,
     ...options,
     onProblem: (message) => err.write(`rein: ${message}\n`),
     onPermissionRefused: (call, rule) => {
