@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { SessionEvent } from '../../src/session/events.js'
+import { startMockModel, type MockModel } from '../support/mock-model.js'
+import { cliEnv, runCli, sandbox } from '../support/cli.js'
+
+let mock: MockModel | undefined
+afterEach(async () => {
+  await mock?.close()
+  mock = undefined
+})
+
+const parse = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l))
+
+function sessionEvents(home: string): SessionEvent[] {
+  const root = join(home, 'sessions')
+  const [dir] = readdirSync(root)
+  const [file] = readdirSync(join(root, dir)).filter((f) => f.endsWith('.jsonl'))
+  return readFileSync(join(root, dir, file), 'utf8').split('\n').filter(Boolean).slice(1).map((l) => JSON.parse(l) as SessionEvent)
+}
+
+describe('--output-format events and stream-json', () => {
+  it('events prints every committed event of the log in order, the deltas, and the result last, with no Claude Code lines', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ reasoning: 'Think.', toolCalls: [{ name: 'ls', arguments: { path: box.cwd } }] }, { text: 'Empty.' }] })
+    const r = await runCli(['-p', 'list', '--output-format', 'events'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.code).toBe(0)
+    const lines = parse(r.stdout)
+    expect(lines.map((l) => l.event?.seq).filter((s) => s !== undefined)).toEqual(sessionEvents(box.home).map((e) => e.seq))
+    expect(new Set(lines.map((l) => l.type))).toEqual(new Set(['event', 'reasoning-delta', 'text-delta', 'tool-call-delta', 'idle', 'result']))
+    expect(lines.at(-2)).toEqual({ type: 'idle' })
+    expect(lines.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Empty.' })
+  })
+
+  it('stream-json starts with the init line, has no stream_event lines unless asked, and ends with the result', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'Hello.' }] })
+    const r = await runCli(['-p', 'hi', '--output-format', 'stream-json'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r).toMatchObject({ code: 0, stderr: '' })
+    const lines = parse(r.stdout)
+    expect(lines.map((l) => l.type)).toEqual(['system', 'user', 'user', 'assistant', 'result'])
+    expect(lines[1].message.content).toEqual([{ type: 'text', text: 'hi' }])
+    expect(lines[2].isSynthetic).toBe(true)
+    expect(lines.at(-1)).toMatchObject({ subtype: 'success', result: 'Hello.', num_turns: 1, session_id: lines[0].session_id })
+  })
+
+  it('a response cut by the output limit stops with max_tokens and the run is an error with the sentence to act on', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'A long answer that was cut', finish: 'length' }] })
+    const r = await runCli(['-p', 'write a lot', '--output-format', 'stream-json'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.code).toBe(1)
+    const lines = parse(r.stdout)
+    expect(lines.find((l) => l.type === 'assistant').message.stop_reason).toBe('max_tokens')
+    expect(lines.at(-1)).toMatchObject({ subtype: 'error_during_execution', is_error: true, stop_reason: 'max_tokens' })
+    expect(lines.at(-1).errors[0]).toMatch(/output limit.*maxOutput/)
+    expect(lines.at(-1).rein.turn_end_reason).toBe('max-tokens')
+  })
+
+  it('json reports usage with input_tokens excluding cache reads, modelUsage per model and Rein extras under rein', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ toolCalls: [{ name: 'ls', arguments: { path: box.cwd } }] }, { text: 'Nothing here.' }] })
+    const r = await runCli(['-p', 'look', '--output-format', 'json'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    const result = JSON.parse(r.stdout)
+    const prompt = mock.requests.reduce((n, q) => n + (q.promptTokens ?? 0), 0)
+    const hits = mock.requests.reduce((n, q) => n + (q.cacheHitTokens ?? 0), 0)
+    expect(hits).toBeGreaterThan(0)
+    expect(result.usage).toMatchObject({ input_tokens: prompt - hits, cache_read_input_tokens: hits, cache_creation_input_tokens: 0 })
+    expect(result.modelUsage).toEqual({
+      'deepseek-flash': expect.objectContaining({ inputTokens: prompt - hits, cacheReadInputTokens: hits, costUSD: result.total_cost_usd }),
+    })
+    expect(result).toMatchObject({ stop_reason: 'end_turn', num_turns: 2, rein: { turn_end_reason: 'completed', turns: 1 } })
+    expect(result.uuid).toMatch(/^[0-9a-f-]{36}$/)
+    expect(typeof result.duration_api_ms).toBe('number')
+  })
+
+  it('--include-partial-messages without stream-json output exits 2 with one sentence', async () => {
+    const box = sandbox()
+    const r = await runCli(['-p', 'hi', '--include-partial-messages'], { cwd: box.cwd, env: cliEnv({ home: box.home }) })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe('rein: --include-partial-messages needs --output-format stream-json.\n')
+  })
+
+  it('--input-format stream-json with text or json output exits 2 with one sentence', async () => {
+    const box = sandbox()
+    const r = await runCli(['-p', '--input-format', 'stream-json', '--output-format', 'json'], { cwd: box.cwd, env: cliEnv({ home: box.home }) })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^rein: --input-format stream-json needs --output-format stream-json \(or events\)[^\n]*\n$/)
+  })
+})
