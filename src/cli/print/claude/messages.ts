@@ -1,5 +1,5 @@
 import { toolCallsOf } from '../../../llm/messages.js'
-import type { SessionEvent } from '../../../session/events.js'
+import { isSurfaceType, type SessionEvent } from '../../../session/events.js'
 import { assistantContent, messageUsage, userContent } from './content.js'
 import { eventUuid, nameUuid } from './ids.js'
 import type { AssistantLine, StopReason, UserContent, UserLine } from './shapes.js'
@@ -12,7 +12,8 @@ import type { AssistantLine, StopReason, UserContent, UserLine } from './shapes.
  * - `assistant/message` → one `assistant` line per model response. Its `stop_reason` is the API's, and the log shows
  *   it one event later: a response the turn ended `max-tokens` on is `max_tokens`, one with tool calls `tool_use`,
  *   an interrupted one null, any other `end_turn`. So the line is held until the next event that is not `step/end`.
- * - `tool/result` → gathered per step; one `user` line with every `tool_result` block when the batch ends.
+ * - `tool/result` → gathered per step; one `user` line with every `tool_result` block at `step/end` (or at the next
+ *   surface event or turn end, should a log lack the step's end).
  *
  * Every other event prints nothing. The projection is pure in the log: the same events always give the same lines.
  */
@@ -40,7 +41,7 @@ export class ClaudeMessages {
       out.push(this.assistantLine(this.held, event))
       this.held = null
     }
-    if (this.results && event.type !== 'tool/result') out.push(...this.flushResults())
+    if (this.results && endsResults(event)) out.push(...this.flushResults())
     switch (event.type) {
       case 'request/header':
         this.model = (event as SessionEvent<'request/header'>).data.config.model
@@ -136,4 +137,10 @@ export function stopReason(event: SessionEvent<'assistant/message'>, next: Sessi
 /** The `message.id` of a step's response: the same on its stream events and on its `assistant` line. */
 export function messageId(sessionId: string, turn: number, step: number): string {
   return `msg_${nameUuid(`${sessionId}:${turn}:${step}`).replaceAll('-', '')}`
+}
+
+/** Whether a pending batch of tool results is complete once `event` is seen. */
+function endsResults(event: SessionEvent): boolean {
+  if (event.type === 'step/end' || event.type === 'turn/end') return true
+  return isSurfaceType(event.type) && event.type !== 'tool/result'
 }
