@@ -1,11 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import type { SessionEvent } from '../../src/session/events.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { cliEnv, sandbox } from '../support/cli.js'
+import { cliEnv, runCli, sandbox } from '../support/cli.js'
+import { SUMMARY_REQUEST } from '../compaction/support.js'
 import { streamJsonClient, userMessage, type Line } from '../support/stream-json-client.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
@@ -26,7 +27,8 @@ function sessionEvents(home: string): SessionEvent[] {
 
 /**
  * One process, three turns over stream-json input: (1) a read, a write refused for want of permission, and steering
- * sent while the turn runs; (2) a model that keeps calling tools until --max-turns stops it; (3) a model error.
+ * sent while the turn runs; (2) a model that keeps calling tools until --max-turns stops it; (3) a rate limit that is
+ * retried, then a model error.
  */
 async function multiStepRun(): Promise<{ lines: Line[]; stderr: string; code: number | null; cwd: string; home: string }> {
   const box = sandbox()
@@ -40,6 +42,7 @@ async function multiStepRun(): Promise<{ lines: Line[]; stderr: string; code: nu
       { toolCalls: [read] },
       { toolCalls: [read] },
       { toolCalls: [read] },
+      { error: { status: 429, body: { error: { message: 'Slow down.' } }, headers: { 'retry-after': '0' } } },
       { error: { status: 400, body: { error: { message: 'The request is invalid.', type: 'invalid_request_error' } } } },
     ],
   })
@@ -59,11 +62,30 @@ async function multiStepRun(): Promise<{ lines: Line[]; stderr: string; code: nu
   return { lines: client.lines, stderr: client.stderr, code, cwd: box.cwd, home: box.home }
 }
 
+/** A one-shot run in a small context window that compacts on the way (as in test/compaction/cli.test.ts). */
+async function compactingRun(): Promise<Line[]> {
+  const box = sandbox()
+  mkdirSync(join(box.cwd, '.rein'))
+  writeFileSync(join(box.cwd, '.rein', 'settings.json'), JSON.stringify({ models: { 'deepseek-flash': { contextWindow: 8_000 } } }))
+  const reads = 30
+  for (let i = 0; i < reads; i++) writeFileSync(join(box.cwd, `file${i}.ts`), `export const value${i} = ${i} // a line of padding\n`.repeat(12))
+  const summary = { match: SUMMARY_REQUEST, repeat: true, text: 'The user asked to read every file; some were read. Next: read the rest.' }
+  const script = [summary, ...Array.from({ length: reads }, (_, i) => ({ toolCalls: [{ name: 'read', arguments: { file_path: `file${i}.ts` } }] })), { text: 'Read them all.' }]
+  const compacting = await startMockModel({ script })
+  try {
+    const r = await runCli(['-p', 'Read every file.', '--output-format', 'stream-json'], { cwd: box.cwd, env: cliEnv({ url: compacting.url, home: box.home }) })
+    expect(r.code, r.stderr).toBe(0)
+    return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line)
+  } finally {
+    await compacting.close()
+  }
+}
+
 /** The SDK type each line is assigned to in the generated file. */
 function sdkType(line: Line): string {
   switch (line.type) {
     case 'system':
-      return 'SDKSystemMessage'
+      return line.subtype === 'api_retry' ? 'SDKAPIRetryMessage' : line.subtype === 'compact_boundary' ? 'SDKCompactBoundaryMessage' : 'SDKSystemMessage'
     case 'assistant':
       return 'SDKAssistantMessage'
     case 'user':
@@ -80,25 +102,36 @@ function sdkType(line: Line): string {
 const tsc = promisify(execFile)
 
 describe('stream-json read by a consumer written for Claude Code', () => {
+  let run: Awaited<ReturnType<typeof multiStepRun>>
+  let runMock: MockModel
+  let compacted: Line[]
+  beforeAll(async () => {
+    run = await multiStepRun()
+    runMock = mock!
+    mock = undefined
+    compacted = await compactingRun()
+    return () => runMock.close()
+  }, 120_000)
+
   it('every line of a multi-step run compiles as its Agent SDK message type under tsc --strict', async () => {
-    const run = await multiStepRun()
-    const kinds = new Set(run.lines.map((l) => (l.subtype && l.type !== 'result' ? `${l.type}/${l.subtype}` : l.type)))
-    expect([...kinds].sort()).toEqual(['assistant', 'result', 'stream_event', 'system/init', 'user'])
+    const lines = [...run.lines, ...compacted]
+    const kinds = new Set(lines.map((l) => (l.subtype && l.type !== 'result' ? `${l.type}/${l.subtype}` : l.type)))
+    expect([...kinds].sort()).toEqual(['assistant', 'result', 'stream_event', 'system/api_retry', 'system/compact_boundary', 'system/init', 'user'])
 
     const dir = join(ROOT, 'node_modules', '.cache', 'rein-headless-types')
     mkdirSync(dir, { recursive: true })
     const work = mkdtempSync(join(dir, 'run-'))
     try {
-      const body = run.lines.map((line, i) => `const line${i}: ${sdkType(line)} & ReinExtras = ${JSON.stringify(line, null, 1)}`)
+      const body = lines.map((line, i) => `const line${i}: ${sdkType(line)} & ReinExtras = ${JSON.stringify(line, null, 1)}`)
       const file = join(work, 'lines.ts')
       writeFileSync(
         file,
         [
-          "import type { SDKAssistantMessage, SDKMessage, SDKPartialAssistantMessage, SDKResultMessage, SDKSystemMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk'",
+          "import type { SDKAPIRetryMessage, SDKAssistantMessage, SDKCompactBoundaryMessage, SDKMessage, SDKPartialAssistantMessage, SDKResultMessage, SDKSystemMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk'",
           '/** Rein puts its own figures under one extra key, which Claude Code consumers ignore. */',
           'type ReinExtras = { rein?: Record<string, unknown> }',
           ...body,
-          `export const all: SDKMessage[] = [${run.lines.map((_, i) => `line${i}`).join(', ')}]`,
+          `export const all: SDKMessage[] = [${lines.map((_, i) => `line${i}`).join(', ')}]`,
           '',
         ].join('\n'),
       )
@@ -113,8 +146,8 @@ describe('stream-json read by a consumer written for Claude Code', () => {
     }
   }, 180_000)
 
-  it('the same lines carry the run field by field, and usage agrees with the mock without double counting', async () => {
-    const { lines, stderr, code, home } = await multiStepRun()
+  it('the same lines carry the run field by field, and usage agrees with the mock without double counting', () => {
+    const { lines, stderr, code, home } = run
     const events = sessionEvents(home)
     const sessionId = lines[0].session_id
     expect(code).toBe(1)
@@ -169,7 +202,7 @@ describe('stream-json read by a consumer written for Claude Code', () => {
     expect(lines.at(-1)).toBe(failed)
 
     // Usage: input excludes cache reads, and both add up to exactly what the mock counted per request.
-    const asked = mock!.requests.filter((q) => q.promptTokens !== undefined)
+    const asked = runMock.requests.filter((q) => q.promptTokens !== undefined)
     const turnOf = [3, 3]
     let at = 0
     for (const [i, result] of [ok, maxTurns].entries()) {
@@ -194,5 +227,18 @@ describe('stream-json read by a consumer written for Claude Code', () => {
     const starts = lines.filter((l) => l.type === 'stream_event' && l.event.type === 'message_start').map((l) => l.event.message.id)
     expect(starts).toEqual(assistants.map((a) => a.message.id))
     expect(lines.filter((l) => l.type === 'stream_event' && l.event.type === 'message_stop')).toHaveLength(assistants.length)
-  }, 120_000)
+
+    // The rate limit was retried once, visibly, before the failing request.
+    const retry = lines.find((l) => l.type === 'system' && l.subtype === 'api_retry')
+    expect(retry).toMatchObject({ attempt: 1, max_retries: 5, retry_delay_ms: 0, error_status: 429, error: 'rate_limit' })
+    expect(lines.indexOf(retry!)).toBeGreaterThan(lines.indexOf(maxTurns))
+  })
+
+  it('a compaction shows as a compact_boundary line between the messages it summarised and the ones after it', () => {
+    const boundaries = compacted.filter((l) => l.type === 'system' && l.subtype === 'compact_boundary')
+    expect(boundaries.length).toBeGreaterThanOrEqual(1)
+    expect(boundaries[0].compact_metadata).toMatchObject({ trigger: 'auto', pre_tokens: expect.any(Number) })
+    expect(boundaries[0].compact_metadata.pre_tokens).toBeGreaterThan(1000)
+    expect(compacted.at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'Read them all.' })
+  })
 })

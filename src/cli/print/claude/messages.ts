@@ -2,7 +2,8 @@ import { toolCallsOf } from '../../../llm/messages.js'
 import { isSurfaceType, type SessionEvent } from '../../../session/events.js'
 import { assistantContent, messageUsage, userContent } from './content.js'
 import { eventUuid, nameUuid } from './ids.js'
-import type { AssistantLine, StopReason, UserContent, UserLine } from './shapes.js'
+import type { AssistantLine, MessageLine, StopReason, UserContent, UserLine } from './shapes.js'
+import { apiRetryLine, compactBoundaryLine } from './system.js'
 
 /**
  * Projects committed log events onto Claude Code's `assistant` and `user` messages, in log order:
@@ -15,12 +16,17 @@ import type { AssistantLine, StopReason, UserContent, UserLine } from './shapes.
  * - `tool/result` → gathered per step; one `user` line with every `tool_result` block at `step/end` (or at the next
  *   surface event or turn end, should a log lack the step's end).
  *
+ * - `llm/retry` → `system`/`api_retry`; a `compaction/end` that replaced part of the surface → `system`/`compact_boundary`.
+ *
  * Every other event prints nothing. The projection is pure in the log: the same events always give the same lines.
  */
 export class ClaudeMessages {
   private model: string
   private held: SessionEvent<'assistant/message'> | null = null
   private results: { seq: number; blocks: UserContent[] } | null = null
+  /** Open compactions' triggers, by id; and the prompt size of the latest response, for `compact_boundary`. */
+  private readonly compactions = new Map<string, string>()
+  private lastPromptTokens = 0
 
   constructor(
     private readonly sessionId: string,
@@ -35,8 +41,8 @@ export class ClaudeMessages {
   }
 
   /** The lines that `event` completes (possibly none, possibly an earlier held one). */
-  push(event: SessionEvent): (AssistantLine | UserLine)[] {
-    const out: (AssistantLine | UserLine)[] = []
+  push(event: SessionEvent): MessageLine[] {
+    const out: MessageLine[] = []
     if (this.held && event.type !== 'step/end') {
       out.push(this.assistantLine(this.held, event))
       this.held = null
@@ -62,6 +68,7 @@ export class ClaudeMessages {
       }
       case 'assistant/message': {
         const data = (event as SessionEvent<'assistant/message'>).data
+        if (data.usage) this.lastPromptTokens = data.usage.inputUncached + data.usage.inputCacheRead
         if (data.interrupted) out.push(this.assistantLine(event as SessionEvent<'assistant/message'>, undefined))
         else this.held = event as SessionEvent<'assistant/message'>
         break
@@ -72,6 +79,21 @@ export class ClaudeMessages {
         this.results.blocks.push({ type: 'tool_result', tool_use_id: data.callId, content: userContent(data.content), is_error: data.isError })
         break
       }
+      case 'llm/retry':
+        out.push(apiRetryLine(this.sessionId, event as SessionEvent<'llm/retry'>))
+        break
+      case 'compaction/start': {
+        const data = (event as SessionEvent<'compaction/start'>).data
+        this.compactions.set(data.id, data.trigger)
+        break
+      }
+      case 'compaction/end': {
+        const end = event as SessionEvent<'compaction/end'>
+        const trigger = this.compactions.get(end.data.id) ?? 'auto'
+        this.compactions.delete(end.data.id)
+        if (end.data.outcome === 'replaced') out.push(compactBoundaryLine(this.sessionId, end, trigger, this.lastPromptTokens))
+        break
+      }
       default:
         break
     }
@@ -79,8 +101,8 @@ export class ClaudeMessages {
   }
 
   /** Lines still held when the run ends (a log that stops mid-step). */
-  finish(): (AssistantLine | UserLine)[] {
-    const out: (AssistantLine | UserLine)[] = []
+  finish(): MessageLine[] {
+    const out: MessageLine[] = []
     if (this.held) out.push(this.assistantLine(this.held, undefined))
     this.held = null
     if (this.results) out.push(...this.flushResults())

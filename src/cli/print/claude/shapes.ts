@@ -121,4 +121,24 @@ export interface StreamEventLine extends LineBase {
   event: StreamEvent
 }
 
-export type ClaudeLine = InitLine | AssistantLine | UserLine | StreamEventLine | import('../result.js').ResultLine
+export interface ApiRetryLine extends Omit<LineBase, 'parent_tool_use_id'> {
+  type: 'system'
+  subtype: 'api_retry'
+  /** Which retry this is (1 for the first). */
+  attempt: number
+  max_retries: number
+  retry_delay_ms: number
+  error_status: number | null
+  error: 'authentication_failed' | 'billing_error' | 'rate_limit' | 'invalid_request' | 'server_error' | 'unknown'
+}
+
+export interface CompactBoundaryLine extends Omit<LineBase, 'parent_tool_use_id'> {
+  type: 'system'
+  subtype: 'compact_boundary'
+  compact_metadata: { trigger: 'manual' | 'auto'; pre_tokens: number }
+}
+
+/** The lines the committed log projects to (besides init and result). */
+export type MessageLine = AssistantLine | UserLine | ApiRetryLine | CompactBoundaryLine
+
+export type ClaudeLine = InitLine | MessageLine | StreamEventLine | import('../result.js').ResultLine
