@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SessionEvent } from '../../src/session/events.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { cliEnv, runCli, sandbox } from '../support/cli.js'
+import { stdioFixture } from '../mcp/fixture.js'
 
 let mock: MockModel | undefined
 afterEach(async () => {
@@ -43,6 +44,19 @@ describe('--output-format events and stream-json', () => {
     expect(lines[1].message.content).toEqual([{ type: 'text', text: 'hi' }])
     expect(lines[2].isSynthetic).toBe(true)
     expect(lines.at(-1)).toMatchObject({ subtype: 'success', result: 'Hello.', num_turns: 1, session_id: lines[0].session_id })
+  })
+
+  it('the init line lists MCP servers with their status and their tools among the tools', async () => {
+    const box = sandbox()
+    const fixture = stdioFixture()
+    const servers = { fixture: { command: fixture.command, args: fixture.args }, broken: { command: join(box.root, 'no-such-server') } }
+    writeFileSync(join(box.cwd, '.mcp.json'), JSON.stringify({ mcpServers: servers }))
+    mock = await startMockModel({ script: [{ text: 'ok' }] })
+    const r = await runCli(['-p', 'hi', '--output-format', 'stream-json', '--trust-project'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    const [init] = parse(r.stdout)
+    const byName = Object.fromEntries(init.mcp_servers.map((s: { name: string; status: string }) => [s.name, s.status]))
+    expect(byName).toEqual({ fixture: 'connected', broken: 'failed' })
+    expect(init.tools).toContain('mcp__fixture__echo')
   })
 
   it('a response cut by the output limit stops with max_tokens and the run is an error with the sentence to act on', async () => {

@@ -34,12 +34,17 @@ const CLAUDE_MODE = {
   bypass: 'bypassPermissions',
 } as const satisfies Record<PermissionMode, InitLine['permissionMode']>
 
-/** Claude Code's MCP statuses: `connected`, `failed`, `pending` (still starting or restarting), `disabled`. */
+/**
+ * Claude Code's MCP statuses: `connected`; `failed` (also a server that failed and that Rein will try again later,
+ * `restarting`); `pending` (still connecting); `disabled` (closed).
+ */
 function serverStatus(state: string): string {
   switch (state) {
     case 'connected':
-    case 'failed':
       return state
+    case 'failed':
+    case 'restarting':
+      return 'failed'
     case 'closed':
       return 'disabled'
     default:
