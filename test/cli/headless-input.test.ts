@@ -132,4 +132,28 @@ describe('--input-format stream-json', () => {
     const echoed = parse(r.stdout).find((l) => l.type === 'user' && !l.isSynthetic)
     expect(echoed.message.content[1]).toEqual({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: pixel } })
   })
+
+  it('Ctrl-C while a turn runs ends it interrupted, prints its result and exits 130 without waiting for stdin to end', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'sleep 20' } }] }] })
+    const client = streamJsonClient([...STREAM, '--permission-mode', 'bypass'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    client.send(userMessage('sleep'))
+    await client.waitFor((l) => l.type === 'assistant')
+    client.kill('SIGINT')
+    expect(await client.exited).toBe(130)
+    expect(client.lines.at(-1)).toMatchObject({ type: 'result', subtype: 'error_during_execution', is_error: true })
+    const [events] = sessionFiles(box.home)
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end' })
+  })
+
+  it('a signal while waiting for input (no turn running) exits at once with the signal status', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'one' }] })
+    const client = streamJsonClient(STREAM, { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    client.send(userMessage('hi'))
+    await client.waitFor((l) => l.type === 'result')
+    client.kill('SIGTERM')
+    expect(await client.exited).toBe(143)
+    expect(client.lines.filter((l) => l.type === 'result')).toHaveLength(1)
+  })
 })

@@ -50,6 +50,11 @@ export function streamJsonClient(args: string[], options: { cwd: string; env: No
         waiters.push({ test, from, resolve: (line) => (clearTimeout(timer), resolve(line)) })
       })
     },
+    /** Sends a signal; `exited` resolves with the exit code. */
+    kill(signal: NodeJS.Signals): void {
+      child.kill(signal)
+    },
+    exited,
     /** Ends stdin and resolves with the exit code once the process has closed. */
     async end(): Promise<number | null> {
       child.stdin.end()
