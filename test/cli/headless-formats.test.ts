@@ -59,6 +59,38 @@ describe('--output-format events and stream-json', () => {
     expect(init.tools).toContain('mcp__fixture__echo')
   })
 
+  it('a stream cut off and retried ends its partial message without a stop reason before the retry streams anew', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'Lost half of this answer.', chunkSize: 4, cut: 4 }, { text: 'The whole answer.' }] })
+    const r = await runCli(['-p', 'hi', '--output-format', 'stream-json', '--include-partial-messages'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.code, r.stderr).toBe(0)
+    const lines = parse(r.stdout)
+    const kinds = lines.filter((l) => l.type === 'stream_event' && l.event.type.startsWith('message')).map((l) => [l.event.type, l.event.delta?.stop_reason])
+    expect(kinds).toEqual([
+      ['message_start', undefined],
+      ['message_delta', null],
+      ['message_stop', undefined],
+      ['message_start', undefined],
+      ['message_delta', 'end_turn'],
+      ['message_stop', undefined],
+    ])
+    expect(lines.filter((l) => l.type === 'system').map((l) => l.subtype)).toEqual(['init', 'api_retry'])
+    const assistants = lines.filter((l) => l.type === 'assistant')
+    expect(assistants.map((a) => a.message.content)).toEqual([[{ type: 'text', text: 'The whole answer.', citations: null }]])
+  })
+
+  it('events with stream-json input closes each idle period with a result', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'One.' }] })
+    const input = `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' } })}\n`
+    const r = await runCli(['-p', '--input-format', 'stream-json', '--output-format', 'events'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }), input })
+    expect(r.code).toBe(0)
+    const lines = parse(r.stdout)
+    expect(lines.slice(-2).map((l) => l.type)).toEqual(['idle', 'result'])
+    expect(lines.filter((l) => l.type === 'result')).toHaveLength(1)
+    expect(lines.at(-1)).toMatchObject({ subtype: 'success', result: 'One.' })
+  })
+
   it('a response cut by the output limit stops with max_tokens and the run is an error with the sentence to act on', async () => {
     const box = sandbox()
     mock = await startMockModel({ script: [{ text: 'A long answer that was cut', finish: 'length' }] })

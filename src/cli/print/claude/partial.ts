@@ -81,6 +81,14 @@ export class PartialMessages {
     return out.map((event) => this.line(event))
   }
 
+  /**
+   * Ends a streamed message that will not be committed as it streamed: its request failed and is retried (the retry
+   * streams again under a new `message_start`), or the turn ended without it. Stop reason null, no usage.
+   */
+  abandon(): StreamEventLine[] {
+    return this.open ? this.close(this.open.id, null, emptyMessage(this.open.id, this.model()).usage) : []
+  }
+
   private enter(key: string, block: Extract<StreamEvent, { type: 'content_block_start' }>['content_block']): StreamEvent[] {
     const open = this.open as OpenMessage
     if (open.block?.key === key) return []

@@ -76,6 +76,7 @@ export class ClaudeStream {
       this.requestSentAt = null
     }
     this.print(this.messages.push(event))
+    if ((event.type === 'llm/retry' || event.type === 'turn/end') && this.options.partial) this.partial.abandon().forEach(this.options.write)
     if (event.type === 'turn/end') this.result(undefined)
   }
 
