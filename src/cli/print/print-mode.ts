@@ -4,7 +4,7 @@ import { onExitSignals } from '../exit-signals.js'
 import { maxLineBytes } from '../line-limit.js'
 import { initLine, type InitServer } from './claude/init.js'
 import { ClaudeStream } from './claude/stream.js'
-import { exitCodeFor, summarize, type PermissionDenial } from './result.js'
+import { exitCodeFor, lastAssistantText, summarize, type PermissionDenial } from './result.js'
 import { inputLines } from './stream-input.js'
 
 /** `events` is Rein's own stream (every committed event and delta); `stream-json` is Claude Code's. */
@@ -113,8 +113,8 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     unsubscribe()
     claude?.finish(outcome)
     if (options.outputFormat === 'text') {
-      const result = summarize(agent.session.events, fromSeq, agent.session.id, outcome, opened.model, performance.now() - started, denials)
-      if (result.result) out.write(result.result.endsWith('\n') ? result.result : `${result.result}\n`)
+      const text = lastAssistantText(agent.session.events, fromSeq)
+      if (text) out.write(text.endsWith('\n') ? text : `${text}\n`)
       if (outcome?.message) err.write(`rein: ${outcome.message}\n`)
     } else if (options.outputFormat === 'json' || (options.outputFormat === 'events' && options.inputFormat !== 'stream-json')) {
       write(summarize(agent.session.events, fromSeq, agent.session.id, outcome, opened.model, performance.now() - started, denials))

@@ -147,6 +147,17 @@ export function summarize(
   }
 }
 
+/** The last assistant text of the events from `fromSeq` on: what `--output-format text` prints, whatever the outcome. */
+export function lastAssistantText(events: readonly SessionEvent[], fromSeq: number): string {
+  for (let i = events.length - 1; i >= fromSeq; i--) {
+    const e = events[i]
+    if (e.type !== 'assistant/message') continue
+    const text = textOf((e as SessionEvent<'assistant/message'>).data.message.content)
+    if (text) return text
+  }
+  return ''
+}
+
 interface Tally {
   usage: Usage
   cost: number
