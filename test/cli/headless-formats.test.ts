@@ -105,7 +105,7 @@ describe('--output-format events and stream-json', () => {
 
   it('json reports usage with input_tokens excluding cache reads, modelUsage per model and Rein extras under rein', async () => {
     const box = sandbox()
-    mock = await startMockModel({ script: [{ toolCalls: [{ name: 'ls', arguments: { path: box.cwd } }] }, { text: 'Nothing here.' }] })
+    mock = await startMockModel({ script: [{ toolCalls: [{ name: 'ls', arguments: { path: box.cwd } }], delayMs: 60 }, { text: 'Nothing here.', delayMs: 60 }] })
     const r = await runCli(['-p', 'look', '--output-format', 'json'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
     const result = JSON.parse(r.stdout)
     const prompt = mock.requests.reduce((n, q) => n + (q.promptTokens ?? 0), 0)
@@ -117,7 +117,9 @@ describe('--output-format events and stream-json', () => {
     })
     expect(result).toMatchObject({ stop_reason: 'end_turn', num_turns: 2, rein: { turn_end_reason: 'completed', turns: 1 } })
     expect(result.uuid).toMatch(/^[0-9a-f-]{36}$/)
-    expect(typeof result.duration_api_ms).toBe('number')
+    // The mock waits 60 ms before each of its two answers: time on the model, not in tools or Rein.
+    expect(result.duration_api_ms).toBeGreaterThanOrEqual(100) // timers may fire a little early; 2 × 60 ms less slack
+    expect(result.duration_api_ms).toBeLessThanOrEqual(result.duration_ms)
   })
 
   it('--include-partial-messages without stream-json output exits 2 with one sentence', async () => {

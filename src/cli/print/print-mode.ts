@@ -4,6 +4,7 @@ import { onExitSignals } from '../exit-signals.js'
 import { maxLineBytes } from '../line-limit.js'
 import { initLine, type InitServer } from './claude/init.js'
 import { ClaudeStream } from './claude/stream.js'
+import { ApiClock } from './api-clock.js'
 import { exitCodeFor, lastAssistantText, summarize, type PermissionDenial } from './result.js'
 import { inputLines } from './stream-input.js'
 
@@ -62,15 +63,23 @@ export async function runPrint(options: PrintOptions): Promise<number> {
           started,
         })
       : undefined
-  let eventsFrom = fromSeq
+  // json and events: the result's model time, and with stream-json input the idle period each result covers.
+  const api = new ApiClock()
+  const period = { fromSeq, started, denials: 0 }
+  const periodResult = (outcome: TurnOutcome | undefined) => {
+    const result = summarize(agent.session.events, period.fromSeq, agent.session.id, outcome, opened.model, performance.now() - period.started, denials.slice(period.denials), {
+      apiMs: api.take(),
+      runFromSeq: fromSeq,
+    })
+    Object.assign(period, { fromSeq: agent.session.length, started: performance.now(), denials: denials.length })
+    return result
+  }
   const unsubscribe = agent.subscribe((event: LiveEvent) => {
+    if (event.type === 'event') api.observe(event.event)
     if (options.outputFormat === 'events') {
       write(event)
       // Rein's own stream closes each idle period with the result of what ran in it.
-      if (event.type === 'idle' && options.inputFormat === 'stream-json') {
-        write(summarize(agent.session.events, eventsFrom, agent.session.id, undefined, opened.model, performance.now() - started, denials))
-        eventsFrom = agent.session.length
-      }
+      if (event.type === 'idle' && options.inputFormat === 'stream-json') write(periodResult(undefined))
       return
     }
     claude?.live(event)
@@ -78,6 +87,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
   })
 
   if (claude) {
+    // The MCP manager reports each server's state; the stand-in used when no server is configured has no `status`.
     const mcp = opened.mcp as { status?: () => InitServer[] }
     write(
       initLine({
@@ -117,7 +127,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
       if (text) out.write(text.endsWith('\n') ? text : `${text}\n`)
       if (outcome?.message) err.write(`rein: ${outcome.message}\n`)
     } else if (options.outputFormat === 'json' || (options.outputFormat === 'events' && options.inputFormat !== 'stream-json')) {
-      write(summarize(agent.session.events, fromSeq, agent.session.id, outcome, opened.model, performance.now() - started, denials))
+      write(periodResult(outcome))
     }
     for (const [tool, rule] of rules) err.write(`${refusedLine(tool, denials.filter((d) => d.tool_name === tool).length, rule)}\n`)
     return signals.code ?? (nothingRun ? 2 : exitCodeFor(outcome))

@@ -1,6 +1,7 @@
 import type { LiveEvent, TurnOutcome } from '../../../agent/types.js'
 import type { ModelInfo } from '../../../llm/catalog.js'
 import type { SessionEvent } from '../../../session/events.js'
+import { ApiClock } from '../api-clock.js'
 import { summarize, type PermissionDenial } from '../result.js'
 import { ClaudeMessages } from './messages.js'
 import { PartialMessages } from './partial.js'
@@ -32,9 +33,9 @@ export interface ClaudeStreamOptions {
 export class ClaudeStream {
   private readonly messages: ClaudeMessages
   private readonly partial: PartialMessages
-  /** The open turn: where it began in the log and on the clock, and its time spent waiting on the model. */
-  private turn: { fromSeq: number; started: number; apiMs: number } | null = null
-  private requestSentAt: number | null = null
+  /** The open turn: where it began in the log and on the clock. */
+  private turn: { fromSeq: number; started: number } | null = null
+  private readonly api = new ApiClock()
   private denialsReported = 0
   private turnsSeen = 0
 
@@ -65,16 +66,12 @@ export class ClaudeStream {
   }
 
   private committed(event: SessionEvent): void {
-    const now = performance.now()
     if (event.type === 'turn/start') {
+      this.api.take()
       // The first turn's time includes opening the session, as a one-shot run's wall time does.
-      this.turn = { fromSeq: event.seq, started: this.turnsSeen++ === 0 ? this.options.started : now, apiMs: 0 }
+      this.turn = { fromSeq: event.seq, started: this.turnsSeen++ === 0 ? this.options.started : performance.now() }
     }
-    if (event.type === 'request/sent') this.requestSentAt = now
-    if ((event.type === 'assistant/message' || event.type === 'llm/retry' || event.type === 'turn/end') && this.requestSentAt !== null) {
-      if (this.turn) this.turn.apiMs += now - this.requestSentAt
-      this.requestSentAt = null
-    }
+    this.api.observe(event)
     this.print(this.messages.push(event))
     if ((event.type === 'llm/retry' || event.type === 'turn/end') && this.options.partial) this.partial.abandon().forEach(this.options.write)
     if (event.type === 'turn/end') this.result(undefined)
@@ -90,13 +87,13 @@ export class ClaudeStream {
   }
 
   private result(outcome: TurnOutcome | undefined): void {
-    const turn = this.turn ?? { fromSeq: this.options.fromSeq, started: this.options.started, apiMs: 0 }
+    const turn = this.turn ?? { fromSeq: this.options.fromSeq, started: this.options.started }
     this.turn = null
     const denials = this.options.denials.slice(this.denialsReported)
     this.denialsReported = this.options.denials.length
     this.options.write(
       summarize(this.options.events(), turn.fromSeq, this.options.sessionId, outcome, this.options.model, performance.now() - turn.started, denials, {
-        apiMs: turn.apiMs,
+        apiMs: this.api.take(),
         runFromSeq: this.options.fromSeq,
       }),
     )
