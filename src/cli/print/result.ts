@@ -1,6 +1,6 @@
 import { costOf, type ModelInfo } from '../../llm/catalog.js'
 import { addUsage, textOf, zeroUsage, type Usage } from '../../llm/messages.js'
-import type { SessionEvent, TurnEndReason } from '../../session/events.js'
+import type { AnyEvent, SessionEvent, TurnEndReason } from '../../session/events.js'
 import type { TurnOutcome } from '../../agent/types.js'
 import { nameUuid, type Uuid } from './claude/ids.js'
 import { stopReason } from './claude/messages.js'
@@ -150,9 +150,9 @@ export function summarize(
 /** The last assistant text of the events from `fromSeq` on: what `--output-format text` prints, whatever the outcome. */
 export function lastAssistantText(events: readonly SessionEvent[], fromSeq: number): string {
   for (let i = events.length - 1; i >= fromSeq; i--) {
-    const e = events[i]
+    const e = events[i] as AnyEvent
     if (e.type !== 'assistant/message') continue
-    const text = textOf((e as SessionEvent<'assistant/message'>).data.message.content)
+    const text = textOf(e.data.message.content)
     if (text) return text
   }
   return ''
@@ -174,23 +174,24 @@ function tally(events: readonly SessionEvent[], fromSeq: number, model: ModelInf
   let current = model.id
   let answered = false
   for (let i = fromSeq; i < events.length; i++) {
-    const e = events[i]
+    // The envelope type is generic; the union narrows `data` by `type` in the switch below.
+    const e = events[i] as AnyEvent
     switch (e.type) {
       case 'request/header':
-        current = (e as SessionEvent<'request/header'>).data.config.model
+        current = e.data.config.model
         break
       case 'turn/start':
         t.turns++
         break
       case 'turn/end':
-        t.lastEnd = (e as SessionEvent<'turn/end'>).data
+        t.lastEnd = e.data
         break
       case 'step/start':
         answered = false
         t.stopReason = null
         break
       case 'assistant/message': {
-        const event = e as SessionEvent<'assistant/message'>
+        const event = e
         t.responses++
         answered = true
         let j = i + 1

@@ -1,12 +1,12 @@
 import { toolCallsOf } from '../../../llm/messages.js'
-import { isSurfaceType, type SessionEvent } from '../../../session/events.js'
+import { isSurfaceType, type AnyEvent, type SessionEvent } from '../../../session/events.js'
 import { assistantContent, messageUsage, userContent } from './content.js'
 import { eventUuid, nameUuid } from './ids.js'
 import type { AssistantLine, MessageLine, StopReason, UserContent, UserLine } from './shapes.js'
 import { apiRetryLine, compactBoundaryLine } from './system.js'
 
 /**
- * Projects committed log events onto Claude Code's `assistant` and `user` messages, in log order:
+ * Projects committed log events onto Claude Code's messages, in log order:
  *
  * - `user/message`, `steering/message`, `context/message` → one `user` line each, content verbatim (context lines are
  *   `isSynthetic`: a producer wrote them, not a person).
@@ -15,7 +15,6 @@ import { apiRetryLine, compactBoundaryLine } from './system.js'
  *   an interrupted one null, any other `end_turn`. So the line is held until the next event that is not `step/end`.
  * - `tool/result` → gathered per step; one `user` line with every `tool_result` block at `step/end` (or at the next
  *   surface event or turn end, should a log lack the step's end).
- *
  * - `llm/retry` → `system`/`api_retry`; a `compaction/end` that replaced part of the surface → `system`/`compact_boundary`.
  *
  * Every other event prints nothing. The projection is pure in the log: the same events always give the same lines.
@@ -41,7 +40,9 @@ export class ClaudeMessages {
   }
 
   /** The lines that `event` completes (possibly none, possibly an earlier held one). */
-  push(event: SessionEvent): MessageLine[] {
+  push(committed: SessionEvent): MessageLine[] {
+    // The envelope type is generic; the union narrows `data` by `type` in the switch below.
+    const event = committed as AnyEvent
     const out: MessageLine[] = []
     if (this.held && event.type !== 'step/end') {
       out.push(this.assistantLine(this.held, event))
@@ -50,12 +51,12 @@ export class ClaudeMessages {
     if (this.results && endsResults(event)) out.push(...this.flushResults())
     switch (event.type) {
       case 'request/header':
-        this.model = (event as SessionEvent<'request/header'>).data.config.model
+        this.model = event.data.config.model
         break
       case 'user/message':
       case 'steering/message':
       case 'context/message': {
-        const data = (event as SessionEvent<'user/message' | 'steering/message' | 'context/message'>).data
+        const data = event.data
         out.push({
           type: 'user',
           message: { role: 'user', content: userContent(data.content) },
@@ -67,31 +68,28 @@ export class ClaudeMessages {
         break
       }
       case 'assistant/message': {
-        const data = (event as SessionEvent<'assistant/message'>).data
+        const data = event.data
         if (data.usage) this.lastPromptTokens = data.usage.inputUncached + data.usage.inputCacheRead
-        if (data.interrupted) out.push(this.assistantLine(event as SessionEvent<'assistant/message'>, undefined))
-        else this.held = event as SessionEvent<'assistant/message'>
+        if (data.interrupted) out.push(this.assistantLine(event, undefined))
+        else this.held = event
         break
       }
       case 'tool/result': {
-        const data = (event as SessionEvent<'tool/result'>).data
+        const data = event.data
         this.results ??= { seq: event.seq, blocks: [] }
         this.results.blocks.push({ type: 'tool_result', tool_use_id: data.callId, content: userContent(data.content), is_error: data.isError })
         break
       }
       case 'llm/retry':
-        out.push(apiRetryLine(this.sessionId, event as SessionEvent<'llm/retry'>))
+        out.push(apiRetryLine(this.sessionId, event))
         break
-      case 'compaction/start': {
-        const data = (event as SessionEvent<'compaction/start'>).data
-        this.compactions.set(data.id, data.trigger)
+      case 'compaction/start':
+        this.compactions.set(event.data.id, event.data.trigger)
         break
-      }
       case 'compaction/end': {
-        const end = event as SessionEvent<'compaction/end'>
-        const trigger = this.compactions.get(end.data.id) ?? 'auto'
-        this.compactions.delete(end.data.id)
-        if (end.data.outcome === 'replaced') out.push(compactBoundaryLine(this.sessionId, end, trigger, this.lastPromptTokens))
+        const trigger = this.compactions.get(event.data.id) ?? 'auto'
+        this.compactions.delete(event.data.id)
+        if (event.data.outcome === 'replaced') out.push(compactBoundaryLine(this.sessionId, event, trigger, this.lastPromptTokens))
         break
       }
       default:
@@ -152,7 +150,8 @@ export class ClaudeMessages {
 /** The API's stop reason of a response, read from the response and the event that followed its step. */
 export function stopReason(event: SessionEvent<'assistant/message'>, next: SessionEvent | undefined): StopReason | null {
   if (event.data.interrupted) return null
-  if (next?.type === 'turn/end' && (next as SessionEvent<'turn/end'>).data.reason === 'max-tokens') return 'max_tokens'
+  const after = next as AnyEvent | undefined
+  if (after?.type === 'turn/end' && after.data.reason === 'max-tokens') return 'max_tokens'
   return toolCallsOf(event.data.message).length ? 'tool_use' : 'end_turn'
 }
 
