@@ -26,8 +26,8 @@ function sessionEvents(home: string): SessionEvent[] {
 }
 
 /**
- * One process, three turns over stream-json input: (1) a read, a write refused for want of permission, and steering
- * sent while the turn runs; (2) a model that keeps calling tools until --max-turns stops it; (3) a rate limit that is
+ * One process, three turns over stream-json input: (1) a read and an allowed `sleep 1`, a write refused for want of
+ * permission, and steering sent while the sleep runs; (2) a model that keeps calling tools until --max-turns stops it; (3) a rate limit that is
  * retried, then a model error.
  */
 async function multiStepRun(): Promise<{ lines: Line[]; stderr: string; code: number | null; cwd: string; home: string }> {
@@ -36,8 +36,8 @@ async function multiStepRun(): Promise<{ lines: Line[]; stderr: string; code: nu
   const read = { name: 'read', arguments: { file_path: join(box.cwd, 'notes.txt') } }
   mock = await startMockModel({
     script: [
-      { reasoning: 'Read the notes.', toolCalls: [read] },
-      { reasoning: 'Write a copy.', toolCalls: [{ name: 'write', arguments: { file_path: join(box.cwd, 'copy.txt'), content: 'x' } }], delayMs: 400 },
+      { reasoning: 'Read the notes.', toolCalls: [read, { name: 'bash', arguments: { command: 'sleep 1' } }] },
+      { reasoning: 'Write a copy.', toolCalls: [{ name: 'write', arguments: { file_path: join(box.cwd, 'copy.txt'), content: 'x' } }] },
       { text: 'Done: beta is on line 2.' },
       { toolCalls: [read] },
       { toolCalls: [read] },
@@ -47,10 +47,11 @@ async function multiStepRun(): Promise<{ lines: Line[]; stderr: string; code: nu
     ],
   })
   const client = streamJsonClient(
-    ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--include-partial-messages', '--max-turns', '3'],
+    ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--include-partial-messages', '--max-turns', '3', '--allow', 'Bash(sleep 1)'],
     { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) },
   )
   client.send(userMessage('Where is beta in notes.txt?'))
+  // The first step's `sleep 1` is running when this arrives, so it is steering claimed at the step's end.
   await client.waitFor((l) => l.type === 'assistant' && l.message.stop_reason === 'tool_use')
   client.send(userMessage([{ type: 'text', text: 'Also say which line.' }]))
   const first = await client.waitFor((l) => l.type === 'result')
@@ -175,12 +176,13 @@ describe('stream-json read by a consumer written for Claude Code', () => {
     expect(assistants[0].message.content).toEqual([
       { type: 'thinking', thinking: 'Read the notes.', signature: '' },
       { type: 'tool_use', id: expect.any(String), name: 'read', input: { file_path: expect.stringMatching(/notes\.txt$/) } },
+      { type: 'tool_use', id: expect.any(String), name: 'bash', input: { command: 'sleep 1' } },
     ])
     expect(assistants.map((a) => a.message.usage.input_tokens)).toEqual(responses.map((r) => r.data.usage?.inputUncached))
 
     // One user line per batch of tool results; the refused write is an error result and a permission denial.
     const results = lines.filter((l) => l.type === 'user' && l.message.content[0].type === 'tool_result')
-    expect(results).toHaveLength(5)
+    expect(results.map((r) => r.message.content.length)).toEqual([2, 1, 1, 1, 1])
     const refused = results[1].message.content[0]
     expect(refused).toMatchObject({ type: 'tool_result', is_error: true, tool_use_id: assistants[1].message.content[1].id })
     expect(stderr).toMatch(/1 write call was refused/)
@@ -188,7 +190,8 @@ describe('stream-json read by a consumer written for Claude Code', () => {
     // The steering line was delivered inside the first turn, before its last response.
     const steering = lines.findIndex((l) => l.type === 'user' && l.message.content[0].text === 'Also say which line.')
     expect(steering).toBeGreaterThan(lines.indexOf(assistants[0]))
-    expect(steering).toBeLessThan(lines.indexOf(assistants[2]))
+    expect(steering).toBeGreaterThan(lines.indexOf(results[0]))
+    expect(steering).toBeLessThan(lines.indexOf(assistants[1]))
     expect(events.filter((e) => e.type === 'steering/message')).toHaveLength(1)
 
     // Three results: success, --max-turns hit, a model error.

@@ -138,8 +138,9 @@ export async function runPrint(options: PrintOptions): Promise<number> {
 }
 
 /**
- * Delivers each user message read from `input`: while the agent is idle it opens a turn (`followUp`); while a turn
- * runs it is steering (`steer`), which the model sees at the turn's next step boundary. A line that cannot be used is
+ * Delivers each user message read from `input`: while no turn is open it opens one (`followUp`); while a turn runs
+ * (between its `turn/start` and `turn/end`) it is steering (`steer`), which the model sees at the turn's next step
+ * boundary. A message that arrives after a turn's end, while the agent is still flushing, is a new prompt. A line that cannot be used is
  * reported as one sentence and skipped; the session goes on. Resolves with the last turn's outcome once the input
  * has ended and the agent is idle.
  */
@@ -151,6 +152,11 @@ async function runStreamInput(
   stopped: () => boolean,
 ): Promise<{ outcome: TurnOutcome | undefined; delivered: boolean }> {
   let delivered = false
+  let turnOpen = false
+  const unsubscribe = agent.subscribe((event) => {
+    if (event.type === 'event' && event.event.type === 'turn/start') turnOpen = true
+    if (event.type === 'event' && event.event.type === 'turn/end') turnOpen = false
+  })
   if (prompt.trim()) {
     agent.followUp(prompt)
     delivered = true
@@ -160,7 +166,7 @@ async function runStreamInput(
       if (stopped()) break
       if ('problem' in line) report(line.problem)
       else if ('content' in line) {
-        if (agent.busy) agent.steer(line.content)
+        if (turnOpen) agent.steer(line.content)
         else agent.followUp(line.content)
         delivered = true
       }
@@ -169,6 +175,7 @@ async function runStreamInput(
     // Input destroyed by a signal ends reading; any other read failure is reported and the run finishes what it has.
     if (!stopped()) report(`Reading standard input failed (${(error as Error).message}); finishing the turns already sent.`)
   }
+  unsubscribe()
   if (!delivered && !stopped()) report('Standard input ended without a user message, so nothing was run.')
   return { outcome: await agent.whenIdle(), delivered }
 }
