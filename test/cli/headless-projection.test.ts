@@ -5,6 +5,7 @@ import { PartialMessages } from '../../src/cli/print/claude/partial.js'
 import { eventUuid, nameUuid } from '../../src/cli/print/claude/ids.js'
 import { parseInputLine } from '../../src/cli/print/stream-input.js'
 import { summarize } from '../../src/cli/print/result.js'
+import { ApiClock } from '../../src/cli/print/api-clock.js'
 import { modelInfo } from '../../src/llm/catalog.js'
 
 const SESSION = '11111111-2222-4333-8444-555555555555'
@@ -170,5 +171,26 @@ describe('the result', () => {
   it('prefers the outcome the run reported over the log (a turn end that could not be written)', () => {
     const result = summarize(turn.slice(0, 3), 0, SESSION, { turn: 1, reason: 'error', message: 'Disk full.' }, model, 5)
     expect(result.errors).toEqual(['Disk full.'])
+  })
+})
+
+describe('the model-time clock', () => {
+  it('counts from each request sent to its response, retry or turn end, and nothing in between', () => {
+    let now = 0
+    const clock = new ApiClock(() => now)
+    const at = (t: number, type: EventType) => {
+      now = t
+      clock.observe({ seq: 0, time: 0, type, data: {} } as SessionEvent)
+    }
+    at(0, 'request/sent')
+    at(30, 'llm/retry')
+    at(40, 'request/sent')
+    at(100, 'assistant/message')
+    at(500, 'tool/result')
+    at(600, 'request/sent')
+    at(650, 'turn/end')
+    at(700, 'turn/end')
+    expect(clock.take()).toBe(30 + 60 + 50)
+    expect(clock.take()).toBe(0)
   })
 })
