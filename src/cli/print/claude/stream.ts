@@ -72,9 +72,17 @@ export class ClaudeStream {
       this.turn = { fromSeq: event.seq, started: this.turnsSeen++ === 0 ? this.options.started : performance.now() }
     }
     this.api.observe(event)
+    // A failed request's partial message ends before the retry line; at a turn's end, after its held response.
+    if (event.type === 'llm/retry') this.abandonPartial()
     this.print(this.messages.push(event))
-    if ((event.type === 'llm/retry' || event.type === 'turn/end') && this.options.partial) this.partial.abandon().forEach(this.options.write)
-    if (event.type === 'turn/end') this.result(undefined)
+    if (event.type === 'turn/end') {
+      this.abandonPartial()
+      this.result(undefined)
+    }
+  }
+
+  private abandonPartial(): void {
+    if (this.options.partial) this.partial.abandon().forEach(this.options.write)
   }
 
   private print(lines: ClaudeLine[]): void {
