@@ -36,13 +36,13 @@ describe.runIf(canMount)('a full disk under $REIN_HOME', () => {
 
     const r = await runCli(['-p', 'fill it', '--permission-mode', 'bypass', '--output-format', 'json'], { cwd: box.cwd, env })
     expect(r.code).toBe(1)
-    const result = JSON.parse(r.stdout) as { is_error: boolean; subtype: string; error: string; session_id: string }
+    const result = JSON.parse(r.stdout) as { is_error: boolean; subtype: string; errors: string[]; session_id: string }
     const sentence = new RegExp(
       `^Rein could not write the session log \\(disk full\\); everything up to event \\d+ is saved; free space and run rein --resume ${result.session_id}\\.$`,
     )
     expect(result.is_error).toBe(true)
-    expect(result.subtype).toBe('error')
-    expect(result.error).toMatch(sentence)
+    expect(result.subtype).toBe('error_during_execution')
+    expect(result.errors[0]).toMatch(sentence)
     // The json result carries the sentence; stderr stays free of stack traces and duplicates.
     expect(r.stderr).toBe('')
     const requestsAtFailure = mock.requests.length

@@ -27,7 +27,7 @@ afterEach(async () => {
 })
 
 describe('rein -p (one-shot mode)', () => {
-  it('runs a multi-step tool session and streams every committed event and delta as JSON lines', async () => {
+  it('runs a multi-step tool session and streams every committed event and delta as JSON lines with --output-format events', async () => {
     const box = sandbox()
     writeFileSync(join(box.cwd, 'notes.txt'), 'alpha\nbeta\n')
     mock = await startMockModel({
@@ -37,7 +37,7 @@ describe('rein -p (one-shot mode)', () => {
         { text: 'The notes have two lines; beta is on line 2.' },
       ],
     })
-    const r = await runCli(['-p', 'summarize notes.txt', '--output-format', 'stream-json'], {
+    const r = await runCli(['-p', 'summarize notes.txt', '--output-format', 'events'], {
       cwd: box.cwd,
       env: cliEnv({ url: mock.url, home: box.home }),
     })
@@ -45,7 +45,7 @@ describe('rein -p (one-shot mode)', () => {
     expect(r.code).toBe(0)
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
     const result = lines.at(-1)
-    expect(result).toMatchObject({ type: 'result', is_error: false, stop_reason: 'completed', result: 'The notes have two lines; beta is on line 2.', num_turns: 1 })
+    expect(result).toMatchObject({ type: 'result', is_error: false, stop_reason: 'end_turn', result: 'The notes have two lines; beta is on line 2.', num_turns: 3 })
     expect(result.usage.input_tokens).toBeGreaterThan(0)
     expect(lines.some((l) => l.type === 'reasoning-delta')).toBe(true)
     const committed = lines.filter((l) => l.type === 'event').map((l) => l.event.type)
@@ -69,7 +69,7 @@ describe('rein -p (one-shot mode)', () => {
     expect(text).toMatchObject({ code: 0, stdout: 'Hello there.\n' })
     const json = await runCli(['-p', 'again', '--output-format', 'json', '--continue'], { cwd: box.cwd, env })
     const result = JSON.parse(json.stdout)
-    expect(result).toMatchObject({ result: 'Second answer.', stop_reason: 'completed', num_turns: 1 })
+    expect(result).toMatchObject({ result: 'Second answer.', stop_reason: 'end_turn', num_turns: 1 })
     expect(typeof result.total_cost_usd).toBe('number')
     expect(logs(box.home)).toHaveLength(1)
   })
@@ -217,7 +217,7 @@ describe('rein -p (one-shot mode)', () => {
     mock = await startMockModel({ script: [{ toolCalls: [{ name: 'ls', arguments: {} }], repeat: true }] })
     const r = await runCli(['-p', 'look around', '--max-turns', '3', '--output-format', 'json'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
     expect(r.code).toBe(1)
-    expect(JSON.parse(r.stdout)).toMatchObject({ stop_reason: 'max-steps', is_error: true })
+    expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'error_max_turns', stop_reason: 'tool_use', is_error: true })
     expect(mock.requests).toHaveLength(3)
   })
 

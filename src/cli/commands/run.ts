@@ -6,13 +6,15 @@ import { MISSING_KEY_MESSAGE, resolveApiKey } from '../../llm/credentials.js'
 import { reinHome } from '../../store/home.js'
 import { PERMISSION_MODES, type PermissionMode } from '../../agent/types.js'
 import type { OpenAgentOptions } from '../../runtime/open.js'
-import type { OutputFormat } from '../print/print-mode.js'
+import type { InputFormat, OutputFormat } from '../print/print-mode.js'
 import { fail, UsageError } from '../fail.js'
 
 /** Options shared by one-shot mode and the terminal UI. */
 export interface RunFlags {
   print?: string | boolean
   outputFormat: OutputFormat
+  inputFormat?: InputFormat
+  includePartialMessages?: boolean
   model?: string
   effort?: Effort
   resume?: string
@@ -39,8 +41,16 @@ export function registerRunCommand(program: Command): void {
     .argument('[prompt...]', 'prompt (with -p), or the first prompt of the terminal UI')
     .option('-p, --print [prompt]', 'run one prompt to completion and print the result')
     .addOption(
-      new Option('--output-format <format>', 'output of -p').choices(['text', 'json', 'stream-json']).default('text'),
+      new Option('--output-format <format>', "output of -p: stream-json is Claude Code's, events is Rein's own log stream")
+        .choices(['text', 'json', 'stream-json', 'events'])
+        .default('text'),
     )
+    .addOption(
+      new Option('--input-format <format>', 'input of -p: stream-json reads user messages as JSON lines on stdin')
+        .choices(['text', 'stream-json'])
+        .default('text'),
+    )
+    .option('--include-partial-messages', 'with --output-format stream-json: also print streaming deltas (stream_event lines)')
     .option('--model <id>', 'model id, sent verbatim (default deepseek-flash; `rein models` lists the catalog)')
     .addOption(new Option('--effort <level>', 'thinking effort').choices(['off', 'low', 'high', 'max']))
     .option('--resume <id>', 'resume a session (id or unique prefix)')
@@ -72,14 +82,27 @@ async function run(words: string[], flags: RunFlags): Promise<number> {
     return runTui({ ...open, initialPrompt: words.join(' ') || undefined })
   }
   let prompt = [typeof flags.print === 'string' ? flags.print : '', ...words].filter(Boolean).join(' ')
-  if (!process.stdin.isTTY) {
+  const streamInput = flags.inputFormat === 'stream-json'
+  if (streamInput && flags.outputFormat !== 'stream-json' && flags.outputFormat !== 'events') {
+    throw new UsageError('--input-format stream-json needs --output-format stream-json (or events), which prints a result per turn.')
+  }
+  if (flags.includePartialMessages && flags.outputFormat !== 'stream-json') {
+    throw new UsageError('--include-partial-messages needs --output-format stream-json.')
+  }
+  if (!process.stdin.isTTY && !streamInput) {
     const piped = await readStdin()
     if (piped.trim()) prompt = prompt ? `${prompt}\n\n${piped}` : piped
   }
-  if (!prompt.trim()) throw new UsageError('No prompt given: pass one after -p, or pipe it on standard input.')
+  if (!prompt.trim() && !streamInput) throw new UsageError('No prompt given: pass one after -p, or pipe it on standard input.')
   if (!resolveApiKey(env, open.home ?? reinHome(env))) throw new UsageError(MISSING_KEY_MESSAGE)
   const { runPrint } = await import('../print/print-mode.js')
-  return runPrint({ ...open, prompt, outputFormat: flags.outputFormat })
+  return runPrint({
+    ...open,
+    prompt,
+    outputFormat: flags.outputFormat,
+    inputFormat: flags.inputFormat,
+    includePartialMessages: flags.includePartialMessages,
+  })
 }
 
 /** Turns the shared flags into `openAgent` options, checking what can be checked before anything starts. */

@@ -1,20 +1,34 @@
 import { openAgentWithContext, type OpenAgentOptions } from '../../runtime/open.js'
-import type { LiveEvent } from '../../agent/types.js'
+import type { LiveEvent, TurnOutcome } from '../../agent/types.js'
 import { onExitSignals } from '../exit-signals.js'
-import { exitCodeFor, summarize, type PermissionDenial } from './result.js'
+import { maxLineBytes } from '../line-limit.js'
+import { initLine, type InitServer } from './claude/init.js'
+import { ClaudeStream } from './claude/stream.js'
+import { ApiClock } from './api-clock.js'
+import { exitCodeFor, lastAssistantText, summarize, type PermissionDenial } from './result.js'
+import { inputLines } from './stream-input.js'
 
-export type OutputFormat = 'text' | 'json' | 'stream-json'
+/** `events` is Rein's own stream (every committed event and delta); `stream-json` is Claude Code's. */
+export type OutputFormat = 'text' | 'json' | 'stream-json' | 'events'
+export type InputFormat = 'text' | 'stream-json'
 
 export interface PrintOptions extends OpenAgentOptions {
+  /** The prompt given on the command line (and piped text, with `--input-format text`); may be empty with stream-json input. */
   prompt: string
   outputFormat: OutputFormat
+  inputFormat?: InputFormat
+  /** `--include-partial-messages`: `stream_event` lines in `stream-json`. */
+  includePartialMessages?: boolean
+  stdin?: AsyncIterable<Buffer | string> & { destroy?: () => void }
   stdout?: NodeJS.WritableStream
   stderr?: NodeJS.WritableStream
 }
 
 /**
- * Runs one prompt to completion (`rein -p`). SIGINT, SIGTERM and SIGHUP end the turn `interrupted` and close
- * everything cleanly (exit 130, 143, 129); a second signal exits at once. Returns the process exit code.
+ * Runs one prompt to completion (`rein -p`), or with `--input-format stream-json` every user message read from
+ * standard input, in one session, until the input ends and the last turn is over. SIGINT, SIGTERM and SIGHUP end the
+ * turn `interrupted` and close everything cleanly (exit 130, 143, 129); a second signal exits at once. Returns the
+ * process exit code.
  */
 export async function runPrint(options: PrintOptions): Promise<number> {
   const out = options.stdout ?? process.stdout
@@ -28,7 +42,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     ...options,
     onProblem: (message) => err.write(`rein: ${message}\n`),
     onPermissionRefused: (call, rule) => {
-      denials.push({ tool_name: call.name, tool_use_id: call.callId, tool_input: call.input })
+      denials.push({ tool_name: call.name, tool_use_id: call.callId, tool_input: isRecord(call.input) ? call.input : {} })
       if (!rules.has(call.name) || (rule && !rules.get(call.name))) rules.set(call.name, rule)
     },
   })
@@ -37,29 +51,139 @@ export async function runPrint(options: PrintOptions): Promise<number> {
   const write = (value: unknown): void => {
     out.write(`${JSON.stringify(value)}\n`)
   }
+  const claude =
+    options.outputFormat === 'stream-json'
+      ? new ClaudeStream({
+          sessionId: agent.session.id,
+          model: opened.model,
+          modelId: agent.config.model,
+          events: () => agent.session.events,
+          fromSeq,
+          denials,
+          partial: options.includePartialMessages ?? false,
+          write,
+          started,
+        })
+      : undefined
+  // json and events: the result's model time, and with stream-json input the idle period each result covers.
+  const api = new ApiClock()
+  const period = { fromSeq, started, denials: 0 }
+  const periodResult = (outcome: TurnOutcome | undefined) => {
+    const result = summarize(agent.session.events, period.fromSeq, agent.session.id, outcome, opened.model, performance.now() - period.started, denials.slice(period.denials), {
+      apiMs: api.take(),
+      runFromSeq: fromSeq,
+    })
+    Object.assign(period, { fromSeq: agent.session.length, started: performance.now(), denials: denials.length })
+    return result
+  }
   const unsubscribe = agent.subscribe((event: LiveEvent) => {
-    if (options.outputFormat === 'stream-json') write(event)
-    else if (event.type === 'notice' && event.level !== 'info') err.write(`rein: ${event.message}\n`)
+    if (event.type === 'event') api.observe(event.event)
+    if (options.outputFormat === 'events') {
+      write(event)
+      // Rein's own stream closes each idle period with the result of what ran in it.
+      if (event.type === 'idle' && options.inputFormat === 'stream-json') write(periodResult(undefined))
+      return
+    }
+    claude?.live(event)
+    if (event.type === 'notice' && event.level !== 'info') err.write(`rein: ${event.message}\n`)
   })
 
-  const signals = onExitSignals(() => agent.interrupt())
+  if (claude) {
+    // The MCP manager reports each server's state; the stand-in used when no server is configured has no `status`.
+    const mcp = opened.mcp as { status?: () => InitServer[] }
+    write(
+      initLine({
+        sessionId: agent.session.id,
+        fromSeq,
+        cwd: agent.cwd,
+        model: agent.config.model,
+        tools: agent.toolList.map((t) => t.name),
+        servers: mcp.status?.() ?? [],
+        permissionMode: agent.permissionMode,
+      }),
+    )
+  }
+
+  let input: PrintOptions['stdin']
+  const signals = onExitSignals(() => {
+    agent.interrupt()
+    input?.destroy?.()
+  })
   try {
-    agent.followUp(options.prompt)
-    const outcome = await agent.whenIdle()
-    unsubscribe()
-    const result = summarize(agent.session.events, fromSeq, agent.session.id, outcome, opened.model, performance.now() - started, denials)
-    if (options.outputFormat === 'text') {
-      if (result.result) out.write(result.result.endsWith('\n') ? result.result : `${result.result}\n`)
-      if (outcome?.message) err.write(`rein: ${outcome.message}\n`)
+    let outcome: TurnOutcome | undefined
+    let nothingRun = false
+    if (options.inputFormat === 'stream-json') {
+      input = options.stdin ?? process.stdin
+      const report = (message: string): void => void err.write(`rein: ${message}\n`)
+      const ran = await runStreamInput(agent, options.prompt, input, report, () => signals.received !== undefined)
+      outcome = ran.outcome
+      nothingRun = !ran.delivered
     } else {
-      write(result)
+      agent.followUp(options.prompt)
+      outcome = await agent.whenIdle()
+    }
+    unsubscribe()
+    claude?.finish(outcome)
+    if (options.outputFormat === 'text') {
+      const text = lastAssistantText(agent.session.events, fromSeq)
+      if (text) out.write(text.endsWith('\n') ? text : `${text}\n`)
+      if (outcome?.message) err.write(`rein: ${outcome.message}\n`)
+    } else if (options.outputFormat === 'json' || (options.outputFormat === 'events' && options.inputFormat !== 'stream-json')) {
+      write(periodResult(outcome))
     }
     for (const [tool, rule] of rules) err.write(`${refusedLine(tool, denials.filter((d) => d.tool_name === tool).length, rule)}\n`)
-    return signals.code ?? exitCodeFor(outcome)
+    return signals.code ?? (nothingRun ? 2 : exitCodeFor(outcome))
   } finally {
     signals.dispose()
     await agent.close(signals.received ? 'signal' : 'exit')
   }
+}
+
+/**
+ * Delivers each user message read from `input`: while no turn is open it opens one (`followUp`); while a turn runs
+ * (between its `turn/start` and `turn/end`) it is steering (`steer`), which the model sees at the turn's next step
+ * boundary. A message that arrives after a turn's end, while the agent is still flushing, is a new prompt. A line that cannot be used is
+ * reported as one sentence and skipped; the session goes on. Resolves with the last turn's outcome once the input
+ * has ended and the agent is idle.
+ */
+async function runStreamInput(
+  agent: Awaited<ReturnType<typeof openAgentWithContext>>['agent'],
+  prompt: string,
+  input: AsyncIterable<Buffer | string>,
+  report: (message: string) => void,
+  stopped: () => boolean,
+): Promise<{ outcome: TurnOutcome | undefined; delivered: boolean }> {
+  let delivered = false
+  let turnOpen = false
+  const unsubscribe = agent.subscribe((event) => {
+    if (event.type === 'event' && event.event.type === 'turn/start') turnOpen = true
+    if (event.type === 'event' && event.event.type === 'turn/end') turnOpen = false
+  })
+  if (prompt.trim()) {
+    agent.followUp(prompt)
+    delivered = true
+  }
+  try {
+    for await (const line of inputLines(input, maxLineBytes())) {
+      if (stopped()) break
+      if ('problem' in line) report(line.problem)
+      else if ('content' in line) {
+        if (turnOpen) agent.steer(line.content)
+        else agent.followUp(line.content)
+        delivered = true
+      }
+    }
+  } catch (error) {
+    // Input destroyed by a signal ends reading; any other read failure is reported and the run finishes what it has.
+    if (!stopped()) report(`Reading standard input failed (${(error as Error).message}); finishing the turns already sent.`)
+  }
+  unsubscribe()
+  if (!delivered && !stopped()) report('Standard input ended without a user message, so nothing was run.')
+  return { outcome: await agent.whenIdle(), delivered }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
 /** One stderr line per refused tool: how many calls were refused and the rule that would allow them. */
