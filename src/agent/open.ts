@@ -26,6 +26,10 @@ import { builtinTools, createToolState, disposeToolState, toolSchemas } from '..
 import { setModelVision } from '../tools/read-image.js'
 import { Compactor, type CompactionSettings } from '../compaction/compactor.js'
 import { Agent } from './agent.js'
+import { homedir } from 'node:os'
+import { ToolGrants } from '../skills/grants.js'
+import { customCommands } from '../slash/extension.js'
+import { commandFolders, loadCommands } from '../slash/catalog.js'
 import type { Extension, SessionStartSource, ToolCallInfo } from './extensions.js'
 import type { AgentApi, PermissionMode } from './types.js'
 
@@ -154,7 +158,12 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   let mode: PermissionMode = options.permissionMode ?? settings.permissions?.defaultMode ?? 'default'
   const getMode = (): PermissionMode => agentRef?.permissionMode ?? mode
   let agentRef: Agent | undefined
+  // Skills and custom commands: allow rules that hold while one is active (src/skills, src/slash).
+  const grants = new ToolGrants()
+  const userHome = env.HOME ?? homedir()
+  loadCommands(commandFolders({ cwd, reinHome: home, userHome })).problems.forEach(report)
   const policy = createPermissionPolicy({
+    grantedAllow: () => grants.rules(),
     cwd,
     settings,
     getMode,
@@ -209,6 +218,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       return permissionNeededMessage(call)
     },
     extensions: [
+      customCommands({ cwd, reinHome: home, userHome, trusted: trust.trusted, policy, grants, env, secretEnv: settings.secretEnv, knownModel: (id) => id in modelOverrides(settings) }),
       hooks.extension,
       workspaceInstructions({ home }),
       runtimeContext(),
