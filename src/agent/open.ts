@@ -30,6 +30,7 @@ import { homedir } from 'node:os'
 import { ToolGrants } from '../skills/grants.js'
 import { customCommands } from '../slash/extension.js'
 import { commandFolders, loadCommands } from '../slash/catalog.js'
+import { skills } from '../skills/extension.js'
 import type { Extension, SessionStartSource, ToolCallInfo } from './extensions.js'
 import type { AgentApi, PermissionMode } from './types.js'
 
@@ -179,6 +180,9 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
   })
   policy.guardTools(toolState)
+  const skillProblems: string[] = []
+  const skillsExtension = skills({ cwd, reinHome: home, userHome, trusted: trust.trusted, grants, toolState, problems: skillProblems })
+  skillProblems.forEach(report)
   const tools = () => [...builtinTools(), ...mcp.tools()]
   setModelVision(toolState, () => {
     const current = agentRef?.config.model ?? modelId
@@ -223,6 +227,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       workspaceInstructions({ home }),
       runtimeContext(),
       fileChanges(toolState.files),
+      skillsExtension,
       policy,
       ...(options.extensions ?? []),
     ],

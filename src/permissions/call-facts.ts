@@ -17,6 +17,7 @@ const CATEGORIES: Readonly<Record<string, ToolCategory>> = {
   ls: 'read',
   job_output: 'read',
   todo_write: 'read',
+  skill: 'read',
   write: 'edit',
   edit: 'edit',
   bash: 'exec',
