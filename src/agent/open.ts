@@ -31,6 +31,7 @@ import { ToolGrants } from '../skills/grants.js'
 import { customCommands } from '../slash/extension.js'
 import { commandFolders, loadCommands } from '../slash/catalog.js'
 import { skills } from '../skills/extension.js'
+import { planMode, type PlanApproval } from '../plan/extension.js'
 import type { Extension, SessionStartSource, ToolCallInfo } from './extensions.js'
 import type { AgentApi, PermissionMode } from './types.js'
 
@@ -58,6 +59,8 @@ export interface OpenAgentOptions {
   adapter?: ModelAdapter
   /** Told of each call refused because it needed approval and nothing could ask, with a rule that would allow it. */
   onPermissionRefused?: (call: ToolCallInfo, rule: string | undefined) => void
+  /** Approve every plan `exit_plan_mode` presents, continuing in this mode (`rein -p --approve-plan`). */
+  approvePlan?: PlanApproval
   /** Called with problems found while loading hooks or servers (one sentence each). */
   onProblem?: (message: string) => void
 }
@@ -228,6 +231,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       runtimeContext(),
       fileChanges(toolState.files),
       skillsExtension,
+      planMode({ toolState, approve: options.approvePlan }),
       policy,
       ...(options.extensions ?? []),
     ],

@@ -23,6 +23,7 @@ const CATEGORIES: Readonly<Record<string, ToolCategory>> = {
   bash: 'exec',
   web_fetch: 'fetch',
   job_kill: 'free',
+  exit_plan_mode: 'free',
 }
 
 /** A path a call touches: as named (`..` folded, `~` expanded) and with symlinks resolved. */

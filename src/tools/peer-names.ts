@@ -16,6 +16,7 @@ export const PEER_TOOL_NAMES: Readonly<Record<string, string>> = {
   job_output: 'BashOutput',
   job_kill: 'KillShell',
   skill: 'Skill',
+  exit_plan_mode: 'ExitPlanMode',
 }
 
 /** `bash` → `Bash`; an MCP or unknown tool keeps its name. */

@@ -10,6 +10,7 @@ import { lsTool } from './ls.js'
 import { ALWAYS_SECRET } from './process-group.js'
 import { readTool } from './read.js'
 import { skillTool } from './skill.js'
+import { exitPlanModeTool } from './exit-plan-mode.js'
 import type { AnyTool, ToolState } from './tool.js'
 import { todoWriteTool } from './todo-write.js'
 import { ALLOW_PRIVATE_KEY, webFetchTool } from './web-fetch.js'
@@ -30,6 +31,7 @@ export function builtinTools(): AnyTool[] {
     todoWriteTool,
     webFetchTool,
     skillTool,
+    exitPlanModeTool,
   ]
 }
 

@@ -2,6 +2,8 @@ import { openAgentWithContext, type OpenAgentOptions } from '../../agent/open.js
 import type { LiveEvent } from '../../agent/types.js'
 import { onExitSignals } from '../exit-signals.js'
 import { exitCodeFor, summarize, type PermissionDenial } from './result.js'
+import { planReviewText } from '../../plan/review-text.js'
+import type { SessionEvent } from '../../session/events.js'
 
 export type OutputFormat = 'text' | 'json' | 'stream-json'
 
@@ -38,6 +40,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
   const unsubscribe = agent.subscribe((event: LiveEvent) => {
     if (options.outputFormat === 'stream-json') write(event)
     else if (event.type === 'notice' && event.level !== 'info') err.write(`rein: ${event.message}\n`)
+    else if (event.type === 'event' && event.event.type === 'plan/reviewed') err.write(planReviewText((event.event as SessionEvent<'plan/reviewed'>).data))
   })
 
   const signals = onExitSignals(() => agent.interrupt())
