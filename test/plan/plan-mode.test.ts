@@ -111,3 +111,34 @@ describe('plan mode with a front end that asks (rpc --ask-permissions)', () => {
     expect(readFileSync(join(ws.cwd, 'src/sub.ts'), 'utf8')).toContain('a - b')
   })
 })
+
+describe('an approved plan across compaction', () => {
+  it('after a compaction shadows the approving call, the next request carries the approved plan again', async () => {
+    mock.push(exitPlan, { text: 'Approved, starting.' }, { text: 'Second answer.' }, { text: 'Summary of the early work.' }, { text: 'Third answer.' })
+    const rpc = new AskingRpc(['--cwd', ws.cwd, '--permission-mode', 'plan'], envFor(mock, ws))
+    try {
+      rpc.send({ type: 'prompt', message: 'add sub' })
+      const ask = await rpc.next((l) => l.type === 'permission_request')
+      let from = rpc.lines.length
+      rpc.send({ type: 'permission_response', requestId: ask.requestId, outcome: 'allow-once' })
+      await rpc.idleAfter(from)
+      from = rpc.lines.length
+      rpc.send({ type: 'prompt', message: 'second' })
+      await rpc.idleAfter(from)
+      rpc.send({ type: 'compact', id: 'c1' })
+      const compacted = await rpc.next((l) => l.type === 'response' && l.id === 'c1')
+      expect(compacted.ok).toBe(true)
+      from = rpc.lines.length
+      rpc.send({ type: 'prompt', message: 'third' })
+      await rpc.idleAfter(from)
+    } finally {
+      await rpc.close()
+    }
+    const last = messagesOf(mock, mock.requests.length - 1)
+    expect(last.some((m) => m.role === 'assistant' && JSON.stringify(m).includes('exit_plan_mode'))).toBe(false)
+    const restored = last.filter((m) => m.role === 'user' && userText(m).includes('The plan the user approved earlier'))
+    expect(restored.map(userText)).toEqual([
+      `<system-reminder>\nThe plan the user approved earlier in this session (kept across compaction):\n\n${PLAN}\n</system-reminder>`,
+    ])
+  })
+})
