@@ -5,7 +5,7 @@ import type { PermissionPolicy } from '../permissions/policy.js'
 import type { ToolGrants } from '../skills/grants.js'
 import { childEnv } from '../trust/child-env.js'
 import { commandFolders, loadCommands, type CustomCommand } from './catalog.js'
-import { BUILTIN_COMMAND_NAMES } from './builtins.js'
+import { isBuiltinCommand } from './builtins.js'
 import { expandCommand, type Judge } from './expand.js'
 
 export interface CustomCommandOptions {
@@ -48,7 +48,7 @@ export function customCommands(options: CustomCommandOptions): Extension<AgentAp
       const message = entering[index]
       if (!message || message.content.length !== 1 || message.content[0].type !== 'text') return
       const line = parseCommandLine(message.content[0].text)
-      if (!line || BUILTIN_COMMAND_NAMES.has(line.name.toLowerCase())) return
+      if (!line || isBuiltinCommand(line.name)) return
       const catalog = loadCommands(commandFolders(options))
       const command = catalog.find(line.name)
       if (!command) return

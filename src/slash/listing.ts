@@ -1,6 +1,6 @@
 import { homedir } from 'node:os'
 import { reinHome } from '../store/home.js'
-import { BUILTIN_COMMAND_NAMES } from './builtins.js'
+import { isBuiltinCommand } from './builtins.js'
 import { commandFolders, loadCommands, shownName, type CustomCommand } from './catalog.js'
 
 /** A custom command as front ends offer it (completion, `/help`, ACP's `available_commands_update`). */
@@ -30,7 +30,7 @@ export function offeredCommands(cwd: string, env: NodeJS.ProcessEnv = process.en
       origin: command.namespace ? `${command.scope}:${command.namespace}` : command.scope,
       command,
     }
-    ;(BUILTIN_COMMAND_NAMES.has(name.toLowerCase()) ? shadowed : offered).push(entry)
+    ;(isBuiltinCommand(name) ? shadowed : offered).push(entry)
   }
   const byName = (a: OfferedCommand, b: OfferedCommand) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   return { offered: offered.sort(byName), shadowed: shadowed.sort(byName) }
