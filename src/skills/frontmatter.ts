@@ -1,4 +1,9 @@
-import { parse } from 'yaml'
+import { createRequire } from 'node:module'
+
+// The YAML parser costs ~45 ms to load, so it is loaded on the first file that has frontmatter, not at start-up.
+const require = createRequire(import.meta.url)
+let yamlParse: ((text: string) => unknown) | undefined
+const parse = (text: string): unknown => (yamlParse ??= (require('yaml') as typeof import('yaml')).parse)(text)
 
 /**
  * The YAML frontmatter of a Markdown file, as Claude Code writes it for skills and custom commands: an optional block

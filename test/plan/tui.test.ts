@@ -40,6 +40,8 @@ describe('plan mode in the terminal UI', () => {
       rows: 45,
     })
     opened.terminals.push(term)
+    await term.waitFor('It defines what Rein would otherwise never run or allow without asking')
+    term.type('n')
     await term.waitFor('/help')
     await term.submit('add sub')
     const review = await term.waitFor('The plan is ready for review')

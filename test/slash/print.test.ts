@@ -20,17 +20,22 @@ afterEach(async () => {
   rmSync(ws.base, { recursive: true, force: true })
 })
 
-/** The fixture holds two broken command files; each run reports them, one sentence each, on stderr. */
+/** The fixture holds two broken command files and a broken skill; each run reports them, one sentence each, on stderr. */
 const FIXTURE_PROBLEMS = [
+  'rein: The skill file .claude/skills/broken-skill/SKILL.md has no description, so the model could never choose it;',
   'rein: The command file .claude/commands/bad-yaml.md has frontmatter that is not valid YAML',
   'rein: The command file .claude/commands/unclosed.md opens a frontmatter block with --- but never closes it; add a line --- after the fields.',
 ]
 
+/** The notice an untrusted run prints about what the fixture's commands and skills would widen. */
+const UNTRUSTED = 'rein: This workspace is not trusted, so it ran without what it defines: command /review allowing'
+
 async function print(prompt: string, ...flags: string[]) {
   const result = await runRein(['-p', prompt, '--cwd', ws.cwd, ...flags], envFor(mock, ws))
   const lines = result.stderr.split('\n').filter(Boolean)
-  const other = lines.filter((line) => !FIXTURE_PROBLEMS.some((p) => line.startsWith(p)))
-  return { ...result, problems: lines.length - other.length, stderr: other.map((l) => `${l}\n`).join('') }
+  const other = lines.filter((line) => !FIXTURE_PROBLEMS.some((p) => line.startsWith(p)) && !line.startsWith(UNTRUSTED))
+  const problems = lines.filter((line) => FIXTURE_PROBLEMS.some((p) => line.startsWith(p))).length
+  return { ...result, problems, stderr: other.map((l) => `${l}\n`).join('') }
 }
 
 /** The user prompts the model received in the first request. */
@@ -49,10 +54,10 @@ function loggedEvents(): { type: string; data: Record<string, unknown> }[] {
 }
 
 describe('custom commands from -p', () => {
-  it('each malformed command file is one sentence on stderr, and the other commands still load', async () => {
+  it('each malformed command or skill file is one sentence on stderr, and the others still load', async () => {
     mock.push({ text: 'ok' })
     const result = await print('/explain x')
-    expect(result.problems).toBe(2)
+    expect(result.problems).toBe(3)
     expect(result.stderr).toBe('')
     expect(prompts()[0]).toContain('Explain what the code does')
   })

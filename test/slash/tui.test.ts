@@ -25,6 +25,9 @@ async function start(args: string[] = []): Promise<{ term: Terminal; mock: MockM
   opened.mocks.push(mock)
   const term = new Terminal(['node', CLI, ...args], { cwd: box.cwd, env: { ...cliEnv({ url: mock.url, home: box.home }), TERM: 'xterm-256color' }, columns: 140, rows: 45 })
   opened.terminals.push(term)
+  // The fixture's commands run !`…` and pre-approve tools, so the workspace asks to be trusted first.
+  await term.waitFor('It defines what Rein would otherwise never run or allow without asking')
+  term.type('y')
   await term.waitFor('/help')
   return { term, mock }
 }
