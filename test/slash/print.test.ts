@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { messagesOf, requireBuiltCli, runRein, userText } from '../context/cli-support.js'
+import { messagesOf, ReinRpc, requireBuiltCli, runRein, userText } from '../context/cli-support.js'
 import { envFor, fixtureWorkspace } from './support.js'
 
 /** Custom commands from `rein -p "/name args"`: what the model receives and what the log keeps. */
@@ -126,6 +126,19 @@ describe('custom commands from -p', () => {
     expect(result.code).toBe(0)
     expect(prompts()[0]).toContain('Fix issue #123 with priority high.')
     expect((mock.requests[0].body as { model: string }).model).not.toContain('claude')
+  })
+
+  it('a command’s model applies to its turn only, and the next prompt runs on the session’s model again', async () => {
+    writeFileSync(join(ws.cwd, '.claude/commands/deep.md'), '---\nmodel: deepseek-v4-pro\n---\nThink hard about $ARGUMENTS\n')
+    mock.push({ text: 'ok' }, { text: 'ok' })
+    const rpc = new ReinRpc(['--cwd', ws.cwd, '--model', 'deepseek-v4-flash'], envFor(mock, ws))
+    try {
+      await rpc.prompt('/deep caching')
+      await rpc.prompt('plain')
+    } finally {
+      await rpc.close()
+    }
+    expect(mock.requests.map((r) => (r.body as { model: string }).model)).toEqual(['deepseek-v4-pro', 'deepseek-v4-flash'])
   })
 
   it('!`cmd` is refused in an untrusted workspace with one sentence, and nothing is sent to the model', async () => {
