@@ -2,6 +2,7 @@ import type { EnteringMessage, Extension } from '../agent/extensions.js'
 import type { AgentApi } from '../agent/types.js'
 import { producedMessages, surfaceOf, textOfBlocks } from '../context/produced-messages.js'
 import { NO_SKILLS_TEXT, SKILLS_LISTING, skillsListingText } from '../context/skills-listing.js'
+import { realPathOf } from '../tools/paths.js'
 import type { ToolState } from '../tools/tool.js'
 import { loadSkills, skillFolders, SKILLS_KEY, type SkillCatalog } from './catalog.js'
 import type { ToolGrants } from './grants.js'
@@ -23,7 +24,8 @@ export interface SkillsOptions {
  * when the listing text differs from its last message still on the surface (or there is none, as after compaction),
  * enters the new listing as a `context/message` in its own `<system-reminder>` frame; while the set is unchanged the
  * request prefix stays byte-identical. Activation: after the `skill` tool loads a skill, the skill's `allowed-tools`
- * are allow rules until the turn ends (a workspace skill's only in a trusted workspace).
+ * are allow rules until the turn ends (a workspace skill's only in a trusted workspace), and a user-level skill's own
+ * files are readable for the rest of the session.
  */
 export function skills(options: SkillsOptions): Extension<AgentApi> {
   const folders = skillFolders(options)
@@ -62,7 +64,12 @@ export function skills(options: SkillsOptions): Extension<AgentApi> {
     postTool(call, result, agent) {
       if (call.name !== 'skill' || result.isError) return
       const skill = catalog.skills.find((s) => s.name === (call.input as { name?: string }).name?.trim())
-      if (!skill?.allowedTools.length) return
+      if (!skill) return
+      // A user-level skill lives outside the workspace; the files its instructions name stay readable for the
+      // session once it is loaded (a folder whose path holds glob characters is left to ask, as a pattern could widen).
+      const real = realPathOf(skill.dir)
+      if (skill.scope === 'user' && !/[*?[\]{}()!]/.test(real)) options.grants.grant(`The skill ${skill.name}'s files`, [`Read(${real}/**)`])
+      if (!skill.allowedTools.length) return
       if (!options.trusted && skill.scope === 'project') {
         agent.notify('info', `The skill ${skill.name} lists allowed-tools, which a workspace skill gets only in a trusted workspace; its tools ask as usual.`)
         return

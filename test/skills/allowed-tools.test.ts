@@ -66,3 +66,31 @@ describe('trust covers what skills and commands would widen', () => {
     expect(after.status).toBe('changed')
   })
 })
+
+describe('a user-level skill’s files', () => {
+  it('are readable once the skill is loaded, though they lie outside the workspace', async () => {
+    const { mkdirSync } = await import('node:fs')
+    const dir = join(ws.userHome, '.claude/skills/house-style')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'SKILL.md'), '---\nname: house-style\ndescription: Our house style.\n---\nRead rules.md first.\n')
+    writeFileSync(join(dir, 'rules.md'), 'Rule one: tabs.\n')
+    mock.push(
+      { toolCalls: [{ name: 'skill', arguments: { name: 'house-style' } }] },
+      { toolCalls: [{ name: 'read', arguments: { file_path: join(dir, 'rules.md') } }] },
+      { text: 'done' },
+    )
+    await runRein(['-p', 'style', '--cwd', ws.cwd], envFor(mock, ws))
+    expect(String(messagesOf(mock, 2).filter((m) => m.role === 'tool').at(-1)!.content)).toContain('Rule one: tabs.')
+  })
+
+  it('are not readable before the skill is loaded', async () => {
+    const { mkdirSync } = await import('node:fs')
+    const dir = join(ws.userHome, '.claude/skills/house-style')
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'SKILL.md'), '---\nname: house-style\ndescription: Our house style.\n---\nRead rules.md first.\n')
+    writeFileSync(join(dir, 'rules.md'), 'Rule one: tabs.\n')
+    mock.push({ toolCalls: [{ name: 'read', arguments: { file_path: join(dir, 'rules.md') } }] }, { text: 'done' })
+    await runRein(['-p', 'style', '--cwd', ws.cwd], envFor(mock, ws))
+    expect(String(messagesOf(mock, 1).filter((m) => m.role === 'tool').at(-1)!.content)).not.toContain('Rule one: tabs.')
+  })
+})

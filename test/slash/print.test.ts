@@ -173,6 +173,27 @@ describe('custom commands from -p', () => {
     expect(mock.requests).toHaveLength(0)
   })
 
+  it('an @path through a symlink that leads outside the workspace is refused', async () => {
+    const { symlinkSync } = await import('node:fs')
+    writeFileSync(join(ws.base, 'secret.txt'), 'outside\n')
+    symlinkSync(join(ws.base, 'secret.txt'), join(ws.cwd, 'innocent.txt'))
+    writeFileSync(join(ws.cwd, '.claude/commands/peek.md'), 'Summarize @innocent.txt\n')
+    const result = await print('/peek')
+    expect(result.stderr).toContain('/peek was not run: it includes @innocent.txt')
+    expect(mock.requests).toHaveLength(0)
+  })
+
+  it('an @path a Read deny rule covers is refused, naming the rule', async () => {
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(join(ws.cwd, '.rein'), { recursive: true })
+    writeFileSync(join(ws.cwd, '.rein/settings.json'), JSON.stringify({ permissions: { deny: ['Read(notes.txt)'] } }))
+    writeFileSync(join(ws.cwd, '.claude/commands/notes.md'), 'Summarize @notes.txt\n')
+    const result = await print('/notes')
+    expect(result.stderr).toContain('/notes was not run: it includes @notes.txt, which is refused')
+    expect(result.stderr).toContain('Read(notes.txt)')
+    expect(mock.requests).toHaveLength(0)
+  })
+
   it('a user-level command in ~/.claude/commands wins over a workspace command of the same name', async () => {
     const { mkdirSync } = await import('node:fs')
     mkdirSync(join(ws.userHome, '.claude/commands'), { recursive: true })
