@@ -26,12 +26,9 @@ import { builtinTools, createToolState, disposeToolState, toolSchemas } from '..
 import { setModelVision } from '../tools/read-image.js'
 import { Compactor, type CompactionSettings } from '../compaction/compactor.js'
 import { Agent } from './agent.js'
-import { homedir } from 'node:os'
 import { ToolGrants } from '../skills/grants.js'
-import { customCommands } from '../slash/extension.js'
-import { commandFolders, loadCommands } from '../slash/catalog.js'
-import { skills } from '../skills/extension.js'
-import { planMode, type PlanApproval } from '../plan/extension.js'
+import { workflowExtensions } from '../skills/wiring.js'
+import type { PlanApproval } from '../plan/extension.js'
 import type { Extension, SessionStartSource, ToolCallInfo } from './extensions.js'
 import type { AgentApi, PermissionMode } from './types.js'
 
@@ -164,8 +161,6 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   let agentRef: Agent | undefined
   // Skills and custom commands: allow rules that hold while one is active (src/skills, src/slash).
   const grants = new ToolGrants()
-  const userHome = env.HOME ?? homedir()
-  loadCommands(commandFolders({ cwd, reinHome: home, userHome })).problems.forEach(report)
   const policy = createPermissionPolicy({
     grantedAllow: () => grants.rules(),
     cwd,
@@ -183,9 +178,19 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
   })
   policy.guardTools(toolState)
-  const skillProblems: string[] = []
-  const skillsExtension = skills({ cwd, reinHome: home, userHome, trusted: trust.trusted, grants, toolState, problems: skillProblems })
-  skillProblems.forEach(report)
+  const workflow = workflowExtensions({
+    cwd,
+    home,
+    env,
+    trusted: trust.trusted,
+    policy,
+    grants,
+    toolState,
+    report,
+    secretEnv: settings.secretEnv,
+    knownModel: (id) => id in modelOverrides(settings),
+    approvePlan: options.approvePlan,
+  })
   const tools = () => [...builtinTools(), ...mcp.tools()]
   setModelVision(toolState, () => {
     const current = agentRef?.config.model ?? modelId
@@ -225,13 +230,12 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       return permissionNeededMessage(call)
     },
     extensions: [
-      customCommands({ cwd, reinHome: home, userHome, trusted: trust.trusted, policy, grants, env, secretEnv: settings.secretEnv, knownModel: (id) => id in modelOverrides(settings) }),
+      ...workflow.first,
       hooks.extension,
       workspaceInstructions({ home }),
       runtimeContext(),
       fileChanges(toolState.files),
-      skillsExtension,
-      planMode({ toolState, approve: options.approvePlan }),
+      ...workflow.after,
       policy,
       ...(options.extensions ?? []),
     ],
