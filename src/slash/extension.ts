@@ -51,7 +51,11 @@ export function customCommands(options: CustomCommandOptions): Extension<AgentAp
       if (!line || isBuiltinCommand(line.name)) return
       const catalog = loadCommands(commandFolders(options))
       const command = catalog.find(line.name)
-      if (!command) return
+      if (!command) {
+        // A command file that exists but cannot be loaded: say why, rather than send `/name` to the model as typed.
+        const broken = catalog.problems.find((p) => p.includes(`/${line.name.split(':').pop()}.md `))
+        return broken ? { action: 'reject', reason: broken } : undefined
+      }
       const mayWiden = options.trusted || command.scope === 'user'
       const expansion = await expandCommand(command, line.args, {
         cwd: options.cwd,

@@ -96,6 +96,14 @@ describe('custom commands from -p', () => {
     expect(prompts()[0]).toContain('Create a React component named Card in src/components/Card.tsx.')
   })
 
+  it('naming a malformed command refuses the prompt with that file’s sentence instead of sending it as typed', async () => {
+    const result = await print('/unclosed now')
+    expect(result.code).not.toBe(0)
+    expect(mock.requests).toHaveLength(0)
+    // The three load problems at start, then the unclosed file's sentence as the warning and as the outcome.
+    expect(result.problems).toBe(5)
+  })
+
   it('a command without placeholders gets the arguments appended, and a file without frontmatter is all body', async () => {
     mock.push({ text: 'ok' })
     await print('/explain the parser')
