@@ -29,7 +29,7 @@ export function parseCommandLine(text: string): { name: string; args: string } |
   return { name: match[1], args: match[2] ?? match[3] ?? '' }
 }
 
-const OWNER = 'command'
+const EXPANSION = 'The command being expanded'
 
 /**
  * Custom slash commands as a `preStep` listener, so every front end (`-p`, the terminal UI, ACP, RPC, the SDK) gets
@@ -40,6 +40,8 @@ const OWNER = 'command'
  */
 export function customCommands(options: CustomCommandOptions): Extension<AgentApi> {
   let restoreModel: string | undefined
+  // The owner of the allow rules the running command's `allowed-tools` granted, until its turn ends.
+  let granted: string | undefined
   return {
     name: 'custom-commands',
     async preStep(step, entering, agent) {
@@ -64,8 +66,10 @@ export function customCommands(options: CustomCommandOptions): Extension<AgentAp
         env: childEnv(options.env, { secretEnv: options.secretEnv }),
       })
       if ('error' in expansion) return { action: 'reject', reason: expansion.error }
-      if (mayWiden) for (const problem of options.grants.grant(OWNER, command.allowedTools)) agent.notify('warning', problem)
-      else if (command.allowedTools.length) {
+      if (mayWiden) {
+        granted = `The command /${command.name}`
+        for (const problem of options.grants.grant(granted, command.allowedTools)) agent.notify('warning', problem)
+      } else if (command.allowedTools.length) {
         agent.notify('info', `/${command.name} lists allowed-tools, which a workspace command gets only in a trusted workspace; its tools ask as usual.`)
       }
       applyModel(command, agent)
@@ -78,7 +82,8 @@ export function customCommands(options: CustomCommandOptions): Extension<AgentAp
     },
     event(event, agent) {
       if (event.type !== 'turn/end') return
-      options.grants.revoke(OWNER)
+      if (granted) options.grants.revoke(granted)
+      granted = undefined
       if (restoreModel !== undefined) agent.setModel({ model: restoreModel })
       restoreModel = undefined
     },
@@ -98,7 +103,7 @@ export function customCommands(options: CustomCommandOptions): Extension<AgentAp
 /** The policy's verdict on a call the expansion would make, with the command's `allowed-tools` in force. */
 function judgeWith(options: CustomCommandOptions, agent: AgentApi, allowedTools: readonly string[]): Judge {
   return async (call) => {
-    options.grants.grant(`${OWNER}-expansion`, allowedTools)
+    options.grants.grant(EXPANSION, allowedTools)
     let decision
     try {
       const info = { turn: 0, step: 0, callId: 'command-expansion', name: call.name, arguments: JSON.stringify(call.input), input: call.input }
@@ -109,7 +114,7 @@ function judgeWith(options: CustomCommandOptions, agent: AgentApi, allowedTools:
         return { allowed: false, why: 'was refused when you were asked' }
       }
     } finally {
-      options.grants.revoke(`${OWNER}-expansion`)
+      options.grants.revoke(EXPANSION)
     }
     if (decision.action === 'allow' || decision.action === 'rewrite') return { allowed: true }
     if (decision.action === 'deny') return { allowed: false, why: `is refused (${decision.reason.replace(/\.$/, '')})` }

@@ -165,6 +165,13 @@ describe('custom commands from -p', () => {
     )
   })
 
+  it('a command’s allowed-tools pre-approve the tools the model calls in its turn, in a trusted workspace', async () => {
+    mock.push({ toolCalls: [{ name: 'bash', arguments: { command: 'git diff --stat' } }] }, { text: 'ok' })
+    await print('/review src/app.ts naming', '--trust-project')
+    const result = String(messagesOf(mock, 1).filter((m) => m.role === 'tool').at(-1)!.content)
+    expect(result).not.toMatch(/approval|permission/i)
+  })
+
   it('!`cmd` that no rule allows is refused even in a trusted workspace when nothing can ask', async () => {
     writeFileSync(join(ws.cwd, '.claude/commands/touchy.md'), 'Before: !`touch made-by-command`\n')
     const result = await print('/touchy', '--trust-project')
