@@ -10,6 +10,14 @@ export const PERMISSION_OPTIONS = {
 } as const
 
 function optionsFor(request: PermissionRequest): PermissionOption[] {
+  // A plan from exit_plan_mode (src/plan): allow-once approves into default, allow-always into accept-edits.
+  if (request.call.name === 'exit_plan_mode') {
+    return [
+      { optionId: PERMISSION_OPTIONS.allowOnce, name: 'Approve the plan (ask before edits)', kind: 'allow_once' },
+      { optionId: PERMISSION_OPTIONS.allowAlways, name: 'Approve the plan and accept edits', kind: 'allow_always' },
+      { optionId: PERMISSION_OPTIONS.rejectOnce, name: 'Keep planning', kind: 'reject_once' },
+    ]
+  }
   return [
     { optionId: PERMISSION_OPTIONS.allowOnce, name: 'Allow once', kind: 'allow_once' },
     {

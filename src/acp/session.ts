@@ -5,7 +5,7 @@ import type { AcpAgent } from './agent-port.js'
 import { promptToInput } from './content.js'
 import { isPermissionMode, stopReasonFor } from './modes.js'
 import { editorPermissionAsker } from './permission.js'
-import { ACP_COMMANDS, parseCommand, runCommand } from './slash-commands.js'
+import { ACP_COMMANDS, customAcpCommands, parseCommand, runCommand } from './slash-commands.js'
 import { UpdateTranslator } from './updates.js'
 
 /** What the connection tells each session about the client and the model. */
@@ -80,7 +80,7 @@ export class AcpSession {
 
   /** Tells the client which slash commands exist. */
   announceCommands(): Promise<void> {
-    this.send({ sessionUpdate: 'available_commands_update', availableCommands: ACP_COMMANDS })
+    this.send({ sessionUpdate: 'available_commands_update', availableCommands: [...ACP_COMMANDS, ...customAcpCommands(this.agent.cwd)] })
     return this.sending
   }
 

@@ -4,6 +4,7 @@ import type { Effort } from '../llm/adapter.js'
 import type { InputBlock } from '../llm/messages.js'
 import type { AcpAgent } from './agent-port.js'
 import { isPermissionMode } from './modes.js'
+import { offeredCommands } from '../slash/listing.js'
 
 const EFFORTS: readonly Effort[] = ['off', 'low', 'high', 'max']
 
@@ -17,6 +18,18 @@ export const ACP_COMMANDS: AvailableCommand[] = [
   { name: 'effort', description: 'Show or set how hard the model thinks', input: { hint: EFFORTS.join(' | ') } },
   { name: 'permissions', description: 'Show or set the permission mode', input: { hint: PERMISSION_MODES.join(' | ') } },
 ]
+
+/**
+ * The workspace's and user's custom commands (src/slash), offered beside the built-ins. The agent expands them
+ * itself when a prompt names one, so the editor sends them as ordinary prompts.
+ */
+export function customAcpCommands(cwd: string): AvailableCommand[] {
+  return offeredCommands(cwd).offered.map((c) => ({
+    name: c.name,
+    description: `${c.description} (${c.origin})`,
+    ...(c.hint ? { input: { hint: c.hint } } : {}),
+  }))
+}
 
 /** The command a prompt is, when it is exactly one text block `/name [argument]` naming an offered command. */
 export function parseCommand(content: readonly InputBlock[]): { name: string; arg: string } | undefined {

@@ -4,6 +4,7 @@ import { costOf, DEFAULT_MODEL, modelInfo } from '../llm/catalog.js'
 import type { Usage } from '../llm/messages.js'
 import type { SessionEvent } from '../session/events.js'
 import { inputToAcp } from './content.js'
+import { planEntries } from '../plan/entries.js'
 import { describeToolCall, progressContent, resultContent } from './tool-display.js'
 
 /** Streamed command output kept per call for `tool_call_update`: the tail, in characters. */
@@ -126,6 +127,8 @@ export class UpdateTranslator {
         ]
       case 'permission/mode':
         return [{ sessionUpdate: 'current_mode_update', currentModeId: event.data.mode }]
+      case 'plan/reviewed':
+        return [{ sessionUpdate: 'plan', entries: planEntries(event.data.plan) }]
       case 'session/title':
         return [{ sessionUpdate: 'session_info_update', title: event.data.title }]
       default:

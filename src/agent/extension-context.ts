@@ -2,7 +2,7 @@ import type { ModelConfig } from '../llm/adapter.js'
 import { isSurfaceType, type JsonValue, type Source } from '../session/events.js'
 import type { Session } from '../session/session.js'
 import type { ExtensionContext } from './extensions.js'
-import type { ContentInput, PermissionMode } from './types.js'
+import type { ContentInput, PermissionAsker, PermissionMode } from './types.js'
 
 /** The parts of the agent an extension context reads through; live, so a mode or model change shows at once. */
 export interface ContextSource {
@@ -13,6 +13,9 @@ export interface ContextSource {
   steer(content: ContentInput, source?: Source): string
   notify(level: 'info' | 'warning' | 'error', message: string): void
   stopTurn(message: string): void
+  setPermissionMode(mode: PermissionMode): void
+  setModel(config: Partial<ModelConfig>): void
+  readonly permissionAsker?: PermissionAsker
 }
 
 /** The narrow view of one agent that every extension point receives (see `ExtensionContext`). */
@@ -36,6 +39,12 @@ export function extensionContext(agent: ContextSource): ExtensionContext {
     steer: (content, source) => agent.steer(content, source),
     notify: (level, message) => agent.notify(level, message),
     stopTurn: (message) => agent.stopTurn(message),
+    setPermissionMode: (mode) => agent.setPermissionMode(mode),
+    setModel: (model) => agent.setModel({ model }),
+    ask: async (request) => {
+      const asker = agent.permissionAsker
+      return asker ? asker(request, new AbortController().signal) : undefined
+    },
     record: (type, data) => {
       if (isSurfaceType(type)) throw new Error(`an extension cannot record ${type}: model input enters through inject or steer.`)
       session.append(type, data)

@@ -113,6 +113,15 @@ export interface ExtensionContext {
   notify(level: 'info' | 'warning' | 'error', message: string): void
   /** Ends the running turn as `blocked` with `message` shown to the user. Does nothing while idle. */
   stopTurn(message: string): void
+  /** Switches the permission mode (an approved plan leaves plan mode); front ends see the change. */
+  setPermissionMode(mode: PermissionMode): void
+  /** Switches the model for the next request (a custom command's `model`). */
+  setModel(model: string): void
+  /**
+   * Puts a question to the user through the front end's permission prompt (a plan to approve, a command a custom
+   * slash command would run); undefined when no front end can ask.
+   */
+  ask(request: PermissionRequest): Promise<PermissionAnswer | undefined>
   /**
    * Logs an audit event an extension owns (`hook/invoked`, `hook/result`). Surface types are refused: model input
    * enters only through `inject`, `steer` and the step's entering messages.

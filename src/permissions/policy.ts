@@ -34,6 +34,8 @@ export interface PermissionPolicyOptions {
    * defines (`npm test`, `make`, `cargo run`); default false.
    */
   workspaceTrusted?: boolean
+  /** Allow rules in force for a while (a skill's or custom command's `allowed-tools`); read on every call. */
+  grantedAllow?: () => readonly string[]
 }
 
 /** The policy as an extension, plus what a front end needs for "allow always". */
@@ -75,7 +77,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   const match: MatchContext = { cwd, home: options.home ?? homedir(), workspaceTrusted: options.workspaceTrusted === true }
   const reinHomeDir = path.resolve(options.reinHome ?? reinHome())
   const reinHomes = [...new Set([reinHomeDir, realPathOf(reinHomeDir)])]
-  const currentAllow = () => [...allow, ...parse(sessionAllow)]
+  const currentAllow = () => [...allow, ...parse(sessionAllow), ...parse(options.grantedAllow?.() ?? [])]
   const guard = createReadGuard({ deny, allow: currentAllow, match, reinHome: reinHomeDir })
   const bases = deniedBases(deny, match, reinHomes)
   const touched = (word: string) => touchedPath(cwd, word, match.home)

@@ -25,6 +25,9 @@ import { ignoredGrants, untrustedNotice, workspaceTrust } from '../trust/workspa
 import { startMcp, type McpTools } from './mcp-tools.js'
 import { chooseModel, compactionSettings, modelOverrides, refuseRetired } from './model-choice.js'
 import { openSession, type SessionChoice } from './open-session.js'
+import { ToolGrants } from '../skills/grants.js'
+import { workflowExtensions } from '../skills/wiring.js'
+import type { PlanApproval } from '../plan/extension.js'
 
 export { modelOverrides } from './model-choice.js'
 export type { McpTools } from './mcp-tools.js'
@@ -49,6 +52,8 @@ export interface OpenAgentOptions extends SessionChoice {
   adapter?: ModelAdapter
   /** Told of each call refused because it needed approval and nothing could ask, with a rule that would allow it. */
   onPermissionRefused?: (call: ToolCallInfo, rule: string | undefined) => void
+  /** Approve every plan `exit_plan_mode` presents, continuing in this mode (`rein -p --approve-plan`). */
+  approvePlan?: PlanApproval
   /** Called with problems found while loading hooks or servers (one sentence each). */
   onProblem?: (message: string) => void
 }
@@ -115,7 +120,10 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
   const mode: PermissionMode = options.permissionMode ?? settings.permissions?.defaultMode ?? 'default'
   const currentModel = (): string => agentRef?.config.model ?? model.id
+  // Skills and custom commands: allow rules that hold while one is active (src/skills, src/slash).
+  const grants = new ToolGrants()
   const policy = createPermissionPolicy({
+    grantedAllow: () => grants.rules(),
     cwd,
     settings,
     getMode: () => agentRef?.permissionMode ?? mode,
@@ -131,6 +139,19 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
   })
   policy.guardTools(toolState)
+  const workflow = workflowExtensions({
+    cwd,
+    home,
+    env,
+    trusted: trust.trusted,
+    policy,
+    grants,
+    toolState,
+    report,
+    secretEnv: settings.secretEnv,
+    knownModel: (id) => id in modelOverrides(settings),
+    approvePlan: options.approvePlan,
+  })
   const tools = () => [...builtinTools(), ...mcp.tools()]
   setModelVision(toolState, () => ({ model: currentModel(), images: modelInfo(currentModel(), modelOverrides(settings)).images }))
 
@@ -155,10 +176,12 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     maxSteps: options.maxSteps,
     permissionNeeded: (call) => permissionNeededMessage(call),
     extensions: [
+      ...workflow.first,
       hooks.extension,
       workspaceInstructions({ home }),
       runtimeContext(),
       fileChanges(toolState.files),
+      ...workflow.after,
       policy,
       compactor,
       ...(options.onPermissionRefused ? [refusals(options.onPermissionRefused)] : []),

@@ -92,6 +92,14 @@ export interface EventDataMap {
   'todo/write': { todos: { content: string; status: 'pending' | 'in_progress' | 'completed' }[] }
   'session/title': { title: string }
   'permission/mode': { mode: string; previous?: string }
+  /** A plan `exit_plan_mode` put to the user, and what they chose (src/plan). Never projected: the call carries the plan. */
+  'plan/reviewed': {
+    callId: string
+    plan: string
+    outcome: 'approved' | 'kept-planning' | 'unanswered'
+    mode?: 'default' | 'accept-edits'
+    feedback?: string
+  }
 }
 
 export type InboxVerb = 'followUp' | 'steer' | 'inject'
@@ -149,6 +157,7 @@ for (const type of [
   'todo/write',
   'session/title',
   'permission/mode',
+  'plan/reviewed',
 ]) {
   knownTypes.set(type, { surface: false })
 }

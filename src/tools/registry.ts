@@ -9,6 +9,8 @@ import { jobKillTool, jobOutputTool } from './jobs.js'
 import { lsTool } from './ls.js'
 import { ALWAYS_SECRET } from './process-group.js'
 import { readTool } from './read.js'
+import { skillTool } from './skill.js'
+import { exitPlanModeTool } from './exit-plan-mode.js'
 import type { AnyTool, ToolState } from './tool.js'
 import { todoWriteTool } from './todo-write.js'
 import { ALLOW_PRIVATE_KEY, webFetchTool } from './web-fetch.js'
@@ -28,6 +30,8 @@ export function builtinTools(): AnyTool[] {
     lsTool,
     todoWriteTool,
     webFetchTool,
+    skillTool,
+    exitPlanModeTool,
   ]
 }
 

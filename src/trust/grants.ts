@@ -4,13 +4,14 @@ import { hookFiles } from '../hooks/discovery.js'
 import { parseHookFile } from '../hooks/config-file.js'
 import { readProjectMcpFile } from '../mcp/load.js'
 import { canonicalJson, sha256 } from './canonical.js'
+import { skillAndCommandGrants } from '../skills/trust-grants.js'
 
 /**
  * One thing a workspace defines that widens what runs or what is allowed. Until the user trusts the workspace every
  * grant is inert. `value` is what the hash covers; `label` is how the grant is shown to a person.
  */
 export interface Grant {
-  kind: 'allow' | 'defaultMode' | 'additionalDirectory' | 'privateNetwork' | 'hook' | 'mcpServer'
+  kind: 'allow' | 'defaultMode' | 'additionalDirectory' | 'privateNetwork' | 'hook' | 'mcpServer' | 'command' | 'skill'
   /** The file that defines it, absolute. */
   file: string
   label: string
@@ -103,6 +104,7 @@ export function workspaceGrants(options: { cwd: string; home: string; userHome: 
   for (const [name, raw] of Object.entries(mcp.servers ?? {})) {
     grants.push({ kind: 'mcpServer', file: mcp.path, label: `MCP server "${name}"${commandOf(raw)}`, value: { name, raw } })
   }
+  grants.push(...skillAndCommandGrants(options.cwd))
   return grants
 }
 

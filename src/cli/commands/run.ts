@@ -27,6 +27,8 @@ export interface RunFlags {
   trustProject?: boolean
   /** The old spelling of `--trust-project`, kept as an alias. */
   trustProjectHooks?: boolean
+  /** Approve the plan `exit_plan_mode` presents, continuing in this mode (docs/permissions.md, plan mode). */
+  approvePlan?: 'default' | 'accept-edits'
 }
 
 const positiveInt = (value: string): number => {
@@ -62,6 +64,7 @@ export function registerRunCommand(program: Command): void {
     .option('--allow <rule...>', 'extra allow rules for this run, e.g. "Bash(npm test)"')
     .option('--trust-project', "trust this workspace's settings, hooks and MCP servers for this run only")
     .addOption(new Option('--trust-project-hooks', 'alias of --trust-project').hideHelp())
+    .addOption(new Option('--approve-plan <mode>', 'in plan mode, approve the plan and continue in this mode').choices(['default', 'accept-edits']))
     .action(async (words: string[], flags: RunFlags) => {
       try {
         process.exitCode = await run(words, flags)
@@ -131,6 +134,7 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     permissionMode: flags.permissionMode,
     allow: flags.allow,
     trustProject: flags.trustProject || flags.trustProjectHooks,
+    approvePlan: flags.approvePlan,
   }
 }
 

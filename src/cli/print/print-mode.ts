@@ -7,6 +7,7 @@ import { ClaudeStream } from './claude/stream.js'
 import { ApiClock } from './api-clock.js'
 import { exitCodeFor, lastAssistantText, summarize, type PermissionDenial } from './result.js'
 import { inputLines } from './stream-input.js'
+import { planReviewText } from '../../plan/review-text.js'
 
 /** `events` is Rein's own stream (every committed event and delta); `stream-json` is Claude Code's. */
 export type OutputFormat = 'text' | 'json' | 'stream-json' | 'events'
@@ -86,6 +87,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     }
     claude?.live(event)
     if (event.type === 'notice' && event.level !== 'info') err.write(`rein: ${event.message}\n`)
+    if (event.type === 'event' && event.event.type === 'plan/reviewed') err.write(planReviewText(event.event.data))
   })
 
   if (claude) {

@@ -4,6 +4,7 @@ import { openAgentWithContext, type OpenAgentOptions, type OpenedAgent } from '.
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { PERMISSION_MODES } from '../../agent/types.js'
 import { onExitSignals } from '../exit-signals.js'
+import { commandsAndSkills } from '../../slash/rpc-listing.js'
 import { LineLimiter, maxLineBytes, tooLongMessage, type LinePiece } from '../line-limit.js'
 
 /**
@@ -27,6 +28,7 @@ const command = z.discriminatedUnion('type', [
   z.object({ id: z.unknown().optional(), type: z.literal('cancel') }),
   z.object({ id: z.unknown().optional(), type: z.literal('get_state') }),
   z.object({ id: z.unknown().optional(), type: z.literal('get_messages') }),
+  z.object({ id: z.unknown().optional(), type: z.literal('get_commands') }),
   z.object({ id: z.unknown().optional(), type: z.literal('fork'), seq: z.number().int().nonnegative().optional() }),
   z.object({ id: z.unknown().optional(), type: z.literal('set_permission_mode'), mode: z.enum(PERMISSION_MODES as [string, ...string[]]) }),
   z.object({
@@ -143,6 +145,9 @@ export async function runRpc(options: RpcOptions): Promise<number> {
         return true
       case 'get_messages':
         respond(cmd, { messages: agent.session.messages() })
+        return true
+      case 'get_commands':
+        respond(cmd, commandsAndSkills(agent.cwd))
         return true
       case 'set_permission_mode':
         agent.setPermissionMode(cmd.mode as (typeof PERMISSION_MODES)[number])

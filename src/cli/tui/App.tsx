@@ -1,5 +1,5 @@
 import { Box, Static, useStdout } from 'ink'
-import { useCallback, useEffect, useState, useSyncExternalStore } from 'react'
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react'
 import type { AgentApi, PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import type { SessionEvent } from '../../session/events.js'
 import { Footer } from './Footer.js'
@@ -10,7 +10,7 @@ import { Picker, type PickerChoice } from './Picker.js'
 import { PromptEditor, type SubmitHow } from './PromptEditor.js'
 import { QueueList } from './QueueList.js'
 import type { TuiExit, TuiServices } from './services.js'
-import { parseSlash } from './slash-commands.js'
+import { commandChoices, isCustomCommand, parseSlash } from './slash-commands.js'
 import { runSlash, type SlashContext } from './slash-run.js'
 import { Transcript, type Item } from './transcript.js'
 import { UsageLedger } from './usage-ledger.js'
@@ -97,6 +97,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   const [picker, setPicker] = useState<{ title: string; choices: PickerChoice[]; onPick(value: string): void } | null>(null)
   const [hint, setHint] = useState<string | undefined>()
   const [files, setFiles] = useState<readonly string[]>([])
+  const commands = useMemo(() => commandChoices(agent.cwd), [agent])
 
   useEffect(() => {
     services.workspaceFiles(agent.cwd).then(setFiles, (error: unknown) => {
@@ -167,6 +168,8 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
 
   const submit = (text: string, how: SubmitHow) => {
     const slash = how === 'send' ? parseSlash(text) : undefined
+    // A custom command (src/slash) is a prompt: the agent expands it, so it always opens a turn of its own.
+    if (slash && isCustomCommand(agent.cwd, slash.name)) return void agent.followUp(text)
     if (slash) {
       runSlash(slashContext, slash.name, slash.arg).catch((error: unknown) => {
         transcript.note({ kind: 'notice', level: 'error', text: error instanceof Error ? error.message : String(error) })
@@ -205,6 +208,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
         active={!ask && !picker}
         busy={busy}
         files={files}
+        commands={commands}
         initialText={prefill}
         onSubmit={submit}
         onTakeBack={takeBack}

@@ -10,6 +10,13 @@ interface Choice {
   answer: 'allow-once' | 'allow-always' | 'deny' | 'deny-note'
 }
 
+const PLAN_CHOICES: Choice[] = [
+  { label: 'Approve the plan, ask before edits', key: '1', answer: 'allow-once' },
+  { label: 'Approve the plan and accept edits', key: '2', answer: 'allow-always' },
+  { label: 'Keep planning, with feedback', key: '3', answer: 'deny-note' },
+  { label: 'Keep planning', key: '4', answer: 'deny' },
+]
+
 /**
  * An inline permission request: allow once, allow always (when a rule is offered), deny, deny with a note the model
  * reads. Keys: the digit, `y`/`n`, arrows and Enter; Esc denies.
@@ -21,7 +28,10 @@ export function PermissionPrompt({
   request: PermissionRequest
   onAnswer: (answer: PermissionAnswer) => void
 }) {
-  const choices: Choice[] = [
+  // A plan from exit_plan_mode (src/plan): allow-once approves into default, allow-always into accept-edits, and a
+  // deny note is feedback the model reads as steering.
+  const isPlan = request.call.name === 'exit_plan_mode'
+  const choices: Choice[] = isPlan ? PLAN_CHOICES : [
     { label: 'Allow once', key: '1', answer: 'allow-once' },
     ...(request.suggestedRule
       ? [{ label: `Allow always (${request.suggestedRule})`, key: '2', answer: 'allow-always' as const }]
@@ -85,14 +95,20 @@ export function PermissionPrompt({
   const target = toolCardTarget(request.call.name, request.call.arguments, 100)
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
-      <Text bold color="yellow">
-        Permission needed: {request.call.name}
-        {target ? <Text color="white"> {target}</Text> : null}
-      </Text>
-      {request.reason ? <Text dimColor>{request.reason}</Text> : null}
+      {isPlan ? (
+        <Text bold color="yellow">
+          The plan is ready for review
+        </Text>
+      ) : (
+        <Text bold color="yellow">
+          Permission needed: {request.call.name}
+          {target ? <Text color="white"> {target}</Text> : null}
+        </Text>
+      )}
+      {isPlan ? <Text>{planOf(request)}</Text> : request.reason ? <Text dimColor>{request.reason}</Text> : null}
       {note !== null ? (
         <Text>
-          Note to the model: {note}
+          {isPlan ? 'Feedback' : 'Note to the model'}: {note}
           <Text inverse> </Text>
           <Text dimColor> (Enter sends, Esc goes back)</Text>
         </Text>
@@ -106,4 +122,10 @@ export function PermissionPrompt({
       )}
     </Box>
   )
+}
+
+/** The Markdown plan an exit_plan_mode call carries. */
+function planOf(request: PermissionRequest): string {
+  const plan = (request.call.input as { plan?: unknown } | undefined)?.plan
+  return typeof plan === 'string' ? plan : request.reason
 }

@@ -2,6 +2,7 @@ import { Box, Text, useInput } from 'ink'
 import { PASTE_END, PASTE_START, typedChunk } from './bracketed-paste.js'
 import { useEffect, useRef, useState } from 'react'
 import * as ed from './editor-state.js'
+import { commandMatches, slashAtCursor, type CommandChoice } from '../../slash/completion.js'
 
 /** How a finished prompt leaves the editor: Enter sends (or steers); Alt+Enter/Tab queues a follow-up. */
 export type SubmitHow = 'send' | 'queue'
@@ -11,6 +12,8 @@ export interface PromptEditorProps {
   busy: boolean
   /** Workspace files for `@path` completion, relative to the working directory. */
   files: readonly string[]
+  /** Slash commands for `/` completion: the built-ins and the custom commands (src/slash). */
+  commands?: readonly CommandChoice[]
   history?: readonly string[]
   /** Text to start with (a forked prompt); read on mount. */
   initialText?: string
@@ -56,6 +59,8 @@ export function PromptEditor(props: PromptEditorProps) {
 
   const mention = ed.mentionAtCursor(state)
   const matches = mention ? mentionMatches(props.files, mention.partial) : []
+  const slash = slashAtCursor(state.text, state.cursor)
+  const commands = slash !== undefined ? commandMatches(props.commands ?? [], slash) : []
 
   useInput(
     (input, key) => {
@@ -108,6 +113,9 @@ export function PromptEditor(props: PromptEditorProps) {
         const m = ed.mentionAtCursor(s)
         const choices = m ? mentionMatches(props.files, m.partial) : []
         if (choices.length) return update(ed.completeMention(s, choices[0]))
+        const partial = slashAtCursor(s.text, s.cursor)
+        const command = partial !== undefined ? commandMatches(props.commands ?? [], partial)[0] : undefined
+        if (command) return update(ed.setText(s, `/${command.name} `))
         return submit('queue')
       }
       if (key.upArrow) {
@@ -156,6 +164,17 @@ export function PromptEditor(props: PromptEditorProps) {
           {matches.map((m, i) => (
             <Text key={m} color={i === 0 ? 'cyan' : undefined} dimColor={i !== 0}>
               @{m}
+              {i === 0 ? ' (Tab)' : ''}
+            </Text>
+          ))}
+        </Box>
+      ) : null}
+      {commands.length ? (
+        <Box flexDirection="column" paddingLeft={2}>
+          {commands.map((c, i) => (
+            <Text key={c.name} color={i === 0 ? 'cyan' : undefined} dimColor={i !== 0}>
+              /{c.name}
+              {c.hint ? ` ${c.hint}` : ''}
               {i === 0 ? ' (Tab)' : ''}
             </Text>
           ))}

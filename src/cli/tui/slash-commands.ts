@@ -1,3 +1,6 @@
+import type { CommandChoice } from '../../slash/completion.js'
+import { offeredCommands } from '../../slash/listing.js'
+
 /** A slash command as `/help` lists it. */
 export interface SlashCommand {
   name: string
@@ -17,6 +20,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'cost', summary: 'usage and cost by turn' },
   { name: 'context', summary: 'what the next request contains, by producer' },
   { name: 'hooks', summary: 'hooks that ran in this session and what they decided' },
+  { name: 'skills', summary: 'the skills the agent can load' },
   { name: 'export', args: '[file]', summary: 'write the conversation as Markdown' },
   { name: 'quit', summary: 'leave Rein' },
 ]
@@ -64,4 +68,16 @@ export function suggestCommand(name: string): string | undefined {
     if (d <= 2 && (!best || d < best.d)) best = { name: c.name, d }
   }
   return best?.name
+}
+
+// Custom commands (src/slash) beside the built-ins: completion offers both, and a custom name is sent as a prompt.
+
+/** Whether `/name` is a custom command rather than a built-in. */
+export function isCustomCommand(cwd: string, name: string): boolean {
+  return !SLASH_COMMANDS.some((c) => c.name === name) && offeredCommands(cwd).offered.some((c) => c.name === name || c.command.name === name)
+}
+
+/** Every command the editor completes: the built-ins, then the custom commands. */
+export function commandChoices(cwd: string): CommandChoice[] {
+  return [...SLASH_COMMANDS.map((c) => ({ name: c.name, hint: c.args })), ...offeredCommands(cwd).offered.map((c) => ({ name: c.name, hint: c.hint }))]
 }

@@ -9,6 +9,8 @@ import type { TuiExit, TuiServices } from './services.js'
 import { contextReport, costReport, exportMarkdown, hooksReport } from './session-reports.js'
 import { KEY_HELP, SLASH_COMMANDS, suggestCommand } from './slash-commands.js'
 import { blocksText } from './transcript.js'
+import { customHelp } from '../../slash/help.js'
+import { skillsReport } from '../../skills/report.js'
 import type { UsageLedger } from './usage-ledger.js'
 
 const EFFORTS: readonly Effort[] = ['off', 'low', 'high', 'max']
@@ -60,8 +62,10 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
     case 'help': {
       const commands = SLASH_COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''}`.padEnd(32) + c.summary)
       const keys = KEY_HELP.map(([k, what]) => k.padEnd(32) + what)
-      return ctx.show('Commands and keys', [...commands, '', ...keys].join('\n'))
+      return ctx.show('Commands and keys', [...commands, ...customHelp(agent.cwd), '', ...keys].join('\n'))
     }
+    case 'skills':
+      return ctx.show('Skills', skillsReport(agent.cwd))
     case 'quit':
     case 'exit':
       return ctx.exit({ kind: 'quit' })

@@ -251,6 +251,9 @@ export class Transcript {
       case 'permission/mode':
         this.push({ kind: 'notice', key: this.key(), level: 'info', text: `Permission mode is now ${event.data.mode}.` })
         break
+      case 'plan/reviewed':
+        this.push({ kind: 'expanded', key: this.key(), title: planTitle(event.data), text: event.data.plan })
+        break
       case 'inbox/queued':
         if (event.data.verb !== 'inject') {
           this.queued = [...this.queued, { id: event.data.id, verb: event.data.verb, text: blocksText(event.data.content) }]
@@ -279,4 +282,10 @@ export class Transcript {
     this.snap = null
     for (const listener of this.listeners) listener()
   }
+}
+
+/** The heading of a reviewed plan in the transcript (src/plan). */
+function planTitle(review: { outcome: string; mode?: string }): string {
+  if (review.outcome === 'approved') return `plan · approved, continuing in ${review.mode}`
+  return review.outcome === 'kept-planning' ? 'plan · not approved, planning continues' : 'plan · presented (nothing could approve it)'
 }

@@ -1,0 +1,32 @@
+import { join } from 'node:path'
+import type { Grant } from '../trust/grants.js'
+import { commandFolders, loadCommands } from '../slash/catalog.js'
+import { loadSkills, skillFolders } from './catalog.js'
+
+const BANG = /!`([^`\n]+)`/g
+
+/**
+ * What the workspace's own skills and custom commands would widen, as trust grants: a command's `` !`cmd` `` lines and
+ * `allowed-tools`, a skill's `allowed-tools`. They are inert until the user trusts the workspace, and the hash covers
+ * them, so editing one asks again. The user's own folders need no trust and are not listed.
+ */
+export function skillAndCommandGrants(cwd: string): Grant[] {
+  const grants: Grant[] = []
+  const project = <T extends { scope: string }>(folders: T[]): T[] => folders.filter((f) => f.scope === 'project')
+  // Only the workspace's folders are read, so the user-level locations do not matter here.
+  const where = { cwd, reinHome: cwd, userHome: cwd }
+  for (const command of loadCommands(project(commandFolders(where))).commands) {
+    const runs = [...command.body.matchAll(BANG)].map((m) => m[1].trim())
+    if (runs.length) {
+      grants.push({ kind: 'command', file: command.file, label: `command /${command.name} running ${runs.map((r) => JSON.stringify(r)).join(', ')}`, value: runs })
+    }
+    if (command.allowedTools.length) {
+      grants.push({ kind: 'command', file: command.file, label: `command /${command.name} allowing ${command.allowedTools.join(', ')}`, value: command.allowedTools })
+    }
+  }
+  for (const skill of loadSkills(project(skillFolders(where)), cwd).skills) {
+    if (!skill.allowedTools.length) continue
+    grants.push({ kind: 'skill', file: join(skill.dir, 'SKILL.md'), label: `skill ${skill.name} allowing ${skill.allowedTools.join(', ')}`, value: skill.allowedTools })
+  }
+  return grants
+}

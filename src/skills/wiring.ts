@@ -1,0 +1,47 @@
+import { homedir } from 'node:os'
+import type { Extension } from '../agent/extensions.js'
+import type { PermissionPolicy } from '../permissions/policy.js'
+import { planMode, type PlanApproval } from '../plan/extension.js'
+import { commandFolders, loadCommands } from '../slash/catalog.js'
+import { customCommands } from '../slash/extension.js'
+import type { ToolState } from '../tools/tool.js'
+import { skills } from './extension.js'
+import type { ToolGrants } from './grants.js'
+
+export interface WorkflowOptions {
+  cwd: string
+  /** `$REIN_HOME`. */
+  home: string
+  env: NodeJS.ProcessEnv
+  trusted: boolean
+  policy: Pick<PermissionPolicy, 'decide'>
+  /** The allow rules skills and commands hold while active; the policy reads them (`grantedAllow`). */
+  grants: ToolGrants
+  toolState: ToolState
+  secretEnv?: readonly string[]
+  /** Model ids settings add to the catalog, which a command's `model` may name. */
+  knownModel: (id: string) => boolean
+  approvePlan?: PlanApproval
+  /** Told one sentence per malformed command or skill file found at start. */
+  report: (message: string) => void
+}
+
+/**
+ * The user's workflow files as extensions, for the composition root: custom commands (`first`, ahead of the hooks, so
+ * UserPromptSubmit sees the expansion), then the skills listing and plan approval (`after` the other context
+ * producers, before the permission policy).
+ */
+export function workflowExtensions(options: WorkflowOptions): { first: Extension[]; after: Extension[] } {
+  const { cwd, home, env, trusted, grants, toolState } = options
+  const userHome = env.HOME ?? homedir()
+  loadCommands(commandFolders({ cwd, reinHome: home, userHome })).problems.forEach(options.report)
+  const problems: string[] = []
+  const listing = skills({ cwd, reinHome: home, userHome, trusted, grants, toolState, problems })
+  problems.forEach(options.report)
+  return {
+    first: [
+      customCommands({ cwd, reinHome: home, userHome, trusted, policy: options.policy, grants, env, secretEnv: options.secretEnv, knownModel: options.knownModel }),
+    ],
+    after: [listing, planMode({ toolState, approve: options.approvePlan })],
+  }
+}

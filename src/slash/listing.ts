@@ -1,0 +1,37 @@
+import { homedir } from 'node:os'
+import { reinHome } from '../store/home.js'
+import { isBuiltinCommand } from './builtins.js'
+import { commandFolders, loadCommands, shownName, type CustomCommand } from './catalog.js'
+
+/** A custom command as front ends offer it (completion, `/help`, ACP's `available_commands_update`). */
+export interface OfferedCommand {
+  name: string
+  description: string
+  hint?: string
+  /** Where it comes from, as `/help` shows it: `project`, `user`, `project:frontend`. */
+  origin: string
+  command: CustomCommand
+}
+
+/**
+ * The custom commands of a workspace as front ends list them: those a built-in name shadows are apart, so `/help`
+ * can say the built-in wins. The folders are read on every call (a few small files), so the list is never stale.
+ */
+export function offeredCommands(cwd: string, env: NodeJS.ProcessEnv = process.env): { offered: OfferedCommand[]; shadowed: OfferedCommand[] } {
+  const catalog = loadCommands(commandFolders({ cwd, reinHome: reinHome(env), userHome: env.HOME ?? homedir() }))
+  const offered: OfferedCommand[] = []
+  const shadowed: OfferedCommand[] = []
+  for (const command of catalog.commands) {
+    const name = shownName(catalog, command)
+    const entry: OfferedCommand = {
+      name,
+      description: command.description,
+      ...(command.argumentHint ? { hint: command.argumentHint } : {}),
+      origin: command.namespace ? `${command.scope}:${command.namespace}` : command.scope,
+      command,
+    }
+    ;(isBuiltinCommand(name) ? shadowed : offered).push(entry)
+  }
+  const byName = (a: OfferedCommand, b: OfferedCommand) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  return { offered: offered.sort(byName), shadowed: shadowed.sort(byName) }
+}

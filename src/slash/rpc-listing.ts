@@ -1,0 +1,16 @@
+import { homedir } from 'node:os'
+import { loadSkills, skillFolders } from '../skills/catalog.js'
+import { reinHome } from '../store/home.js'
+import { offeredCommands } from './listing.js'
+
+/** What RPC's `get_commands` answers: the custom commands a client may offer, those a built-in shadows, and the skills. */
+export function commandsAndSkills(cwd: string, env: NodeJS.ProcessEnv = process.env) {
+  const { offered, shadowed } = offeredCommands(cwd, env)
+  const entry = (c: (typeof offered)[number]) => ({ name: c.name, description: c.description, ...(c.hint ? { hint: c.hint } : {}), origin: c.origin })
+  const { skills } = loadSkills(skillFolders({ cwd, reinHome: reinHome(env), userHome: env.HOME ?? homedir() }), cwd)
+  return {
+    commands: offered.map(entry),
+    shadowed: shadowed.map(entry),
+    skills: skills.map((s) => ({ name: s.name, description: s.description, scope: s.scope })),
+  }
+}

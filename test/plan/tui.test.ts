@@ -1,0 +1,55 @@
+import { cpSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { CLI, cliEnv, sandbox } from '../support/cli.js'
+import { startMockModel, type MockModel } from '../support/mock-model.js'
+import { requireBuild, requireTmux, Terminal } from '../tui/support/tmux.js'
+import { FIXTURE } from '../slash/support.js'
+
+/** A plan-mode session in the terminal UI goes from plan to approved edits. */
+
+const opened: { terminals: Terminal[]; mocks: MockModel[] } = { terminals: [], mocks: [] }
+
+beforeAll(() => {
+  requireTmux()
+  requireBuild(CLI)
+})
+afterEach(async () => {
+  for (const t of opened.terminals.splice(0)) t.close()
+  for (const m of opened.mocks.splice(0)) await m.close()
+})
+
+const PLAN = '1. Create src/sub.ts\n2. Export sub'
+
+describe('plan mode in the terminal UI', () => {
+  it('shows the plan for review; approving with accept-edits lets the edit run without another question', async () => {
+    const box = sandbox()
+    cpSync(FIXTURE, box.cwd, { recursive: true })
+    const mock = await startMockModel({
+      script: [
+        { toolCalls: [{ name: 'exit_plan_mode', arguments: { plan: PLAN } }] },
+        { toolCalls: [{ name: 'write', arguments: { file_path: 'src/sub.ts', content: 'export const sub = 2\n' } }] },
+        { text: 'All done.' },
+      ],
+    })
+    opened.mocks.push(mock)
+    const term = new Terminal(['node', CLI, '--permission-mode', 'plan'], {
+      cwd: box.cwd,
+      env: { ...cliEnv({ url: mock.url, home: box.home }), TERM: 'xterm-256color' },
+      columns: 120,
+      rows: 45,
+    })
+    opened.terminals.push(term)
+    await term.waitFor('It defines what Rein would otherwise never run or allow without asking')
+    term.type('n')
+    await term.waitFor('/help')
+    await term.submit('add sub')
+    const review = await term.waitFor('The plan is ready for review')
+    expect(review).toContain('1. Create src/sub.ts')
+    expect(review).toContain('2. Approve the plan and accept edits')
+    await term.keys('2')
+    await term.waitFor('All done.')
+    expect(readFileSync(join(box.cwd, 'src/sub.ts'), 'utf8')).toBe('export const sub = 2\n')
+    expect(term.history()).toContain('plan · approved, continuing in accept-edits')
+  })
+})

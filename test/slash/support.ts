@@ -1,0 +1,24 @@
+import { cpSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { MockModel } from '../support/mock-model.js'
+import { reinEnv, tempDir } from '../context/cli-support.js'
+
+/** The realistic fixture: skills and custom commands in Claude Code's format, with frontmatter edge cases. */
+export const FIXTURE = join(import.meta.dirname, '../fixtures/claude-project')
+
+/** A fresh copy of the fixture project, a private REIN_HOME and a private user home (for ~/.claude). */
+export function fixtureWorkspace(): { base: string; cwd: string; home: string; userHome: string } {
+  const base = tempDir('rein-slash-')
+  const cwd = join(base, 'project')
+  const home = join(base, 'rein-home')
+  const userHome = join(base, 'user')
+  cpSync(FIXTURE, cwd, { recursive: true })
+  mkdirSync(home, { recursive: true })
+  mkdirSync(userHome, { recursive: true })
+  return { base, cwd, home, userHome }
+}
+
+/** The CLI's environment against the mock, with HOME pointing at the private user home. */
+export function envFor(mock: MockModel, ws: { home: string; userHome: string }): NodeJS.ProcessEnv {
+  return { ...reinEnv(mock, ws.home), HOME: ws.userHome }
+}
