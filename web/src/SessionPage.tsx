@@ -140,33 +140,27 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
         </nav>
       </div>
       <div class="bar controls">
-        <label>
-          Mode{' '}
-          <select value={state.permissionMode ?? ''} onChange={(e) => void act('settings', { permissionMode: e.currentTarget.value })}>
-            {!state.permissionMode && <option value="">(not open)</option>}
-            {info.modes.map((m) => (
-              <option key={m}>{m}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Model{' '}
-          <select value={state.model ?? ''} onChange={(e) => void act('settings', { model: e.currentTarget.value })}>
-            {!state.model && <option value="">(not open)</option>}
-            {[...new Set([...info.models, ...(state.model ? [state.model] : [])])].map((m) => (
-              <option key={m}>{m}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Effort{' '}
-          <select value={state.effort ?? ''} onChange={(e) => void act('settings', { effort: e.currentTarget.value })}>
-            {!state.effort && <option value="">(not open)</option>}
-            {info.efforts.map((m) => (
-              <option key={m}>{m}</option>
-            ))}
-          </select>
-        </label>
+        <label for="mode">Permission mode</label>
+        <select id="mode" value={state.permissionMode ?? ''} onChange={(e) => void act('settings', { permissionMode: e.currentTarget.value })}>
+          {!state.permissionMode && <option value="">(not open)</option>}
+          {info.modes.map((m) => (
+            <option key={m}>{m}</option>
+          ))}
+        </select>
+        <label for="model">Model</label>
+        <select id="model" value={state.model ?? ''} onChange={(e) => void act('settings', { model: e.currentTarget.value })}>
+          {!state.model && <option value="">(not open)</option>}
+          {[...new Set([...info.models, ...(state.model ? [state.model] : [])])].map((m) => (
+            <option key={m}>{m}</option>
+          ))}
+        </select>
+        <label for="effort">Effort</label>
+        <select id="effort" value={state.effort ?? ''} onChange={(e) => void act('settings', { effort: e.currentTarget.value })}>
+          {!state.effort && <option value="">(not open)</option>}
+          {info.efforts.map((m) => (
+            <option key={m}>{m}</option>
+          ))}
+        </select>
         <button type="button" onClick={() => void act('cancel')} disabled={!busy}>
           Cancel
         </button>
