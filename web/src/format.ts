@@ -1,5 +1,5 @@
 export function usd(value: number): string {
-  return value === 0 ? '$0' : value < 0.01 ? `$${value.toFixed(4)}` : `$${value.toFixed(2)}`
+  return value === 0 ? '$0' : value < 0.01 ? `$${value.toPrecision(2)}` : `$${value.toFixed(2)}`
 }
 
 export function percent(share: number | undefined): string {
