@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { OpenedAgent } from '../agent/open.js'
 import type { LiveEvent, PermissionAnswer, PermissionRequest } from '../agent/types.js'
+import { addLocalAllowRule } from '../config/settings.js'
+import { keepingTrust } from '../trust/workspace.js'
 
 /** A permission request waiting for any open page to answer it. */
 export interface PendingAsk {
@@ -40,7 +42,10 @@ export class LiveSession {
   private readonly asks = new Map<string, PendingAsk>()
   private readonly unsubscribe: () => void
 
-  constructor(readonly opened: OpenedAgent) {
+  constructor(
+    readonly opened: OpenedAgent,
+    private readonly home: string,
+  ) {
     const agent = opened.agent
     agent.permissionAsker = (request, signal) =>
       new Promise<PermissionAnswer>((resolve) => {
@@ -87,12 +92,34 @@ export class LiveSession {
     return () => this.watchers.delete(watcher)
   }
 
-  /** Settles a waiting ask; false when no ask has that id (already answered by another page, or cancelled). */
-  answer(id: string, answer: PermissionAnswer): boolean {
+  /**
+   * Settles a waiting ask; false when no ask has that id (already answered by another page, or cancelled). "Allow
+   * always" allows the rule Rein suggested for the call, never one the page names, and saves it to
+   * `.rein/settings.local.json` as the terminal UI does.
+   */
+  answer(id: string, outcome: 'allow-once' | 'allow-always' | 'deny', note?: string): boolean {
     const ask = this.asks.get(id)
     if (!ask) return false
-    ask.answer(answer)
+    const rule = ask.request.suggestedRule
+    if (outcome === 'allow-always' && rule) this.saveRule(rule)
+    ask.answer(
+      outcome === 'deny'
+        ? { outcome: 'deny', ...(note ? { note } : {}) }
+        : outcome === 'allow-always'
+          ? { outcome: 'allow-always', ...(rule ? { rule } : {}) }
+          : { outcome: 'allow-once' },
+    )
     return true
+  }
+
+  private saveRule(rule: string): void {
+    const agent = this.opened.agent
+    try {
+      keepingTrust({ cwd: agent.cwd, home: this.home }, () => addLocalAllowRule(agent.cwd, rule))
+      agent.notify('info', `Added ${rule} to .rein/settings.local.json.`)
+    } catch (error) {
+      agent.notify('warning', `Allowed this call, but could not save the rule: ${error instanceof Error ? error.message : String(error)}`)
+    }
   }
 
   sendState(): void {

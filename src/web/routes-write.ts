@@ -12,7 +12,7 @@ const text = z.string().min(1, 'is empty').max(1_000_000, 'is over a million cha
 const schemas = {
   start: z.object({ cwd: z.string() }),
   input: z.object({ text, how: z.enum(['enter', 'steer', 'followUp']) }),
-  answer: z.object({ outcome: z.enum(['allow-once', 'allow-always', 'deny']), rule: z.string().optional(), note: z.string().max(10_000).optional() }),
+  answer: z.object({ outcome: z.enum(['allow-once', 'allow-always', 'deny']), note: z.string().max(10_000).optional() }),
   settings: z
     .object({
       permissionMode: z.enum(PERMISSION_MODES as [PermissionMode, ...PermissionMode[]]).optional(),
@@ -74,15 +74,7 @@ export function writeRoutes(app: Hono, ctx: WebContext): void {
   app.post('/api/sessions/:id/asks/:ask', async (c) => {
     const answer = await body(c, schemas.answer)
     const session = ctx.host.get(await ctx.visibleId(c.req.param('id')))
-    const ok =
-      session?.answer(
-        c.req.param('ask'),
-        answer.outcome === 'deny'
-          ? { outcome: 'deny', ...(answer.note ? { note: answer.note } : {}) }
-          : answer.outcome === 'allow-always'
-            ? { outcome: 'allow-always', ...(answer.rule ? { rule: answer.rule } : {}) }
-            : { outcome: 'allow-once' },
-      ) ?? false
+    const ok = session?.answer(c.req.param('ask'), answer.outcome, answer.note) ?? false
     if (!ok) throw new WebError(409, 'That permission request is no longer waiting: another page answered it, or the turn ended.')
     return c.json({ answered: true })
   })

@@ -78,7 +78,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     // Broken settings are reported when a session opens (as the terminal does); prices fall back to the catalog's.
   }
   const price: Pricing = (model, usage, time) => costOf(usage, modelInfo(model, overrides), time)
-  const host_ = new SessionHost(options.agent ?? {})
+  const host_ = new SessionHost({ ...options.agent, home: options.home }, options.home)
   const ctx = new WebContext(
     root,
     options.all === true,

@@ -15,6 +15,7 @@ export class SessionHost {
 
   constructor(
     private readonly defaults: AgentDefaults,
+    private readonly home: string,
     private readonly open: (options: OpenAgentOptions) => Promise<OpenedAgent> = openAgentWithContext,
   ) {}
 
@@ -44,7 +45,7 @@ export class SessionHost {
   }
 
   private keep(opened: OpenedAgent): LiveSession {
-    const session = new LiveSession(opened)
+    const session = new LiveSession(opened, this.home)
     this.live.set(session.id, session)
     return session
   }

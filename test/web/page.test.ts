@@ -128,6 +128,26 @@ describe('rein web in a browser', () => {
     expect(steering.map((e) => e.data.content)).toEqual([[{ type: 'text', text: steer }]])
   })
 
+  it('allows always from the page: the suggested rule is saved and the same call no longer asks', async () => {
+    run = await startWeb({
+      script: [
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo one' } }] },
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo one' } }] },
+        { text: 'Both ran.' },
+      ],
+    })
+    const page = await openPage(run)
+    await newSession(page)
+    await send(page, 'Echo twice')
+    const ask = page.getByRole('alertdialog', { name: 'Permission for bash' })
+    await ask.getByRole('button', { name: /Allow always/ }).click()
+    await page.locator('.msg.assistant', { hasText: 'Both ran.' }).waitFor()
+    expect(await page.getByRole('alertdialog').count()).toBe(0)
+    const saved = JSON.parse(readFileSync(join(run.box.cwd, '.rein', 'settings.local.json'), 'utf8')) as { permissions: { allow: string[] } }
+    expect(saved.permissions.allow).toEqual(['Bash(echo one)'])
+    await expect(page.locator('.tool').count()).resolves.toBe(2)
+  })
+
   it('queues a follow-up while a tool runs, cancels the turn, and then runs the follow-up as its own turn', async () => {
     run = await startWeb({
       args: ['--permission-mode', 'bypass'],

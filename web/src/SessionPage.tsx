@@ -201,7 +201,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
             </button>
             <button
               type="button"
-              onClick={() => void act(`asks/${ask.id}`, { outcome: 'allow-always', ...(ask.request.suggestedRule ? { rule: ask.request.suggestedRule } : {}) })}
+              onClick={() => void act(`asks/${ask.id}`, { outcome: 'allow-always' })}
             >
               Allow always{ask.request.suggestedRule ? ` (${ask.request.suggestedRule})` : ''}
             </button>
