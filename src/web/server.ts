@@ -127,7 +127,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   app.onError((error, c) => {
     if (error instanceof WebError) return c.json({ error: error.message }, error.status)
     if (error instanceof SessionError) {
-      const status = error.code === 'not-found' ? 404 : error.code === 'busy' ? 409 : 500
+      // Every other store error is about the stored log (damaged, another version): a conflict with what is on disk.
+      const status = error.code === 'not-found' ? 404 : 409
       return c.json({ error: sentence(error.message) }, status)
     }
     return c.json({ error: sentence(error instanceof Error ? error.message : String(error)) }, 500)

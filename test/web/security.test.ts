@@ -1,4 +1,5 @@
-import { mkdirSync, symlinkSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cliEnv, runCli } from '../support/cli.js'
@@ -119,6 +120,43 @@ describe('rein web refuses what did not come from its own page', () => {
     const staleAsk = await raw(run.origin, `/api/sessions/${String(created.id)}/asks/abc`, { method: 'POST', body: JSON.stringify({ outcome: 'allow-once' }), headers: trusted(run) })
     expect(staleAsk.status).toBe(409)
     expect((await raw(run.origin, '/api/sessions', { headers: trusted(run) })).status).toBe(200)
+  })
+
+  it('shows a session another process is writing, but refuses to drive it, naming the holder', async () => {
+    run = await startWeb({ script: [{ text: 'Earlier answer.' }] })
+    const made = await runCli(['-p', 'an earlier run'], { cwd: run.box.cwd, env: cliEnv({ url: run.mock.url, home: run.box.home }) })
+    expect(made.code, made.stderr).toBe(0)
+    const sessions = join(run.box.home, 'sessions')
+    const folder = join(sessions, readdirSync(sessions)[0])
+    const file = readdirSync(folder).find((f) => f.endsWith('.jsonl')) as string
+    const id = file.replace(/\.jsonl$/, '')
+    // A live holder: this test process, on this host, refreshed just now.
+    writeFileSync(join(folder, `${file}.lock`), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: Date.now() }))
+    const shown = await raw(run.origin, `/api/sessions/${id}`, { headers: trusted(run) })
+    expect(shown.status).toBe(200)
+    expect(shown.json().total).toBeGreaterThan(0)
+    const prompt = await raw(run.origin, `/api/sessions/${id}/input`, { method: 'POST', body: JSON.stringify({ text: 'more', how: 'enter' }), headers: trusted(run) })
+    expect(prompt.status).toBe(409)
+    expect(prompt.json().error).toMatch(new RegExp(`^Session ${id} is open for writing by process ${process.pid} on this machine`))
+    const fork = await raw(run.origin, `/api/sessions/${id}/fork`, { method: 'POST', body: '{}', headers: trusted(run) })
+    expect(fork.status).toBe(201)
+  })
+
+  it('refuses a damaged log with the sentence that names its file and line', async () => {
+    run = await startWeb()
+    const created = (await raw(run.origin, '/api/sessions', { method: 'POST', body: JSON.stringify({ cwd: '.' }), headers: trusted(run) })).json()
+    const box = run.box
+    await run.stop()
+    const sessions = join(box.home, 'sessions')
+    const folder = join(sessions, readdirSync(sessions)[0])
+    writeFileSync(join(folder, `${String(created.id)}.jsonl`), 'not a header\n{"seq":0}\n')
+    run = await startWeb({ box })
+    const res = await raw(run.origin, `/api/sessions/${String(created.id)}`, { headers: trusted(run) })
+    expect(res.status).toBe(409)
+    expect(res.json().error).toMatch(/line 1/)
+    expect((await raw(run.origin, '/api/sessions', { headers: trusted(run) })).status).toBe(200)
+    // The suite's teardown verifies every log left in TMPDIR; this one is damaged on purpose.
+    rmSync(join(folder, `${String(created.id)}.jsonl`))
   })
 
   it("hides another workspace's sessions unless started with --all", async () => {
