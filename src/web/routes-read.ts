@@ -79,9 +79,12 @@ export function boundedInt(value: string | undefined, fallback: number, min: num
   return Math.min(max, Math.max(min, Number(value)))
 }
 
+/** The latest `session/title`, else the first prompt's first line (as the listing shows it). */
 function titleOf(events: readonly { type: string; data: unknown }[]): string {
   for (let i = events.length - 1; i >= 0; i--) {
     if (events[i].type === 'session/title') return (events[i].data as { title: string }).title
   }
-  return ''
+  const prompt = events.find((e) => e.type === 'user/message')?.data as { content?: { type: string; text?: string }[] } | undefined
+  const text = prompt?.content?.find((b) => b.type === 'text')?.text?.trim().split('\n')[0] ?? ''
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text
 }

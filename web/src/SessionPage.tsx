@@ -194,7 +194,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
           <p>
             <strong>{ask.request.call.name}</strong> needs permission: {ask.request.reason}
           </p>
-          <pre>{JSON.stringify(ask.request.call.arguments ?? {}, null, 2)}</pre>
+          <pre>{JSON.stringify(ask.request.call.input ?? {}, null, 2)}</pre>
           <div class="row">
             <button type="button" onClick={() => void act(`asks/${ask.id}`, { outcome: 'allow-once' })}>
               Allow once

@@ -31,7 +31,7 @@ export interface ToolCallInfo {
 }
 
 export interface PermissionRequest {
-  call: { name: string; arguments?: unknown; id?: string }
+  call: { name: string; callId: string; arguments: string; input: unknown }
   reason: string
   suggestedRule?: string
 }

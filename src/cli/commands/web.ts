@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { InvalidArgumentError, Option, type Command } from 'commander'
+import { PERMISSION_MODES } from '../../agent/types.js'
 import { reinHome } from '../../store/home.js'
 import { onExitSignals } from '../exit-signals.js'
 import { fail } from '../fail.js'
@@ -29,8 +30,8 @@ export function registerWebCommand(program: Command): void {
     .option('--all', 'show the sessions of every workspace, not only those inside the working directory')
     .option('--cwd <dir>', 'the workspace: new sessions start inside it (default: the current directory)')
     .option('--model <id>', 'model id for new sessions')
-    .option('--effort <level>', 'thinking effort: off, low, high, max')
-    .option('--permission-mode <mode>', 'permission mode for new sessions')
+    .addOption(new Option('--effort <level>', 'thinking effort').choices(['off', 'low', 'high', 'max']))
+    .addOption(new Option('--permission-mode <mode>', 'permission mode').choices([...PERMISSION_MODES]))
     .option('--allow <rule...>', 'extra allow rules')
     .option('--trust-project', "trust the workspace's settings, hooks and MCP servers for this run only")
     .addOption(new Option('--trust-project-hooks', 'alias of --trust-project').hideHelp())
