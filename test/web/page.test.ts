@@ -5,6 +5,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { lastUserText } from '../support/mock-model.js'
 import { launchBrowser, screenshot } from './browser.js'
 import { startWeb, type WebRun } from './support.js'
+import { sandbox } from '../support/cli.js'
+import { Session } from '../../src/session/session.js'
+import { JsonlStore } from '../../src/store/jsonl-store.js'
+// The benchmarks' deterministic session generator (plain JavaScript).
+import { appendRealisticTurn, random } from '../../bench/session-fixture.mjs'
 
 let browser: Browser
 let run: WebRun | undefined
@@ -254,5 +259,25 @@ describe('rein web in a browser', () => {
     await page.getByText(`forked from ${id.slice(0, 8)}`).waitFor()
     await page.locator('.msg.assistant', { hasText: 'One.' }).waitFor()
     expect(await page.locator('.msg.user', { hasText: 'Second prompt' }).count()).toBe(0)
+  })
+
+  it('opens a long session at its newest events, renders only the entries near the viewport, and pages earlier events in', async () => {
+    const box = sandbox()
+    const session = await Session.create(new JsonlStore(box.home), { cwd: box.cwd })
+    const rand = random(7)
+    for (let turn = 1; session.length < 3_000; turn++) appendRealisticTurn(session, turn, rand, 3)
+    await session.close()
+    run = await startWeb({ box })
+    const page = await openPage(run)
+    await page.goto(`${run.origin}/#/s/${session.id}`)
+    await page.locator('.msg.assistant').last().waitFor()
+    const total = session.length
+    await page.getByRole('button', { name: `Load earlier events (before seq ${total - 1000})` }).waitFor()
+    const rendered = await page.locator('[data-key]').count()
+    expect(rendered).toBeGreaterThan(0)
+    expect(rendered).toBeLessThan(80)
+    await page.getByRole('button', { name: /Load earlier events/ }).click()
+    await page.getByRole('button', { name: `Load earlier events (before seq ${total - 2000})` }).waitFor()
+    expect(await page.locator('[data-key]').count()).toBeLessThan(80)
   })
 })

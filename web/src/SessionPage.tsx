@@ -62,7 +62,9 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
             const last = events.current[events.current.length - 1]
             if (last && data.live.event.seq <= last.seq) return
             events.current.push(data.live.event)
-            if (data.live.event.type === 'session/title') setMeta((old) => old && { ...old, title: String(data.live.type === 'event' ? data.live.event.data.title : '') })
+            const event = data.live.event
+            if (event.type === 'session/title') setMeta((old) => old && { ...old, title: String(event.data.title) })
+            if (event.type === 'user/message') setMeta((old) => (old && !old.title ? { ...old, title: firstLine(event.data.content) } : old))
           }
           model.current.live(data.live)
           setVersion((v) => v + 1)
@@ -214,4 +216,11 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
       <Composer busy={busy} send={(text, how) => act('input', { text, how }).then((r) => r !== undefined)} />
     </section>
   )
+}
+
+/** The first line of a message's first text block, for a title. */
+function firstLine(content: unknown): string {
+  const block = Array.isArray(content) ? (content as { type: string; text?: string }[]).find((b) => b.type === 'text') : undefined
+  const line = block?.text?.trim().split('\n')[0] ?? ''
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line
 }

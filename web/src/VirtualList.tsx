@@ -73,13 +73,17 @@ export function VirtualList<T>({ items, keyOf, render, version, estimate = 90, o
   useEffect(() => {
     const el = box.current
     if (!el) return
-    const onScroll = (): void => {
+    const measure = (): void => {
       atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40
       setScroll({ top: el.scrollTop, height: el.clientHeight })
+    }
+    // Only the reader's own scrolling to the top asks for earlier items; a resize never does.
+    const onScroll = (): void => {
+      measure()
       if (el.scrollTop < 40) onTop?.()
     }
     el.addEventListener('scroll', onScroll, { passive: true })
-    const resize = new ResizeObserver(onScroll)
+    const resize = new ResizeObserver(measure)
     resize.observe(el)
     return () => {
       el.removeEventListener('scroll', onScroll)
