@@ -25,7 +25,8 @@ export interface LiveState {
   model: string
   effort: string
   permissionMode: string
-  queued: { id: string; verb: string }[]
+  /** Inputs waiting for delivery, with the start of their text. */
+  queued: { id: string; verb: string; text: string }[]
   asks: { id: string; request: PermissionRequest }[]
   events: number
   /** Problems found while opening (hooks, servers, an untrusted workspace's ignored settings): one sentence each. */
@@ -80,7 +81,7 @@ export class LiveSession {
       model: agent.config.model,
       effort: agent.config.effort,
       permissionMode: agent.permissionMode,
-      queued: agent.queued.map((q) => ({ id: q.id, verb: q.verb })),
+      queued: agent.queued.map((q) => ({ id: q.id, verb: q.verb, text: textOf(q.content).slice(0, 200) })),
       asks: [...this.asks.values()].map((a) => ({ id: a.id, request: a.request })),
       events: agent.session.length,
       problems: this.opened.problems,
@@ -142,4 +143,12 @@ export class LiveSession {
     this.opened.agent.permissionAsker = undefined
     await this.opened.agent.close(reason)
   }
+}
+
+/** The text blocks of an input, joined. */
+export function textOf(content: readonly { type: string; text?: string }[]): string {
+  return content
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text ?? '')
+    .join('\n')
 }

@@ -5,7 +5,7 @@ import type { Effort } from '../llm/adapter.js'
 import { forkSession } from '../session/fork.js'
 import { sessionDirectory, WebError } from './directories.js'
 import { EFFORTS } from './routes-read.js'
-import type { LiveSession } from './live-session.js'
+import { textOf, type LiveSession } from './live-session.js'
 import type { WebContext } from './web-context.js'
 
 const text = z.string().min(1, 'is empty').max(1_000_000, 'is over a million characters')
@@ -21,6 +21,7 @@ const schemas = {
     })
     .strict(),
   fork: z.object({ seq: z.number().int().nonnegative().optional() }),
+  compact: z.object({ focus: z.string().max(10_000).optional() }),
 }
 
 /** The request body, checked; any mistake becomes one sentence naming the field. */
@@ -69,6 +70,21 @@ export function writeRoutes(app: Hono, ctx: WebContext): void {
     const session = ctx.host.get(await ctx.visibleId(c.req.param('id')))
     session?.opened.agent.cancel()
     return c.json({ cancelled: session?.opened.agent.busy ?? false })
+  })
+
+  app.post('/api/sessions/:id/withdraw/:item', async (c) => {
+    const session = ctx.host.get(await ctx.visibleId(c.req.param('id')))
+    const item = session?.opened.agent.withdraw(c.req.param('item'))
+    if (!session || !item) throw new WebError(409, 'That input is no longer queued: it was delivered, or withdrawn by another page.')
+    session.sendState()
+    return c.json({ text: textOf(item.content) })
+  })
+
+  app.post('/api/sessions/:id/compact', async (c) => {
+    const { focus } = await body(c, schemas.compact)
+    const session = await live(c.req.param('id'))
+    if (session.opened.agent.busy) throw new WebError(409, 'Cannot compact while a turn runs; cancel it or wait for it to end.')
+    return c.json(await session.opened.agent.compact(focus))
   })
 
   app.post('/api/sessions/:id/asks/:ask', async (c) => {

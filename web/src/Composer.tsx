@@ -1,12 +1,19 @@
-import { useState } from 'preact/hooks'
-
 /**
  * The prompt box. Enter sends: while the agent works that steers the running turn (it reaches the model at the next
  * step boundary), while idle it starts a turn. Shift+Enter is a new line; the second button queues a follow-up that
  * gets its own turn.
  */
-export function Composer({ busy, send }: { busy: boolean; send: (text: string, how: 'enter' | 'followUp') => Promise<boolean> }) {
-  const [text, setText] = useState('')
+export function Composer({
+  busy,
+  send,
+  text,
+  setText,
+}: {
+  busy: boolean
+  send: (text: string, how: 'enter' | 'followUp') => Promise<boolean>
+  text: string
+  setText: (text: string) => void
+}) {
   const submit = async (how: 'enter' | 'followUp'): Promise<void> => {
     if (!text.trim()) return
     const sent = text

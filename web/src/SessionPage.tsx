@@ -28,6 +28,8 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
   const [error, setError] = useState('')
   const [state, setState] = useState<LiveState>({ hosted: false })
   const [asks, setAsks] = useState<{ id: string; request: PermissionRequest }[]>([])
+  const [draft, setDraft] = useState('')
+  const [note, setNote] = useState('')
   const [, setVersion] = useState(0)
   const events = useRef<LogEvent[]>([])
   const first = useRef(0)
@@ -107,6 +109,18 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
     }
   }
 
+  /** Takes a queued input back into the prompt box, as Up on an empty editor does in the terminal. */
+  const withdraw = async (item: string): Promise<void> => {
+    const taken = (await act(`withdraw/${item}`)) as { text: string } | undefined
+    if (taken) setDraft(draft ? `${taken.text}\n${draft}` : taken.text)
+  }
+
+  const compact = async (): Promise<void> => {
+    setNote('Compacting…')
+    const done = (await act('compact')) as { message: string } | undefined
+    setNote(done ? done.message : '')
+  }
+
   const fork = async (seq?: number): Promise<void> => {
     const made = (await act('fork', seq === undefined ? {} : { seq })) as { id: string } | undefined
     if (made) location.hash = `#/s/${made.id}`
@@ -166,8 +180,28 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
         <button type="button" onClick={() => void act('cancel')} disabled={!busy}>
           Cancel
         </button>
+        <button type="button" onClick={() => void compact()} disabled={busy || !state.hosted}>
+          Compact
+        </button>
         {state.queued && state.queued.length > 0 && <span class="muted">{state.queued.length} queued</span>}
       </div>
+      {note && (
+        <p class="notice info" role="status">
+          {note}
+        </p>
+      )}
+      {(state.queued ?? []).length > 0 && (
+        <ul class="queue" aria-label="Queued inputs">
+          {(state.queued ?? []).map((q) => (
+            <li key={q.id}>
+              <span class="tag">{q.verb === 'steer' ? 'steering' : q.verb === 'followUp' ? 'follow-up' : q.verb}</span> {q.text}{' '}
+              <button type="button" class="link" onClick={() => void withdraw(q.id)}>
+                Withdraw
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       {(state.problems ?? []).map((p) => (
         <p class="notice warning" key={p}>
           {p}
@@ -213,7 +247,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
           </div>
         </div>
       ))}
-      <Composer busy={busy} send={(text, how) => act('input', { text, how }).then((r) => r !== undefined)} />
+      <Composer busy={busy} text={draft} setText={setDraft} send={(text, how) => act('input', { text, how }).then((r) => r !== undefined)} />
     </section>
   )
 }

@@ -42,7 +42,7 @@ export interface LiveState {
   model?: string
   effort?: string
   permissionMode?: string
-  queued?: { id: string; verb: string }[]
+  queued?: { id: string; verb: string; text: string }[]
   asks?: { id: string; request: PermissionRequest }[]
   problems?: string[]
   state?: 'running' | 'idle' | 'interrupted'
