@@ -78,14 +78,14 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     // Broken settings are reported when a session opens (as the terminal does); prices fall back to the catalog's.
   }
   const price: Pricing = (model, usage, time) => costOf(usage, modelInfo(model, overrides), time)
-  const host_ = new SessionHost({ ...options.agent, home: options.home }, options.home)
+  const sessions = new SessionHost({ ...options.agent, home: options.home }, options.home)
   const ctx = new WebContext(
     root,
     options.all === true,
     options.home,
     store,
-    new SessionReader(store, (id) => host_.get(id)),
-    host_,
+    new SessionReader(store, (id) => sessions.get(id)),
+    sessions,
     new Inspector(price),
     price,
   )
@@ -155,10 +155,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     address: `${origin}/#token=${token}`,
     token,
     close: async () => {
-      await host_.closeAll('exit')
+      await sessions.closeAll('exit')
       await new Promise<void>((done) => {
         server.close(() => done())
-        ;(server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.()
+        // Open event streams never end by themselves; `serve` types its server as HTTP/1 or HTTP/2, and only the
+        // HTTP/1 server (the one made here) has closeAllConnections.
+        ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
       })
     },
   }

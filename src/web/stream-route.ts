@@ -41,7 +41,7 @@ export function streamRoute(app: Hono, ctx: WebContext): void {
         if (log.version !== lastVersion) {
           lastVersion = log.version
           for (let seq = next; seq < log.events.length; seq++) await send({ kind: 'live', live: { type: 'event', event: log.events[seq] } })
-          await stream.writeSSE({ data: JSON.stringify({ kind: 'logged-state', state: { hosted: false, ...(await ctx.loggedState(id, log.events)) } }) })
+          await send({ kind: 'logged-state', state: { hosted: false, ...(await ctx.loggedState(id, log.events)) } })
         }
         await pause(aborted, POLL_MS)
       }
