@@ -16,7 +16,7 @@ interface Meta {
 }
 
 /** Events the page asks for at a time: the newest page on open, earlier ones as the reader scrolls up. */
-const PAGE = 1000
+const PAGE = 400
 
 /**
  * A session: its transcript (the newest events first, earlier pages on demand, live over Server-Sent Events), the
