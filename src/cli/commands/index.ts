@@ -25,6 +25,7 @@ const subcommands: Record<string, () => Promise<Register>> = {
   trust: async () => (await import('./trust.js')).registerTrustCommand,
   'mock-model': async () => (await import('./mock-model.js')).registerMockModelCommand,
   models: async () => (await import('./models.js')).registerModelsCommand,
+  web: async () => (await import('./web.js')).registerWebCommand,
 }
 
 /** Registers the root command and the subcommands `argv` can reach. */

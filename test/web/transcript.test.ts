@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest'
+import { TranscriptModel } from '../../web/src/transcript.js'
+import { markdownHtml } from '../../web/src/markdown.js'
+
+const text = (t: string) => [{ type: 'text', text: t }]
+
+describe('the page’s transcript', () => {
+  it('marks injected context, steering and compaction summaries as such, with their producer', () => {
+    const m = new TranscriptModel()
+    m.apply({ seq: 0, time: 0, type: 'user/message', data: { content: text('hi'), source: { kind: 'user' } } })
+    m.apply({ seq: 1, time: 0, type: 'context/message', data: { content: text('<system-reminder>x</system-reminder>'), source: { kind: 'runtime-context' } } })
+    m.apply({ seq: 2, time: 0, type: 'steering/message', data: { content: text('go left'), source: { kind: 'user' } } })
+    m.apply({ seq: 3, time: 0, type: 'context/message', data: { content: text('summary'), source: { kind: 'compaction' } }, surfaceOp: { op: 'replace', start: 0, end: 2 } })
+    expect(m.items.map((i) => (i.kind === 'user' || i.kind === 'context' || i.kind === 'steering' ? [i.kind, i.source, i.summary, i.text] : i.kind))).toEqual([
+      ['user', 'user', false, 'hi'],
+      ['context', 'runtime-context', false, '<system-reminder>x</system-reminder>'],
+      ['steering', 'user', false, 'go left'],
+      ['context', 'compaction', true, 'summary'],
+    ])
+  })
+
+  it('grows a streaming entry from deltas and replaces it with the committed message', () => {
+    const m = new TranscriptModel()
+    m.live({ type: 'reasoning-delta', turn: 1, step: 1, text: 'think' })
+    m.live({ type: 'text-delta', turn: 1, step: 1, text: 'Hel' })
+    m.live({ type: 'text-delta', turn: 1, step: 1, text: 'lo' })
+    expect(m.items).toMatchObject([{ kind: 'streaming', text: 'Hello', reasoning: 'think' }])
+    m.apply({ seq: 5, time: 0, type: 'assistant/message', data: { turn: 1, step: 1, message: { content: [{ type: 'reasoning', text: 'think' }, { type: 'text', text: 'Hello' }] } } })
+    expect(m.items).toMatchObject([{ kind: 'assistant', text: 'Hello', reasoning: 'think' }])
+  })
+
+  it('puts a tool call and its result, diff and error flag in one card', () => {
+    const m = new TranscriptModel()
+    m.apply({ seq: 0, time: 0, type: 'tool/call', data: { callId: 'c1', name: 'edit', arguments: '{"path":"a"}' } })
+    m.live({ type: 'tool-progress', callId: 'c1', text: 'working' })
+    m.apply({ seq: 1, time: 0, type: 'tool/result', data: { callId: 'c1', content: text('ok'), isError: false, meta: { diff: '-a\n+b' } } })
+    expect(m.items).toEqual([
+      { kind: 'tool', key: 'e0', seq: 0, callId: 'c1', name: 'edit', input: '{"path":"a"}', progress: 'working', output: 'ok', isError: false, diff: '-a\n+b' },
+    ])
+  })
+})
+
+describe('Markdown from the model', () => {
+  it('shows raw HTML as text and drops links that are not http(s) or mailto', () => {
+    const html = markdownHtml('<img src=x onerror=alert(1)> [a](javascript:alert(1)) [b](https://example.com)')
+    expect(html).not.toContain('<img')
+    expect(html).toContain('&lt;img')
+    expect(html).not.toContain('javascript:')
+    expect(html).toContain('<a href="https://example.com"')
+  })
+})

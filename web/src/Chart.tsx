@@ -1,0 +1,49 @@
+import type { StepFigures } from './types'
+
+const W = 720
+const H = 160
+const PAD = 28
+
+/**
+ * Per-step figures as inline SVG: prompt tokens as bars (the cached part darker), cache-hit share and cost as lines
+ * scaled to the chart's height. Drawn with attributes only, so the strict CSP needs no inline style.
+ */
+export function StepChart({ steps }: { steps: readonly StepFigures[] }) {
+  if (!steps.length) return <p class="muted">No step has reported usage yet.</p>
+  const maxTokens = Math.max(1, ...steps.map((s) => s.promptTokens + s.outputTokens))
+  const maxCost = Math.max(1e-9, ...steps.map((s) => s.cost))
+  const slot = (W - 2 * PAD) / steps.length
+  const x = (i: number): number => PAD + i * slot
+  const y = (share: number): number => H - PAD - share * (H - 2 * PAD)
+  const line = (value: (s: StepFigures) => number): string =>
+    steps.map((s, i) => `${i ? 'L' : 'M'}${(x(i) + slot / 2).toFixed(1)},${y(value(s)).toFixed(1)}`).join(' ')
+  return (
+    <figure>
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label="Tokens, cache-hit share and cost per step" class="chart">
+        <line x1={PAD} y1={H - PAD} x2={W - PAD} y2={H - PAD} class="axis" />
+        {steps.map((s, i) => {
+          const total = s.promptTokens + s.outputTokens
+          const h = (total / maxTokens) * (H - 2 * PAD)
+          const cached = (s.cachedTokens / maxTokens) * (H - 2 * PAD)
+          const width = Math.max(1, slot * 0.7)
+          return (
+            <g key={s.seq}>
+              <title>{`turn ${s.turn} step ${s.step}: ${s.promptTokens} prompt (${s.cachedTokens} cached), ${s.outputTokens} output, $${s.cost.toFixed(6)}`}</title>
+              <rect x={x(i)} y={H - PAD - h} width={width} height={h} class="bar-total" />
+              <rect x={x(i)} y={H - PAD - cached} width={width} height={cached} class="bar-cached" />
+            </g>
+          )
+        })}
+        <path d={line((s) => s.cacheHitShare)} class="line-cache" fill="none" />
+        <path d={line((s) => s.cost / maxCost)} class="line-cost" fill="none" />
+        <text x={PAD} y={PAD - 10} class="label">
+          {maxTokens.toLocaleString('en-US')} tokens
+        </text>
+      </svg>
+      <figcaption class="legend">
+        <span class="key bar-total">tokens</span> <span class="key bar-cached">cached</span> <span class="key line-cache">cache-hit share</span>{' '}
+        <span class="key line-cost">cost (max ${maxCost.toFixed(6)})</span>
+      </figcaption>
+    </figure>
+  )
+}

@@ -1,0 +1,182 @@
+import { useEffect, useState } from 'preact/hooks'
+import { get } from './api'
+import { StepChart } from './Chart'
+import { grouped, percent, usd } from './format'
+import type { Block, InspectedRequest, InspectedStep, LogEvent } from './types'
+
+function blockText(b: Block): string {
+  switch (b.type) {
+    case 'text':
+      return b.text
+    case 'reasoning':
+      return `(reasoning)\n${b.text}`
+    case 'image':
+      return `(image ${b.mimeType}, ${b.data.length} base64 characters)`
+    case 'tool-call':
+      return `(tool call ${b.name} ${b.id}) ${b.arguments}`
+  }
+}
+
+/**
+ * What the model saw, step by step: every request re-derived from the log with its digest check and figures, the
+ * chosen request in full (each message labelled with the event and producer it came from), and the raw events.
+ */
+export function Inspector({ id, seq }: { id: string; seq?: number }) {
+  const [steps, setSteps] = useState<InspectedStep[]>()
+  const [request, setRequest] = useState<InspectedRequest>()
+  const [raw, setRaw] = useState<{ start: number; events: LogEvent[]; total: number }>()
+  const [error, setError] = useState('')
+
+  useEffect(() => {
+    get<{ steps: InspectedStep[] }>(`/api/sessions/${id}/inspect`).then((r) => setSteps(r.steps), (e: Error) => setError(e.message))
+    get<{ start: number; events: LogEvent[]; total: number }>(`/api/sessions/${id}/events?limit=200`).then(setRaw, (e: Error) => setError(e.message))
+  }, [id])
+
+  useEffect(() => {
+    if (seq === undefined) return setRequest(undefined)
+    get<InspectedRequest>(`/api/sessions/${id}/requests/${seq}`).then(setRequest, (e: Error) => setError(e.message))
+  }, [id, seq])
+
+  const earlierRaw = (): void => {
+    if (!raw || raw.start === 0) return
+    get<{ start: number; events: LogEvent[]; total: number }>(`/api/sessions/${id}/events?limit=200&before=${raw.start}`).then(
+      (page) => setRaw({ ...page, events: [...page.events, ...raw.events] }),
+      (e: Error) => setError(e.message),
+    )
+  }
+
+  return (
+    <section class="pad inspector">
+      <p>
+        <a href={`#/s/${id}`}>← Back to the session</a>
+      </p>
+      <h1>Inspector</h1>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {!steps ? (
+        <p>Re-deriving requests from the log…</p>
+      ) : (
+        <>
+          <StepChart steps={steps.flatMap((s) => (s.figures ? [s.figures] : []))} />
+          <table class="steps" aria-label="Requests">
+            <thead>
+              <tr>
+                <th scope="col">Step</th>
+                <th scope="col">Seq</th>
+                <th scope="col">Digest</th>
+                <th scope="col">Bytes</th>
+                <th scope="col">Messages</th>
+                <th scope="col">Prompt</th>
+                <th scope="col">Cached</th>
+                <th scope="col">Output</th>
+                <th scope="col">Cache hit</th>
+                <th scope="col">Cost</th>
+              </tr>
+            </thead>
+            <tbody>
+              {steps.map((s) => (
+                <tr key={s.seq} data-seq={s.seq} class={s.seq === seq ? 'chosen' : ''}>
+                  <td>
+                    <a href={`#/s/${id}/inspect/${s.seq}`}>
+                      {s.purpose === 'compaction' ? 'compaction' : `${s.turn}.${s.step}`}
+                    </a>
+                  </td>
+                  <td>{s.seq}</td>
+                  <td class={s.matches ? 'ok' : 'bad'} data-digest={s.matches ? 'match' : 'mismatch'} title={s.sha256}>
+                    {s.matches ? `✓ ${s.sha256.slice(0, 12)}` : `✗ logged ${s.loggedSha256.slice(0, 12)}, derived ${s.sha256.slice(0, 12)}`}
+                  </td>
+                  <td>{grouped(s.bytes)}</td>
+                  <td>{s.messages}</td>
+                  <td data-field="prompt">{s.figures ? grouped(s.figures.promptTokens) : '–'}</td>
+                  <td data-field="cached">{s.figures ? grouped(s.figures.cachedTokens) : '–'}</td>
+                  <td data-field="output">{s.figures ? grouped(s.figures.outputTokens) : '–'}</td>
+                  <td>{percent(s.figures?.cacheHitShare)}</td>
+                  <td>{s.figures ? usd(s.figures.cost) : '–'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+      {request && (
+        <section class="request" aria-label={`Request of turn ${request.turn} step ${request.step}`}>
+          <h2>
+            Request {request.purpose === 'compaction' ? '(compaction)' : `turn ${request.turn} step ${request.step}`} · seq {request.seq}
+          </h2>
+          <p>
+            {request.model} · effort {request.effort} · {grouped(request.bytes)} bytes · sha256 <code>{request.sha256}</code>{' '}
+            {request.matches ? <span class="ok">matches the log</span> : <span class="bad">does not match the log</span>}
+          </p>
+          <details>
+            <summary>System prompt</summary>
+            <pre>{request.system}</pre>
+          </details>
+          <details>
+            <summary>Tools ({request.tools.length})</summary>
+            <ul>
+              {request.tools.map((t) => (
+                <li key={t.name}>
+                  <code>{t.name}</code> <span class="muted">{t.description.split('\n')[0]}</span>
+                </li>
+              ))}
+            </ul>
+          </details>
+          <ol class="messages">
+            {request.items.map((m, i) => (
+              <li key={i} class={`role-${m.role}`} data-event={m.eventType}>
+                <header>
+                  <strong>{m.role}</strong> <span class="tag">{m.eventType}</span>
+                  {m.seq !== null && <span class="seq">seq {m.seq}</span>}
+                  {m.producer && <span class="tag">from {m.producer}</span>}
+                  {m.message.callId && <span class="muted">result for {m.message.callId}</span>}
+                </header>
+                <pre>{typeof m.message.content === 'string' ? m.message.content : m.message.content.map(blockText).join('\n')}</pre>
+              </li>
+            ))}
+          </ol>
+          <details>
+            <summary>Exact body</summary>
+            <pre>{request.body}</pre>
+          </details>
+        </section>
+      )}
+      <h2>Raw events</h2>
+      {raw && raw.start > 0 && (
+        <button type="button" class="link" onClick={earlierRaw}>
+          Earlier events (before seq {raw.start})
+        </button>
+      )}
+      <table class="raw" aria-label="Raw events">
+        <thead>
+          <tr>
+            <th scope="col">Seq</th>
+            <th scope="col">Type</th>
+            <th scope="col">Source / meta</th>
+            <th scope="col">Data</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(raw?.events ?? []).map((e) => (
+            <tr key={e.seq}>
+              <td>{e.seq}</td>
+              <td>{e.type}</td>
+              <td>
+                <code>{e.data.source !== undefined ? JSON.stringify(e.data.source) : ''}</code>
+                {e.data.meta !== undefined && <code> meta {JSON.stringify(e.data.meta).slice(0, 200)}</code>}
+              </td>
+              <td>
+                <details>
+                  <summary>{JSON.stringify(e.data).slice(0, 80)}</summary>
+                  <pre>{JSON.stringify(e, null, 2)}</pre>
+                </details>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  )
+}

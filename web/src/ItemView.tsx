@@ -1,0 +1,131 @@
+import { markdownHtml } from './markdown'
+import type { Item } from './transcript'
+
+const LABEL: Record<'user' | 'context' | 'steering', string> = {
+  user: 'You',
+  context: 'Injected context',
+  steering: 'Steering',
+}
+
+function Markdown({ text }: { text: string }) {
+  return <div class="md" dangerouslySetInnerHTML={{ __html: markdownHtml(text) }} />
+}
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    // Not JSON (a model can write anything): shown as written.
+    return text
+  }
+}
+
+/** One transcript entry. Injected context and steering say so, with their producer; forks start at a message. */
+export function ItemView({ item, onFork }: { item: Item; onFork: (seq: number) => void }) {
+  switch (item.kind) {
+    case 'user':
+    case 'context':
+    case 'steering': {
+      const label = item.summary ? 'Compaction summary' : LABEL[item.kind]
+      return (
+        <article class={`msg ${item.kind}${item.summary ? ' summary' : ''}`} aria-label={label}>
+          <header>
+            <strong>{label}</strong>
+            {item.source && item.source !== 'user' && <span class="tag">from {item.source}</span>}
+            <span class="seq">seq {item.seq}</span>
+            <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork at seq ${item.seq}`}>
+              Fork here
+            </button>
+          </header>
+          {item.kind === 'user' ? <Markdown text={item.text} /> : <details open={item.kind === 'steering'}><summary>{firstLine(item.text)}</summary><pre>{item.text}</pre></details>}
+          {item.images > 0 && <p class="muted">({item.images} image{item.images > 1 ? 's' : ''})</p>}
+        </article>
+      )
+    }
+    case 'assistant':
+      return (
+        <article class="msg assistant" aria-label="Assistant">
+          <header>
+            <strong>Assistant</strong>
+            <span class="seq">seq {item.seq} · turn {item.turn} step {item.step}</span>
+            <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork at seq ${item.seq}`}>
+              Fork here
+            </button>
+          </header>
+          {item.reasoning && (
+            <details class="reasoning">
+              <summary>Reasoning</summary>
+              <pre>{item.reasoning}</pre>
+            </details>
+          )}
+          {item.text && <Markdown text={item.text} />}
+          {item.interrupted && <p class="muted">(interrupted)</p>}
+        </article>
+      )
+    case 'streaming':
+      return (
+        <article class="msg assistant streaming" aria-label="Assistant, writing" aria-busy="true">
+          <header>
+            <strong>Assistant</strong> <span class="muted">writing…</span>
+          </header>
+          {item.reasoning && (
+            <details class="reasoning">
+              <summary>Reasoning</summary>
+              <pre>{item.reasoning}</pre>
+            </details>
+          )}
+          {item.text && <div class="md stream-text">{item.text}</div>}
+          {item.tools && <pre class="muted">{item.tools}</pre>}
+        </article>
+      )
+    case 'tool':
+      return (
+        <article class={`tool${item.isError ? ' failed' : ''}`} aria-label={`Tool ${item.name}`}>
+          <details open={item.output === undefined || item.diff !== undefined}>
+            <summary>
+              <strong>{item.name}</strong> <code>{summaryOf(item.input)}</code>{' '}
+              <span class="muted">{item.output === undefined ? 'running…' : item.isError ? 'failed' : 'done'}</span>
+            </summary>
+            <h4>Input</h4>
+            <pre>{prettyJson(item.input)}</pre>
+            {item.progress && item.output === undefined && <pre class="progress">{item.progress}</pre>}
+            {item.diff && (
+              <>
+                <h4>Diff</h4>
+                <pre class="diff">
+                  {item.diff.split('\n').map((line, i) => (
+                    <span key={i} class={line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : ''}>
+                      {line}
+                      {'\n'}
+                    </span>
+                  ))}
+                </pre>
+              </>
+            )}
+            {item.output !== undefined && (
+              <>
+                <h4>Output</h4>
+                <pre>{item.output || '(no output)'}</pre>
+              </>
+            )}
+          </details>
+        </article>
+      )
+    case 'notice':
+      return (
+        <p class={`notice ${item.level}`} role={item.level === 'error' ? 'alert' : 'status'}>
+          {item.text}
+        </p>
+      )
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n').find((l) => l.trim()) ?? ''
+  return line.length > 120 ? `${line.slice(0, 120)}…` : line
+}
+
+function summaryOf(input: string): string {
+  const text = input.replace(/\s+/g, ' ')
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text
+}

@@ -1,0 +1,260 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { get, post } from './api'
+import { Composer } from './Composer'
+import { ItemView } from './ItemView'
+import { TranscriptModel, type Item } from './transcript'
+import type { Info, LiveState, LogEvent, PermissionRequest, StreamMessage } from './types'
+import { VirtualList } from './VirtualList'
+
+interface Meta {
+  id: string
+  cwd: string
+  title: string
+  total: number
+  parent?: { id: string; seq: number }
+  state: LiveState
+}
+
+/** Events the page asks for at a time: the newest page on open, earlier ones as the reader scrolls up. */
+const PAGE = 400
+
+/**
+ * A session: its transcript (the newest events first, earlier pages on demand, live over Server-Sent Events), the
+ * controls (mode, model, effort, cancel, fork, export) and the composer. Every page open on the session sees the same
+ * stream; only the server writes.
+ */
+export function SessionPage({ id, info }: { id: string; info: Info }) {
+  const [meta, setMeta] = useState<Meta>()
+  const [error, setError] = useState('')
+  const [state, setState] = useState<LiveState>({ hosted: false })
+  const [asks, setAsks] = useState<{ id: string; request: PermissionRequest }[]>([])
+  const [draft, setDraft] = useState('')
+  const [note, setNote] = useState('')
+  const [, setVersion] = useState(0)
+  const events = useRef<LogEvent[]>([])
+  const first = useRef(0)
+  const model = useRef(new TranscriptModel())
+  const loadingEarlier = useRef(false)
+
+  const rebuild = (): void => {
+    const m = new TranscriptModel()
+    for (const e of events.current) m.apply(e)
+    model.current = m
+    setVersion((v) => v + 1)
+  }
+
+  useEffect(() => {
+    let source: EventSource | undefined
+    let stopped = false
+    ;(async () => {
+      const m = await get<Meta>(`/api/sessions/${id}`)
+      const page = await get<{ total: number; start: number; events: LogEvent[] }>(`/api/sessions/${id}/events?limit=${PAGE}&before=${m.total}`)
+      if (stopped) return
+      setMeta(m)
+      setState(m.state)
+      setAsks(m.state.asks ?? [])
+      events.current = page.events
+      first.current = page.start
+      rebuild()
+      source = new EventSource(`/api/sessions/${id}/stream?from=${page.start + page.events.length}`)
+      source.onmessage = (message) => {
+        const data = JSON.parse(message.data as string) as StreamMessage
+        if (data.kind === 'live') {
+          if (data.live.type === 'event') {
+            const last = events.current[events.current.length - 1]
+            if (last && data.live.event.seq <= last.seq) return
+            events.current.push(data.live.event)
+            const event = data.live.event
+            if (event.type === 'session/title') setMeta((old) => old && { ...old, title: String(event.data.title) })
+            if (event.type === 'user/message') setMeta((old) => (old && !old.title ? { ...old, title: firstLine(event.data.content) } : old))
+          }
+          model.current.live(data.live)
+          setVersion((v) => v + 1)
+        } else if (data.kind === 'state' || data.kind === 'logged-state') {
+          setState(data.state)
+          if (data.state.asks) setAsks(data.state.asks)
+        } else if (data.kind === 'ask') {
+          setAsks((list) => (list.some((a) => a.id === data.id) ? list : [...list, { id: data.id, request: data.request }]))
+        } else if (data.kind === 'ask-settled') {
+          setAsks((list) => list.filter((a) => a.id !== data.id))
+        }
+      }
+    })().catch((e: Error) => setError(e.message))
+    return () => {
+      stopped = true
+      source?.close()
+    }
+  }, [id])
+
+  const loadEarlier = useCallback(() => {
+    if (loadingEarlier.current || first.current === 0) return
+    loadingEarlier.current = true
+    get<{ start: number; events: LogEvent[] }>(`/api/sessions/${id}/events?limit=${PAGE}&before=${first.current}`)
+      .then((page) => {
+        events.current = [...page.events, ...events.current]
+        first.current = page.start
+        rebuild()
+      })
+      .catch((e: Error) => setError(e.message))
+      .finally(() => (loadingEarlier.current = false))
+  }, [id])
+
+  const act = async (path: string, body: unknown = {}): Promise<unknown> => {
+    setError('')
+    try {
+      return await post(`/api/sessions/${id}/${path}`, body)
+    } catch (e) {
+      setError((e as Error).message)
+      return undefined
+    }
+  }
+
+  /** Takes a queued input back into the prompt box, as Up on an empty editor does in the terminal. */
+  const withdraw = async (item: string): Promise<void> => {
+    const taken = (await act(`withdraw/${item}`)) as { text: string } | undefined
+    if (taken) setDraft(draft ? `${taken.text}\n${draft}` : taken.text)
+  }
+
+  const compact = async (): Promise<void> => {
+    setNote('Compacting…')
+    const done = (await act('compact')) as { message: string } | undefined
+    setNote(done ? done.message : '')
+  }
+
+  const fork = async (seq?: number): Promise<void> => {
+    const made = (await act('fork', seq === undefined ? {} : { seq })) as { id: string } | undefined
+    if (made) location.hash = `#/s/${made.id}`
+  }
+
+  if (!meta) return error ? <p class="pad error" role="alert">{error}</p> : <p class="pad">Loading the session…</p>
+  const busy = state.busy === true
+  const shown = state.hosted ? (busy ? 'running' : 'idle') : (state.state ?? 'idle')
+  return (
+    <section class="session">
+      <div class="bar">
+        <h1>{meta.title || `Session ${id.slice(0, 8)}`}</h1>
+        <span class={`state ${shown}`} aria-live="polite" data-testid="state">
+          {shown}
+        </span>
+        <span class="muted">{meta.cwd}</span>
+        {meta.parent && (
+          <a href={`#/s/${meta.parent.id}`} class="muted">
+            forked from {meta.parent.id.slice(0, 8)} @ {meta.parent.seq}
+          </a>
+        )}
+        <nav class="row" aria-label="Session">
+          <a href={`#/s/${id}/inspect`}>Inspector</a>
+          <a href={`/api/sessions/${id}/export?format=md`} download>
+            Export Markdown
+          </a>
+          <a href={`/api/sessions/${id}/export?format=jsonl`} download>
+            Export JSONL
+          </a>
+          <button type="button" onClick={() => void fork()}>
+            Fork
+          </button>
+        </nav>
+      </div>
+      <div class="bar controls">
+        <label for="mode">Permission mode</label>
+        <select id="mode" value={state.permissionMode ?? ''} onChange={(e) => void act('settings', { permissionMode: e.currentTarget.value })}>
+          {!state.permissionMode && <option value="">(not open)</option>}
+          {info.modes.map((m) => (
+            <option key={m}>{m}</option>
+          ))}
+        </select>
+        <label for="model">Model</label>
+        <select id="model" value={state.model ?? ''} onChange={(e) => void act('settings', { model: e.currentTarget.value })}>
+          {!state.model && <option value="">(not open)</option>}
+          {[...new Set([...info.models, ...(state.model ? [state.model] : [])])].map((m) => (
+            <option key={m}>{m}</option>
+          ))}
+        </select>
+        <label for="effort">Effort</label>
+        <select id="effort" value={state.effort ?? ''} onChange={(e) => void act('settings', { effort: e.currentTarget.value })}>
+          {!state.effort && <option value="">(not open)</option>}
+          {info.efforts.map((m) => (
+            <option key={m}>{m}</option>
+          ))}
+        </select>
+        <button type="button" onClick={() => void act('cancel')} disabled={!busy}>
+          Cancel
+        </button>
+        <button type="button" onClick={() => void compact()} disabled={busy || !state.hosted}>
+          Compact
+        </button>
+        {state.queued && state.queued.length > 0 && <span class="muted">{state.queued.length} queued</span>}
+      </div>
+      {note && (
+        <p class="notice info" role="status">
+          {note}
+        </p>
+      )}
+      {(state.queued ?? []).length > 0 && (
+        <ul class="queue" aria-label="Queued inputs">
+          {(state.queued ?? []).map((q) => (
+            <li key={q.id}>
+              <span class="tag">{q.verb === 'steer' ? 'steering' : q.verb === 'followUp' ? 'follow-up' : q.verb}</span> {q.text}{' '}
+              <button type="button" class="link" onClick={() => void withdraw(q.id)}>
+                Withdraw
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {(state.problems ?? []).map((p) => (
+        <p class="notice warning" key={p}>
+          {p}
+        </p>
+      ))}
+      {error && (
+        <p class="error pad" role="alert">
+          {error}
+        </p>
+      )}
+      {first.current > 0 && (
+        <button type="button" class="link pad" onClick={loadEarlier}>
+          Load earlier events (before seq {first.current})
+        </button>
+      )}
+      <VirtualList<Item>
+        items={model.current.items}
+        version={model.current.version}
+        keyOf={(item) => item.key}
+        render={(item) => <ItemView item={item} onFork={(seq) => void fork(seq)} />}
+        onTop={loadEarlier}
+        label="Transcript"
+      />
+      {asks.map((ask) => (
+        <div class="ask" role="alertdialog" aria-label={`Permission for ${ask.request.call.name}`} key={ask.id}>
+          <p>
+            <strong>{ask.request.call.name}</strong> needs permission: {ask.request.reason}
+          </p>
+          <pre>{JSON.stringify(ask.request.call.input ?? {}, null, 2)}</pre>
+          <div class="row">
+            <button type="button" onClick={() => void act(`asks/${ask.id}`, { outcome: 'allow-once' })}>
+              Allow once
+            </button>
+            <button
+              type="button"
+              onClick={() => void act(`asks/${ask.id}`, { outcome: 'allow-always' })}
+            >
+              Allow always{ask.request.suggestedRule ? ` (${ask.request.suggestedRule})` : ''}
+            </button>
+            <button type="button" onClick={() => void act(`asks/${ask.id}`, { outcome: 'deny' })}>
+              Deny
+            </button>
+          </div>
+        </div>
+      ))}
+      <Composer busy={busy} text={draft} setText={setDraft} send={(text, how) => act('input', { text, how }).then((r) => r !== undefined)} />
+    </section>
+  )
+}
+
+/** The first line of a message's first text block, for a title. */
+function firstLine(content: unknown): string {
+  const block = Array.isArray(content) ? (content as { type: string; text?: string }[]).find((b) => b.type === 'text') : undefined
+  const line = block?.text?.trim().split('\n')[0] ?? ''
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line
+}

@@ -1,0 +1,50 @@
+/** Calls to the server's JSON API. The cookie proves the token; every failure becomes an Error with the server's sentence. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+async function parse<T>(response: Response): Promise<T> {
+  const text = await response.text()
+  let value: unknown = undefined
+  try {
+    value = text ? JSON.parse(text) : undefined
+  } catch {
+    // Not JSON (a proxy's error page): the status line below says what happened.
+  }
+  if (!response.ok) {
+    const error = (value as { error?: unknown } | undefined)?.error
+    throw new ApiError(response.status, typeof error === 'string' ? error : `The server answered ${response.status} ${response.statusText}.`)
+  }
+  return value as T
+}
+
+export async function get<T>(path: string): Promise<T> {
+  return parse<T>(await fetch(path, { credentials: 'same-origin' }))
+}
+
+export async function post<T>(path: string, body: unknown = {}): Promise<T> {
+  return parse<T>(
+    await fetch(path, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  )
+}
+
+/**
+ * Trades the token in the address's fragment (`#token=…`) for the server's HttpOnly cookie, then removes it from
+ * the address bar and history. Without a fragment the cookie from an earlier load must already be set.
+ */
+export async function exchangeToken(): Promise<void> {
+  const match = /(?:^#|&)token=([0-9a-fA-F]+)/.exec(location.hash)
+  if (!match) return
+  await parse(await fetch('/api/auth', { method: 'POST', credentials: 'same-origin', headers: { Authorization: `Bearer ${match[1]}` } }))
+  history.replaceState(null, '', `${location.pathname}${location.search}#/`)
+}

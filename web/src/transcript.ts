@@ -1,0 +1,173 @@
+import type { Block, LiveEvent, LogEvent } from './types'
+
+/** What the transcript shows: one entry per message, tool call or notice, derived from the log and live deltas. */
+export type Item =
+  | { kind: 'user' | 'context' | 'steering'; key: string; seq: number; text: string; source: string; summary: boolean; images: number }
+  | { kind: 'assistant'; key: string; seq: number; turn: number; step: number; text: string; reasoning: string; interrupted: boolean }
+  | {
+      kind: 'tool'
+      key: string
+      seq: number
+      callId: string
+      name: string
+      input: string
+      output?: string
+      isError?: boolean
+      diff?: string
+      progress: string
+    }
+  | { kind: 'notice'; key: string; seq?: number; level: 'info' | 'warning' | 'error'; text: string }
+  | { kind: 'streaming'; key: string; turn: number; step: number; text: string; reasoning: string; tools: string }
+
+function textOf(content: unknown): { text: string; images: number } {
+  const blocks = Array.isArray(content) ? (content as Block[]) : []
+  return {
+    text: blocks
+      .filter((b): b is Extract<Block, { type: 'text' }> => b.type === 'text')
+      .map((b) => b.text)
+      .join('\n'),
+    images: blocks.filter((b) => b.type === 'image').length,
+  }
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : ''
+}
+
+/**
+ * Folds events (in seq order) and live deltas into transcript items. Tool calls and their results meet in one card;
+ * the streaming entry of a step gives way to its `assistant/message` when that is committed.
+ */
+export class TranscriptModel {
+  items: Item[] = []
+  private tools = new Map<string, number>()
+  private streaming: number | undefined
+  /** Bumped on every change, so a component can tell the list changed. */
+  version = 0
+
+  apply(event: LogEvent): void {
+    const d = event.data
+    const key = `e${event.seq}`
+    switch (event.type) {
+      case 'user/message':
+      case 'context/message':
+      case 'steering/message': {
+        const kind = event.type === 'user/message' ? 'user' : event.type === 'context/message' ? 'context' : 'steering'
+        const { text, images } = textOf(d.content)
+        const source = str((d.source as { kind?: unknown } | undefined)?.kind)
+        const summary = typeof event.surfaceOp === 'object' && event.surfaceOp !== null
+        this.items.push({ kind, key, seq: event.seq, text, source, summary, images })
+        break
+      }
+      case 'assistant/message': {
+        this.dropStreaming()
+        const content = ((d.message as { content?: unknown } | undefined)?.content ?? []) as Block[]
+        const text = content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('')
+        const reasoning = content.filter((b) => b.type === 'reasoning').map((b) => (b as { text: string }).text).join('')
+        if (text || reasoning || d.interrupted) {
+          this.items.push({ kind: 'assistant', key, seq: event.seq, turn: Number(d.turn), step: Number(d.step), text, reasoning, interrupted: d.interrupted === true })
+        }
+        break
+      }
+      case 'tool/call': {
+        const callId = str(d.callId)
+        const input = typeof d.rewritten === 'object' && d.rewritten ? str((d.rewritten as { arguments?: unknown }).arguments) : str(d.arguments)
+        this.tools.set(callId, this.items.length)
+        this.items.push({ kind: 'tool', key, seq: event.seq, callId, name: str(d.name), input, progress: '' })
+        break
+      }
+      case 'tool/result': {
+        const callId = str(d.callId)
+        let index = this.tools.get(callId)
+        if (index === undefined) {
+          index = this.items.length
+          this.tools.set(callId, index)
+          this.items.push({ kind: 'tool', key, seq: event.seq, callId, name: '(tool)', input: '', progress: '' })
+        }
+        const item = this.items[index]
+        if (item.kind === 'tool') {
+          const meta = d.meta as { diff?: unknown } | undefined
+          this.items[index] = { ...item, output: textOf(d.content).text, isError: d.isError === true, diff: str(meta?.diff) || undefined }
+        }
+        break
+      }
+      case 'turn/end': {
+        const error = d.error as { message?: unknown } | undefined
+        if (d.reason === 'error' || d.reason === 'blocked') {
+          this.items.push({ kind: 'notice', key, seq: event.seq, level: 'error', text: str(error?.message) || `The turn ended: ${str(d.reason)}.` })
+        } else if (d.reason === 'aborted' || d.reason === 'interrupted') {
+          this.items.push({ kind: 'notice', key, seq: event.seq, level: 'info', text: d.reason === 'aborted' ? 'Cancelled.' : 'Interrupted.' })
+        }
+        this.dropStreaming()
+        break
+      }
+      case 'compaction/end':
+        this.items.push({ kind: 'notice', key, seq: event.seq, level: 'info', text: `Compaction ${str(d.outcome)}${d.message ? `: ${str(d.message)}` : ''}` })
+        break
+      case 'llm/retry': {
+        const error = d.error as { message?: unknown } | undefined
+        this.items.push({ kind: 'notice', key, seq: event.seq, level: 'warning', text: `Retrying (attempt ${String(d.attempt)}): ${str(error?.message)}` })
+        break
+      }
+      case 'permission/mode':
+        this.items.push({ kind: 'notice', key, seq: event.seq, level: 'info', text: `Permission mode: ${str(d.mode)}.` })
+        break
+      default:
+        return
+    }
+    this.version++
+  }
+
+  live(event: LiveEvent): void {
+    switch (event.type) {
+      case 'event':
+        this.apply(event.event)
+        return
+      case 'text-delta':
+      case 'reasoning-delta':
+      case 'tool-call-delta': {
+        const item = this.streamingItem(event.turn, event.step)
+        if (event.type === 'text-delta') item.text += event.text
+        else if (event.type === 'reasoning-delta') item.reasoning += event.text
+        else item.tools += event.name ? `${event.name} ${event.argumentsDelta}` : event.argumentsDelta
+        break
+      }
+      case 'tool-progress': {
+        const index = this.tools.get(event.callId)
+        const item = index === undefined ? undefined : this.items[index]
+        if (item?.kind !== 'tool') return
+        this.items[index as number] = { ...item, progress: (item.progress + event.text).slice(-4000) }
+        break
+      }
+      case 'notice':
+        this.items.push({ kind: 'notice', key: `n${this.version}`, level: event.level, text: event.message })
+        break
+      case 'idle':
+        return
+    }
+    this.version++
+  }
+
+  private streamingItem(turn: number, step: number): Extract<Item, { kind: 'streaming' }> {
+    const current = this.streaming === undefined ? undefined : this.items[this.streaming]
+    if (current?.kind === 'streaming' && current.turn === turn && current.step === step) {
+      const copy = { ...current }
+      this.items[this.streaming as number] = copy
+      return copy
+    }
+    this.dropStreaming()
+    const item: Extract<Item, { kind: 'streaming' }> = { kind: 'streaming', key: `s${turn}.${step}`, turn, step, text: '', reasoning: '', tools: '' }
+    this.streaming = this.items.length
+    this.items.push(item)
+    return item
+  }
+
+  private dropStreaming(): void {
+    if (this.streaming === undefined) return
+    const index = this.streaming
+    this.streaming = undefined
+    if (this.items[index]?.kind !== 'streaming') return
+    this.items.splice(index, 1)
+    for (const [id, i] of this.tools) if (i > index) this.tools.set(id, i - 1)
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The shapes the page reads from the server's JSON API (src/web). They restate only what the page uses; the server's
+ * types and docs/session-log.md are the reference.
+ */
+export type Block =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | { type: 'image'; mimeType: string; data: string }
+  | { type: 'tool-call'; id: string; name: string; arguments: string }
+
+export interface LogEvent {
+  seq: number
+  time: number
+  type: string
+  // Event data differ by type; transcript.ts narrows each type it reads.
+  data: Record<string, unknown>
+  surfaceOp?: unknown
+}
+
+export interface Usage {
+  inputUncached: number
+  inputCacheRead: number
+  output: number
+  reasoning: number
+}
+
+export interface ToolCallInfo {
+  id: string
+  name: string
+  arguments: string
+}
+
+export interface PermissionRequest {
+  call: { name: string; callId: string; arguments: string; input: unknown }
+  reason: string
+  suggestedRule?: string
+}
+
+export interface LiveState {
+  hosted: boolean
+  busy?: boolean
+  model?: string
+  effort?: string
+  permissionMode?: string
+  queued?: { id: string; verb: string; text: string }[]
+  asks?: { id: string; request: PermissionRequest }[]
+  problems?: string[]
+  state?: 'running' | 'idle' | 'interrupted'
+}
+
+export interface SessionRow {
+  id: string
+  cwd: string
+  title: string
+  createdAt: number
+  updatedAt: number
+  turns: number
+  bytes: number
+  model: string
+  state: 'running' | 'idle' | 'interrupted'
+  hosted: boolean
+  cost: number
+  cacheHitShare?: number
+}
+
+export interface Info {
+  root: string
+  all: boolean
+  models: string[]
+  efforts: string[]
+  modes: string[]
+}
+
+export interface StepFigures {
+  turn: number
+  step: number
+  seq: number
+  purpose: 'step' | 'compaction'
+  model: string
+  promptTokens: number
+  cachedTokens: number
+  outputTokens: number
+  reasoningTokens: number
+  cost: number
+  cacheHitShare: number
+}
+
+export interface InspectedStep {
+  seq: number
+  turn: number
+  step: number
+  purpose: 'step' | 'compaction'
+  bytes: number
+  sha256: string
+  loggedSha256: string
+  matches: boolean
+  messages: number
+  figures?: StepFigures
+}
+
+export interface InspectedRequest extends InspectedStep {
+  model: string
+  effort: string
+  system: string
+  tools: { name: string; description: string }[]
+  items: {
+    role: 'system' | 'user' | 'assistant' | 'tool'
+    seq: number | null
+    eventType: string
+    producer?: string
+    message: { role: string; content: Block[] | string; callId?: string; isError?: boolean }
+  }[]
+  body: string
+}
+
+/** One Server-Sent Event of a session's stream. */
+export type StreamMessage =
+  | { kind: 'live'; live: LiveEvent }
+  | { kind: 'state'; state: LiveState }
+  | { kind: 'logged-state'; state: LiveState }
+  | { kind: 'ask'; id: string; request: PermissionRequest }
+  | { kind: 'ask-settled'; id: string }
+
+export type LiveEvent =
+  | { type: 'event'; event: LogEvent }
+  | { type: 'text-delta'; turn: number; step: number; text: string }
+  | { type: 'reasoning-delta'; turn: number; step: number; text: string }
+  | { type: 'tool-call-delta'; turn: number; step: number; index: number; id?: string; name?: string; argumentsDelta: string }
+  | { type: 'tool-progress'; callId: string; text: string }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string }
+  | { type: 'idle' }
