@@ -6,6 +6,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    globalSetup: ['test/support/verify-all.ts'],
+    globalSetup: ['test/support/verify-all.ts', 'test/support/postgres.ts'],
   },
 })
