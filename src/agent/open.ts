@@ -18,7 +18,7 @@ import { forkSession } from '../session/fork.js'
 import { Session } from '../session/session.js'
 import { reinHome } from '../store/home.js'
 import { listSessions, resolveSessionId } from '../store/listing.js'
-import { JsonlStore } from '../store/store.js'
+import { openStore } from '../store/open-store.js'
 import { createCommitGuard } from '../trust/commit-guard.js'
 import { createRedactor, secretValues } from '../trust/secrets.js'
 import { ignoredGrants, untrustedNotice, workspaceTrust } from '../trust/workspace.js'
@@ -34,6 +34,8 @@ export interface OpenAgentOptions {
   /** `$REIN_HOME`; defaults to the environment's, else ~/.rein. */
   home?: string
   env?: NodeJS.ProcessEnv
+  /** The session store (`--store`): `jsonl` or a postgres:// URL; else REIN_STORE, settings, JSONL. */
+  store?: string
   resume?: string
   /** Resume the latest session of `cwd`. */
   continueLatest?: boolean
@@ -84,7 +86,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const trust = workspaceTrust({ cwd, home, once: options.trustProject })
   const settings = loadSettings(cwd, home, { workspaceTrusted: trust.trusted })
   refuseRetired(options.model ?? settings.model, settings)
-  const store = new JsonlStore(home)
+  const store = await openStore({ home, env, flag: options.store })
   const problems: string[] = []
   const report = (message: string): void => {
     problems.push(message)

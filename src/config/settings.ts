@@ -65,6 +65,7 @@ const settingsSchema = z.looseObject({
   secretEnv: z.array(z.string()).optional(),
   webFetch: z.looseObject({ allowPrivate: z.boolean().optional() }).optional(),
   models: modelsSettingSchema.optional(),
+  store: z.looseObject({ url: z.string().optional() }).optional(),
 })
 
 /** The settings files in the order they refine each other: user, project (committable), local (personal). */

@@ -25,6 +25,7 @@ export interface RunFlags {
   trustProject?: boolean
   /** The old spelling of `--trust-project`, kept as an alias. */
   trustProjectHooks?: boolean
+  store?: string
 }
 
 const positiveInt = (value: string): number => {
@@ -52,6 +53,7 @@ export function registerRunCommand(program: Command): void {
     .option('--allow <rule...>', 'extra allow rules for this run, e.g. "Bash(npm test)"')
     .option('--trust-project', "trust this workspace's settings, hooks and MCP servers for this run only")
     .addOption(new Option('--trust-project-hooks', 'alias of --trust-project').hideHelp())
+    .option('--store <url>', 'session store: jsonl (default) or postgres://user@host/db (also REIN_STORE, store.url)')
     .action(async (words: string[], flags: RunFlags) => {
       try {
         process.exitCode = await run(words, flags)
@@ -108,6 +110,7 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     permissionMode: flags.permissionMode,
     allow: flags.allow,
     trustProject: flags.trustProject || flags.trustProjectHooks,
+    ...(flags.store !== undefined ? { store: flags.store } : {}),
   }
 }
 
