@@ -36,6 +36,8 @@ export interface OpenAgentOptions {
   env?: NodeJS.ProcessEnv
   /** The session store (`--store`): `jsonl` or a postgres:// URL; else REIN_STORE, settings, JSONL. */
   store?: string
+  /** The id of a new session (`--session-id`; rein batch names its tasks' sessions). */
+  sessionId?: string
   resume?: string
   /** Resume the latest session of `cwd`. */
   continueLatest?: boolean
@@ -107,7 +109,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     session = await forkSession(store, await resolveSessionId(store, options.fork.id, cwd), options.fork.seq)
     start = 'fork'
   } else {
-    session = await Session.create(store, { cwd })
+    session = await Session.create(store, { cwd, ...(options.sessionId ? { id: options.sessionId } : {}) })
   }
   session.setCommitGuard(createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv }))))
 

@@ -25,6 +25,8 @@ const subcommands: Record<string, () => Promise<Register>> = {
   trust: async () => (await import('./trust.js')).registerTrustCommand,
   'mock-model': async () => (await import('./mock-model.js')).registerMockModelCommand,
   models: async () => (await import('./models.js')).registerModelsCommand,
+  batch: async () => (await import('./batch.js')).registerBatchCommand,
+  worker: async () => (await import('./worker.js')).registerWorkerCommand,
 }
 
 /** Registers the root command and the subcommands `argv` can reach. */

@@ -26,6 +26,7 @@ export interface RunFlags {
   /** The old spelling of `--trust-project`, kept as an alias. */
   trustProjectHooks?: boolean
   store?: string
+  sessionId?: string
 }
 
 const positiveInt = (value: string): number => {
@@ -53,6 +54,7 @@ export function registerRunCommand(program: Command): void {
     .option('--allow <rule...>', 'extra allow rules for this run, e.g. "Bash(npm test)"')
     .option('--trust-project', "trust this workspace's settings, hooks and MCP servers for this run only")
     .addOption(new Option('--trust-project-hooks', 'alias of --trust-project').hideHelp())
+    .option('--session-id <id>', 'start the new session with this id (letters, digits and dashes), as rein batch does')
     .option('--store <url>', 'session store: jsonl (default) or postgres://user@host/db (also REIN_STORE, store.url)')
     .action(async (words: string[], flags: RunFlags) => {
       try {
@@ -111,7 +113,15 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     allow: flags.allow,
     trustProject: flags.trustProject || flags.trustProjectHooks,
     ...(flags.store !== undefined ? { store: flags.store } : {}),
+    ...(flags.sessionId !== undefined ? { sessionId: sessionIdFlag(flags.sessionId, picked) } : {}),
   }
+}
+
+/** `--session-id`: a new session's id; it cannot be combined with a flag that opens an existing session. */
+function sessionIdFlag(id: string, opensExisting: number): string {
+  if (opensExisting) throw new UsageError('--session-id names a new session; it cannot be used with --resume, --continue or --fork.')
+  if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/.test(id)) throw new UsageError(`--session-id ${JSON.stringify(id.slice(0, 40))}: an id holds only letters, digits and dashes.`)
+  return id
 }
 
 async function readStdin(): Promise<string> {

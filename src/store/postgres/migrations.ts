@@ -39,6 +39,30 @@ export const MIGRATIONS: readonly string[] = [
      owner jsonb NOT NULL,
      expires_at timestamptz NOT NULL
    );`,
+  // The fleet's batches (src/fleet/queue.ts): one row per task, the job that carries it and its result.
+  `CREATE TABLE rein_batch_tasks (
+     batch text NOT NULL,
+     task_id text NOT NULL,
+     session_id text NOT NULL UNIQUE,
+     job_id uuid NOT NULL UNIQUE,
+     task jsonb NOT NULL,
+     status text NOT NULL DEFAULT 'queued',
+     result jsonb,
+     attempts integer NOT NULL DEFAULT 0,
+     worker text,
+     created_at timestamptz NOT NULL DEFAULT now(),
+     updated_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (batch, task_id)
+   );
+   CREATE INDEX rein_batch_tasks_running ON rein_batch_tasks (status) WHERE status = 'running';
+   CREATE TABLE rein_workers (
+     id text PRIMARY KEY,
+     host text NOT NULL,
+     pid integer NOT NULL,
+     concurrency integer NOT NULL,
+     started_at timestamptz NOT NULL DEFAULT now(),
+     seen_at timestamptz NOT NULL DEFAULT now()
+   );`,
 ]
 
 /** Any 64-bit number works as the advisory lock key; this one spells "rein" and is used for nothing else. */

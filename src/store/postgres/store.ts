@@ -137,7 +137,8 @@ export class PostgresStore implements SessionStore {
     return row
   }
 
-  private migrated(): Promise<void> {
+  /** Connects and brings the schema up to date (done on first use by every call; exposed for the fleet's tables). */
+  migrated(): Promise<void> {
     this.ready ??= this.query(() => migrate(this.pool, this.location_)).catch((error: unknown) => {
       this.ready = undefined
       throw error
