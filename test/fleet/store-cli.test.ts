@@ -33,6 +33,15 @@ describe('choosing the session store', () => {
     )
   })
 
+  it('says that workers and batch status need a PostgreSQL store when none is named', async () => {
+    const box = sandbox()
+    const worker = await runCli(['worker'], { cwd: box.cwd, env: cliEnv({ home: box.home }) })
+    expect(worker.code).toBe(2)
+    expect(worker.stderr).toBe('rein: a worker takes tasks from a PostgreSQL store; pass --store postgres://… or set REIN_STORE.\n')
+    const status = await runCli(['batch', 'status'], { cwd: box.cwd, env: cliEnv({ home: box.home }) })
+    expect(status.stderr).toBe('rein: batch status reads the queue of a PostgreSQL store; pass --store postgres://… or set REIN_STORE.\n')
+  })
+
   it('rejects a bad import line by line number, writing nothing', async () => {
     const box = sandbox()
     const file = join(box.root, 'bad.jsonl')
