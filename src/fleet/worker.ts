@@ -166,6 +166,16 @@ async function handBack(pool: ReturnType<typeof fleetPool>, boss: PgBoss, row: P
   )
   if (released.rowCount !== 1) return
   await boss.fail(QUEUE, row.job_id, { message: why })
+  await giveUpIfExhausted(pool, boss, row, why)
+}
+
+/** When pg-boss has no retries left for the job, the task is final: failed, saying how often it was tried. */
+async function giveUpIfExhausted(
+  pool: ReturnType<typeof fleetPool>,
+  boss: PgBoss,
+  row: Pick<TaskRow, 'job_id' | 'attempts' | 'task_id' | 'session_id'>,
+  why: string,
+): Promise<void> {
   const job = await boss.getJobById(QUEUE, row.job_id)
   if (job?.state === 'failed') {
     const result: TaskResult = {
@@ -183,7 +193,10 @@ async function handBack(pool: ReturnType<typeof fleetPool>, boss: PgBoss, row: P
   }
 }
 
-/** Hands back the running tasks of workers that stopped heartbeating. */
+/**
+ * Hands back the tasks of workers that stopped heartbeating: those they claimed (`running`), and those whose job
+ * they fetched from pg-boss but died before claiming (the job is active while the row is still `queued`).
+ */
 async function reapDead(pool: ReturnType<typeof fleetPool>, boss: PgBoss, me: string, options: WorkerOptions): Promise<void> {
   const dead = await pool.query<Pick<TaskRow, 'job_id' | 'attempts' | 'task_id' | 'session_id' | 'worker' | 'batch'>>(
     `SELECT t.job_id, t.attempts, t.task_id, t.session_id, t.worker, t.batch FROM rein_batch_tasks t
@@ -194,5 +207,17 @@ async function reapDead(pool: ReturnType<typeof fleetPool>, boss: PgBoss, me: st
   for (const row of dead.rows) {
     options.log(`task ${row.batch}/${row.task_id}: worker ${row.worker} stopped answering; retrying the task.`)
     await handBack(pool, boss, row, `worker ${row.worker} stopped answering`)
+  }
+  // pg-boss's job table (schema pgboss, v10): a job is active from the moment a worker fetched it.
+  const unclaimed = await pool.query<Pick<TaskRow, 'job_id' | 'task_id' | 'batch' | 'session_id' | 'attempts'>>(
+    `SELECT t.job_id, t.task_id, t.batch, t.session_id, t.attempts FROM rein_batch_tasks t
+     JOIN pgboss.job j ON j.name = $1 AND j.id = t.job_id
+     WHERE t.status = 'queued' AND j.state = 'active' AND j.started_on < now() - make_interval(secs => $2)`,
+    [QUEUE, options.staleMs / 1000],
+  )
+  for (const row of unclaimed.rows) {
+    options.log(`task ${row.batch}/${row.task_id}: its worker died before starting it; retrying the task.`)
+    await boss.fail(QUEUE, row.job_id, { message: 'the worker that fetched the task died before starting it' })
+    await giveUpIfExhausted(pool, boss, row, 'its worker died before starting it')
   }
 }

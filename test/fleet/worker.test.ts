@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { CLI, cliEnv, runCli, sandbox } from '../support/cli.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { freshDatabase, onDatabase, postgresUrl } from '../support/postgres-db.js'
+import { openQueue, QUEUE } from '../../src/fleet/queue.js'
 
 let mock: MockModel | undefined
 const workers: ChildProcess[] = []
@@ -105,5 +106,26 @@ describe.runIf(postgresUrl)('rein batch and rein worker with a PostgreSQL store'
     expect(events.filter((e) => e.type === 'turn/end').map((e) => e.data.reason)).toEqual(['interrupted', 'completed'])
     const rows = await onDatabase(url, (db) => db.query('SELECT count(*)::int AS n FROM rein_sessions'))
     expect(rows.rows[0].n).toBe(1)
+  })
+
+  it('a task whose job a worker fetched but never started (the worker died at once) is retried by another worker', async () => {
+    const box = sandbox()
+    const url = await freshDatabase()
+    mock = await startMockModel({ script: [{ match: 'orphan', text: 'picked up again' }] })
+    const env = cliEnv({ url: mock.url, home: box.home, extra: { REIN_STORE: url, REIN_WORKER_STALE_MS: '1500', REIN_QUEUE_MAINTENANCE_S: '1' } })
+    const file = join(box.root, 'orphans.jsonl')
+    writeFileSync(file, JSON.stringify({ id: 'orphan', cwd: 'project', prompt: 'orphan task' }))
+    await runCli(['batch', file, '--detach'], { cwd: box.root, env })
+    const dying = await openQueue(url)
+    const fetched = await dying.fetch(QUEUE)
+    expect(fetched).toHaveLength(1)
+    await dying.stop({ graceful: false, wait: true })
+
+    const rescuer = startWorker(['--concurrency', '1'], box.root, env)
+    const out = join(box.root, 'out.jsonl')
+    const followed = await runCli(['batch', file, '--out', out], { cwd: box.root, env, timeoutMs: 60_000 })
+    expect(followed.code).toBe(0)
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ id: 'orphan', status: 'completed', result: 'picked up again', attempts: 1 })
+    expect(rescuer.log()).toContain('task orphans/orphan: its worker died before starting it; retrying the task.')
   })
 })
