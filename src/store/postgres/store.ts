@@ -26,7 +26,7 @@ const PAGE = 2000
  * - The schema is migrated on first use (`migrations.ts`).
  */
 export class PostgresStore implements SessionStore {
-  readonly location_: string
+  readonly displayUrl: string
   private readonly pool: pg.Pool
   private ready: Promise<void> | undefined
 
@@ -34,7 +34,7 @@ export class PostgresStore implements SessionStore {
     readonly url: string,
     private readonly staleMs = DEFAULT_STALE_MS,
   ) {
-    this.location_ = safeUrl(url)
+    this.displayUrl = safeUrl(url)
     // Idle connections must not keep a finished command alive; the lease timers are unref'd likewise.
     this.pool = new pg.Pool({ connectionString: url, max: 8, allowExitOnIdle: true })
     this.pool.on('error', () => {
@@ -59,7 +59,7 @@ export class PostgresStore implements SessionStore {
       [header.id, header.cwd, cwdKey(header.cwd), header.createdAt, line, bytes, state, header.parent?.id ?? null, header.parent?.seq ?? null],
     )
     if (inserted.rowCount !== 1) {
-      throw new SessionError('exists', `a session with id ${header.id} already exists in ${this.location_}; use a new id.`)
+      throw new SessionError('exists', `a session with id ${header.id} already exists in ${this.displayUrl}; use a new id.`)
     }
     const lease = (await this.lease(header.id)) as PostgresLease
     return new PostgresWriter(this.pool, header.id, lease, { records: 1, bytes, state })
@@ -95,7 +95,7 @@ export class PostgresStore implements SessionStore {
 
   async location(id: string): Promise<string> {
     await this.row(id)
-    return `${this.location_} session ${id}`
+    return `${this.displayUrl} session ${id}`
   }
 
   async ids(): Promise<StoredId[]> {
@@ -132,14 +132,14 @@ export class PostgresStore implements SessionStore {
     )
     const row = result.rows[0]
     if (!row) {
-      throw new SessionError('not-found', `no session ${id} in ${this.location_}; run \`rein sessions list --all\` to see the ids.`)
+      throw new SessionError('not-found', `no session ${id} in ${this.displayUrl}; run \`rein sessions list --all\` to see the ids.`)
     }
     return row
   }
 
   /** Connects and brings the schema up to date (done on first use by every call; exposed for the fleet's tables). */
   migrated(): Promise<void> {
-    this.ready ??= this.query(() => migrate(this.pool, this.location_)).catch((error: unknown) => {
+    this.ready ??= this.query(() => migrate(this.pool, this.displayUrl)).catch((error: unknown) => {
       this.ready = undefined
       throw error
     })
@@ -153,7 +153,7 @@ export class PostgresStore implements SessionStore {
     try {
       return typeof textOrBody === 'string' ? await this.pool.query(textOrBody, params) : await textOrBody()
     } catch (error) {
-      throw connectionError(error, this.location_)
+      throw connectionError(error, this.displayUrl)
     }
   }
 }
