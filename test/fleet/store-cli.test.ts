@@ -42,6 +42,16 @@ describe('choosing the session store', () => {
     expect(status.stderr).toBe('rein: batch status reads the queue of a PostgreSQL store; pass --store postgres://… or set REIN_STORE.\n')
   })
 
+  it('refuses a --session-id that is not an id, or that comes with --resume, in one sentence', async () => {
+    const box = sandbox()
+    const env = cliEnv({ home: box.home })
+    const bad = await runCli(['-p', 'hi', '--session-id', '../x'], { cwd: box.cwd, env })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/--session-id "\.\.\/x": an id holds only letters, digits and dashes\.\n$/)
+    const both = await runCli(['-p', 'hi', '--session-id', 'abc', '--resume', 'abc'], { cwd: box.cwd, env })
+    expect(both.stderr).toMatch(/--session-id names a new session; it cannot be used with --resume, --continue or --fork\.\n$/)
+  })
+
   it('rejects a bad import line by line number, writing nothing', async () => {
     const box = sandbox()
     const file = join(box.root, 'bad.jsonl')
