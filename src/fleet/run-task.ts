@@ -29,7 +29,7 @@ export interface TaskRun {
   /** Where workspaces live (`<root>/<task id>`). */
   workspaces: string
   store: SessionStore
-  /** What the child is told with `--store`. */
+  /** The store the child writes the session to (as `REIN_STORE`). */
   storeUrl: string
   home: string
   env: NodeJS.ProcessEnv
@@ -61,7 +61,7 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
 
   const before = await existingLog(run.store, run.sessionId)
   const prompt = before?.prompted ? CONTINUE_PROMPT : task.prompt
-  const args = [CLI, '-p', '--output-format', 'json', '--cwd', dir, '--store', run.storeUrl]
+  const args = [CLI, '-p', '--output-format', 'json', '--cwd', dir]
   args.push(...(before ? ['--resume', run.sessionId] : ['--session-id', run.sessionId]))
   if (task.model) args.push('--model', task.model)
   if (task.effort) args.push('--effort', task.effort)
@@ -71,7 +71,9 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   // Last: a variadic option takes every word after it.
   if (task.allow?.length) args.push('--allow', ...task.allow)
 
-  const child = spawn(process.execPath, args, { cwd: dir, env: { ...run.env, REIN_HOME: run.home }, stdio: ['pipe', 'ignore', 'pipe'] })
+  // The store goes by environment, not argument: a database URL may hold a password, and arguments are public (ps).
+  const env = { ...run.env, REIN_HOME: run.home, REIN_STORE: run.storeUrl }
+  const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['pipe', 'ignore', 'pipe'] })
   child.stdin.end(prompt)
   let stderr = ''
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)))
