@@ -63,7 +63,9 @@ export async function openQueue(url: string, options: { maintenanceSeconds?: num
     await boss.start()
     await boss.createQueue(QUEUE, { name: QUEUE, retryLimit: RETRY_LIMIT, retryDelay: 0 })
   } catch (error) {
-    await boss.stop({ graceful: false, wait: false }).catch(() => {})
+    await boss.stop({ graceful: false, wait: false }).catch(() => {
+      // It never started: there is nothing to stop, and the start failure is the error to report.
+    })
     throw connectionError(error, safeUrl(url))
   }
   return boss

@@ -50,10 +50,29 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     )
   await heartbeat()
   const boss = await openQueue(options.url, { supervise: true, maintenanceSeconds: options.maintenanceSeconds })
+  // A failed heartbeat or reap (the database briefly out of reach) is tried again on the next tick; a worker that
+  // stays cut off for the stale time is reaped by the others, which is the point.
   const beat = setInterval(() => void heartbeat().catch(() => {}), Math.max(200, options.staleMs / 4))
-  const reap = setInterval(() => void reapDead(pool, boss, me, options).catch(() => {}), Math.max(500, options.staleMs / 2))
+  const reap = setInterval(
+    () => void reapDead(pool, boss, me, options).catch((error: unknown) => options.log(`reaping dead workers failed: ${String(error)}`)),
+    Math.max(500, options.staleMs / 2),
+  )
 
-  const handle = async ([job]: PgBoss.JobWithMetadata<TaskJob>[]): Promise<TaskResult | undefined> => {
+  /** Runs one job; any failure hands the task back to the queue with the reason, so its row never stays `running`. */
+  const handle = async (jobs: PgBoss.JobWithMetadata<TaskJob>[]): Promise<TaskResult | undefined> => {
+    let claimed: TaskRow | undefined
+    try {
+      return await attempt(jobs[0], (row) => (claimed = row))
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error)
+      options.log(`task ${jobs[0].data.batch}/${jobs[0].data.taskId}: ${why}`)
+      if (claimed) await handBack(pool, boss, claimed, why)
+      else throw error
+      return undefined
+    }
+  }
+
+  const attempt = async (job: PgBoss.JobWithMetadata<TaskJob>, claim: (row: TaskRow) => void): Promise<TaskResult | undefined> => {
     const claimed = await pool.query<TaskRow>(
       `UPDATE rein_batch_tasks SET status = 'running', attempts = attempts + 1, worker = $2, updated_at = now()
        WHERE job_id = $1 AND status NOT IN ('completed', 'failed', 'timeout') RETURNING *`,
@@ -61,6 +80,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     )
     const row = claimed.rows[0]
     if (!row) return undefined
+    claim(row)
     const done = await finishedOutcome(store, row)
     if (done) {
       options.log(`task ${row.batch}/${row.task_id}: already completed in its session; not run again.`)
@@ -102,11 +122,17 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     if (options.signal.aborted) resolve()
     options.signal.addEventListener('abort', () => resolve(), { once: true })
   })
-  for (const id of workers) await boss.offWork({ id }).catch(() => {})
+  for (const id of workers) {
+    await boss.offWork({ id }).catch(() => {
+      // Already stopped: stop() below ends whatever is left.
+    })
+  }
   await boss.stop({ graceful: true, wait: true, timeout: 30_000 })
   clearInterval(beat)
   clearInterval(reap)
-  await pool.query('DELETE FROM rein_workers WHERE id = $1', [me]).catch(() => {})
+  await pool.query('DELETE FROM rein_workers WHERE id = $1', [me]).catch(() => {
+    // Unreachable database: the row goes stale and the others treat this worker as gone, which it is.
+  })
   await pool.end()
   await store.close()
 }
