@@ -30,6 +30,8 @@ function startsProcesses(): string[] {
 
 const SLOW = [...SLOW_PLACES, ...startsProcesses()]
 const VERIFY_ALL = 'test/support/verify-all.ts'
+/** Starts a private PostgreSQL for the store and fleet tests (skips with a notice locally when none is installed). */
+const POSTGRES = 'test/support/postgres.ts'
 
 export default defineConfig({
   test: {
@@ -37,9 +39,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'fast', include: TESTS, exclude: SLOW, globalSetup: [VERIFY_ALL] } },
+      { extends: true, test: { name: 'fast', include: TESTS, exclude: SLOW, globalSetup: [VERIFY_ALL, POSTGRES] } },
       // The slow project refuses to start on a missing or stale build, since its tests run dist/.
-      { extends: true, test: { name: 'slow', include: SLOW, globalSetup: ['test/support/fresh-build.ts', VERIFY_ALL] } },
+      { extends: true, test: { name: 'slow', include: SLOW, globalSetup: ['test/support/fresh-build.ts', VERIFY_ALL, POSTGRES] } },
     ],
   },
 })

@@ -85,6 +85,7 @@ const settingsSchema = z.looseObject({
     })
     .optional(),
   stopHooks: z.looseObject({ maxContinuations: count.optional(), maxIdenticalReasons: count.optional() }).optional(),
+  store: z.looseObject({ url: z.string().optional() }).optional(),
 })
 
 /** The settings files in the order they refine each other: user, project (committable), local (personal). */

@@ -11,6 +11,8 @@ export interface SessionChoice {
   fork?: { id: string; seq?: number }
   /** Resume from the log's sidecar and tail (`Session.load`'s `fromSidecar`): for front ends that show no history. */
   resumeFromSidecar?: boolean
+  /** The id of a new session (`--session-id`; rein batch names its tasks' sessions). */
+  sessionId?: string
 }
 
 /** Opens the chosen session for writing, and says how the agent comes to it (the first header's reason). */
@@ -29,5 +31,5 @@ export async function openSession(
     const id = await resolveSessionId(store, choice.fork.id, cwd)
     return { session: await forkSession(store, id, choice.fork.seq), start: 'fork' }
   }
-  return { session: await Session.create(store, { cwd }), start: 'startup' }
+  return { session: await Session.create(store, { cwd, ...(choice.sessionId ? { id: choice.sessionId } : {}) }), start: 'startup' }
 }

@@ -16,7 +16,7 @@ import { resolveApiKey } from '../llm/credentials.js'
 import type { McpServerConfig } from '../mcp/config.js'
 import { createPermissionPolicy, permissionNeededMessage } from '../permissions/policy.js'
 import { reinHome } from '../store/home.js'
-import { JsonlStore } from '../store/jsonl-store.js'
+import { openStore } from '../store/open-store.js'
 import { builtinTools, createToolState, disposeToolState, toolSchemas } from '../tools/registry.js'
 import { setModelVision } from '../tools/read-image.js'
 import { createCommitGuard } from '../trust/commit-guard.js'
@@ -37,6 +37,8 @@ export interface OpenAgentOptions extends SessionChoice {
   /** `$REIN_HOME`; defaults to the environment's, else ~/.rein. */
   home?: string
   env?: NodeJS.ProcessEnv
+  /** The session store (`--store`): `jsonl` or a postgres:// URL; else REIN_STORE, settings, JSONL. */
+  store?: string
   model?: string
   effort?: Effort
   permissionMode?: PermissionMode
@@ -86,7 +88,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     options.onProblem?.(message)
   }
 
-  const { session, start } = await openSession(new JsonlStore(home), cwd, options)
+  const { session, start } = await openSession(await openStore({ home, env, flag: options.store }), cwd, options)
   session.setCommitGuard(createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv }))))
 
   const model = chooseModel(options.model, settings, session)

@@ -166,7 +166,7 @@ function isStale(lease: LeaseFile, staleMs: number): boolean {
   return !processExists(owner.pid)
 }
 
-function processExists(pid: number): boolean {
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -1,4 +1,4 @@
-import { deriveRequests, type DerivedRequest } from '../agent/replay.js'
+import { deriveRequests, type DerivedRequest } from '../session/replay.js'
 import { adaptersFor } from '../cli/sessions/requests.js'
 import type { Message } from '../llm/messages.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
@@ -52,7 +52,7 @@ export class Inspector {
   private derive(id: string, version: string, header: SessionHeader, events: readonly SessionEvent[]) {
     const cached = this.cache.get(id)
     if (cached?.version === version) return cached
-    const entry = { version, requests: deriveRequests(events, adaptersFor(header)), figures: stepFigures(events, this.price) }
+    const entry = { version, requests: deriveRequests(events, adaptersFor()), figures: stepFigures(events, this.price) }
     if (this.cache.size >= 8) this.cache.delete(this.cache.keys().next().value as string)
     this.cache.set(id, entry)
     return entry

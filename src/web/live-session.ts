@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { OpenedAgent } from '../agent/open.js'
+import type { OpenedAgent } from '../runtime/open.js'
 import type { LiveEvent, PermissionAnswer, PermissionRequest } from '../agent/types.js'
 import { addLocalAllowRule } from '../config/settings.js'
 import { keepingTrust } from '../trust/workspace.js'

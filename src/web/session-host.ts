@@ -1,4 +1,4 @@
-import { openAgentWithContext, type OpenAgentOptions, type OpenedAgent } from '../agent/open.js'
+import { openAgentWithContext, type OpenAgentOptions, type OpenedAgent } from '../runtime/open.js'
 import { LiveSession } from './live-session.js'
 
 /** How the server opens agents: `rein web`'s flags, the same options one-shot and RPC mode take. */

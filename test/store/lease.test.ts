@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { takeFileLease } from '../../src/store/lease.js'
-import { JsonlStore } from '../../src/store/jsonl-store.js'
-import { MemoryStore } from '../../src/store/memory-store.js'
-import { Session } from '../../src/session/session.js'
 
 const dir = (): string => mkdtempSync(join(tmpdir(), 'rein-lease-'))
 
@@ -43,32 +40,5 @@ describe('the writer lease', () => {
     const lease = takeFileLease(path, 'abc', 60_000)
     expect(lease.held()).toBe(true)
     await lease.release()
-  })
-
-  it('a holder whose lease was taken over writes nothing more and says so in the one sentence', async () => {
-    const store = new JsonlStore(dir())
-    const session = await Session.create(store, { cwd: process.cwd() })
-    const lock = `${session.path}.lock`
-    const before = readFileSync(session.path!, 'utf8')
-    unlinkSync(lock)
-    writeFileSync(lock, JSON.stringify({ pid: 1, host: 'elsewhere', startedAt: Date.now() }))
-    session.append('session/title', { title: 'after the takeover' })
-    await expect(session.flush()).rejects.toThrow(
-      `Rein could not write the session log (another process took over the session); only its header is saved; fix that and run rein --resume ${session.id}.`,
-    )
-    expect(readFileSync(session.path!, 'utf8')).toBe(before)
-    await session.close()
-    expect(existsSync(lock)).toBe(true)
-  })
-
-  it('a session held by one Session cannot be loaded for writing by another until it is closed', async () => {
-    const store = new MemoryStore()
-    const session = await Session.create(store, { cwd: process.cwd() })
-    await session.close()
-    const holder = await Session.load(store, session.id)
-    await expect(Session.load(store, session.id)).rejects.toThrow(/is open for writing/)
-    await holder.close()
-    const next = await Session.load(store, session.id)
-    await next.close()
   })
 })

@@ -4,11 +4,10 @@ import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Session } from '../../src/session/session.js'
 import { cwdKey, reinHome } from '../../src/store/home.js'
-import { listSessions, resolveSessionId } from '../../src/store/listing.js'
+import { listSessions } from '../../src/store/listing.js'
 import { INDEX_FILE } from '../../src/store/summary-index.js'
 import { JsonlStore } from '../../src/store/jsonl-store.js'
-import { MemoryStore } from '../../src/store/memory-store.js'
-import { type SessionStore } from '../../src/store/store.js'
+import type { SessionStore } from '../../src/store/store.js'
 import { appendTurn } from '../session/conversation.js'
 
 let home: string
@@ -36,59 +35,6 @@ describe('reinHome and cwdKey', () => {
     expect(cwdKey('/work/main')).toMatch(/^work-main-[0-9a-f]{8}$/)
     expect(cwdKey('/a/b')).not.toBe(cwdKey('/a-b'))
     expect(cwdKey('/')).toMatch(/^[0-9a-f]{8}$/)
-  })
-})
-
-describe.each([
-  ['the JSONL store', () => new JsonlStore(home)],
-  ['the memory store', () => new MemoryStore()],
-])('listing sessions in %s', (_name, makeStore) => {
-  it('lists the sessions of one directory with title, times, turns and size, newest first', async () => {
-    const store = makeStore()
-    const older = await sessionWith(store, '/repo', ['fix the flaky test in the parser module please right now', 'again'])
-    await new Promise((r) => setTimeout(r, 5))
-    const newer = await sessionWith(store, '/repo', ['add a readme'])
-    await sessionWith(store, '/elsewhere', ['other'])
-    const listed = await listSessions(store, '/repo')
-    expect(listed.map((s) => s.id)).toEqual([newer.id, older.id])
-    expect(listed[1]).toMatchObject({
-      cwd: '/repo',
-      title: 'fix the flaky test in the parser module…',
-      turns: 2,
-      createdAt: older.header.createdAt,
-      updatedAt: older.events.at(-1)!.time,
-    })
-    expect(listed[1].bytes).toBeGreaterThan(1000)
-    expect(await listSessions(store, 'all')).toHaveLength(3)
-  })
-
-  it('prefers the latest session/title event over the first prompt', async () => {
-    const store = makeStore()
-    const session = await Session.create(store, { cwd: '/repo' })
-    appendTurn(session, 1, 'first words')
-    session.append('session/title', { title: 'Parser fixes' })
-    await session.close()
-    expect((await listSessions(store, '/repo'))[0].title).toBe('Parser fixes')
-  })
-
-  it('resolves a unique prefix, and refuses an unknown or ambiguous one in one sentence', async () => {
-    const store = makeStore()
-    await sessionWith(store, '/repo', ['a'], 'abc111')
-    await sessionWith(store, '/repo', ['b'], 'abc222')
-    await sessionWith(store, '/other', ['c'], 'abd333')
-    expect(await resolveSessionId(store, 'abc1')).toBe('abc111')
-    expect(await resolveSessionId(store, 'abd')).toBe('abd333')
-    await expect(resolveSessionId(store, 'abc')).rejects.toThrow('"abc" matches 2 sessions (abc111, abc222); type more of the id.')
-    await expect(resolveSessionId(store, 'zz')).rejects.toThrow(
-      'no session id starts with "zz"; run `rein sessions list --all` to see the ids.',
-    )
-  })
-
-  it('picks the match in the current directory when a prefix matches there exactly once', async () => {
-    const store = makeStore()
-    await sessionWith(store, '/repo', ['a'], 'abc111')
-    await sessionWith(store, '/other', ['b'], 'abc222')
-    expect(await resolveSessionId(store, 'abc', '/other')).toBe('abc222')
   })
 })
 

@@ -8,7 +8,7 @@ import { DEFAULT_MODEL, modelInfo } from '../../llm/catalog.js'
 import { MISSING_KEY_MESSAGE, resolveApiKey } from '../../llm/credentials.js'
 import type { PermissionMode } from '../../agent/types.js'
 import { reinHome } from '../../store/home.js'
-import { JsonlStore } from '../../store/jsonl-store.js'
+import { openStore } from '../../store/open-store.js'
 import { fail } from '../fail.js'
 
 interface AcpFlags {
@@ -47,7 +47,7 @@ export function registerAcpCommand(program: Command): void {
 async function runAcp(flags: AcpFlags): Promise<number> {
   const env = process.env
   const home = reinHome(env)
-  const store = new JsonlStore(home)
+  const store = await openStore({ home, env })
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
   return serveAcpOnStdio({
     version: pkg.version,

@@ -26,6 +26,8 @@ const subcommands: Record<string, () => Promise<Register>> = {
   'mock-model': async () => (await import('./mock-model.js')).registerMockModelCommand,
   models: async () => (await import('./models.js')).registerModelsCommand,
   web: async () => (await import('./web.js')).registerWebCommand,
+  batch: async () => (await import('./batch.js')).registerBatchCommand,
+  worker: async () => (await import('./worker.js')).registerWorkerCommand,
 }
 
 /** Registers the root command and the subcommands `argv` can reach. */

@@ -29,6 +29,8 @@ export interface RunFlags {
   trustProjectHooks?: boolean
   /** Approve the plan `exit_plan_mode` presents, continuing in this mode (docs/permissions.md, plan mode). */
   approvePlan?: 'default' | 'accept-edits'
+  store?: string
+  sessionId?: string
 }
 
 const positiveInt = (value: string): number => {
@@ -65,6 +67,8 @@ export function registerRunCommand(program: Command): void {
     .option('--trust-project', "trust this workspace's settings, hooks and MCP servers for this run only")
     .addOption(new Option('--trust-project-hooks', 'alias of --trust-project').hideHelp())
     .addOption(new Option('--approve-plan <mode>', 'in plan mode, approve the plan and continue in this mode').choices(['default', 'accept-edits']))
+    .option('--session-id <id>', 'start the new session with this id (letters, digits and dashes), as rein batch does')
+    .option('--store <url>', 'session store: jsonl (default) or postgres://user@host/db (also REIN_STORE, store.url)')
     .action(async (words: string[], flags: RunFlags) => {
       try {
         process.exitCode = await run(words, flags)
@@ -135,7 +139,16 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     allow: flags.allow,
     trustProject: flags.trustProject || flags.trustProjectHooks,
     approvePlan: flags.approvePlan,
+    ...(flags.store !== undefined ? { store: flags.store } : {}),
+    ...(flags.sessionId !== undefined ? { sessionId: sessionIdFlag(flags.sessionId, picked) } : {}),
   }
+}
+
+/** `--session-id`: a new session's id; it cannot be combined with a flag that opens an existing session. */
+function sessionIdFlag(id: string, opensExisting: number): string {
+  if (opensExisting) throw new UsageError('--session-id names a new session; it cannot be used with --resume, --continue or --fork.')
+  if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/.test(id)) throw new UsageError(`--session-id ${JSON.stringify(id.slice(0, 40))}: an id holds only letters, digits and dashes.`)
+  return id
 }
 
 async function readStdin(): Promise<string> {

@@ -7,7 +7,9 @@ import { isDamage, verifySession, type VerifyCheck } from '../../session/verify.
 import { counted } from '../../text/count.js'
 import { reinHome } from '../../store/home.js'
 import { listSessions, resolveSessionId } from '../../store/listing.js'
-import { JsonlStore } from '../../store/jsonl-store.js'
+import { openStore } from '../../store/open-store.js'
+import type { SessionStore } from '../../store/store.js'
+import { importSession } from '../sessions/import.js'
 import { renderMarkdown, renderTranscript } from '../sessions/transcript.js'
 import { renderSessionTable } from '../sessions/table.js'
 
@@ -23,7 +25,8 @@ export interface SessionsCommandOptions {
 }
 
 /**
- * `rein sessions list|show|export|fork|verify`. Sessions come from the JSONL store under `reinHome()`; ids may be
+ * `rein sessions list|show|export|fork|verify|import`. Sessions come from the chosen store (`--store`, REIN_STORE,
+ * `store.url`, else the JSONL store under `reinHome()`); ids may be
  * abbreviated to a unique prefix. These commands only read a session (fork writes a new one): they never repair,
  * so they are safe on a session another process is running.
  */
@@ -32,12 +35,13 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
 
   sessions
     .command('list')
+    .option('--store <url>', STORE_HELP)
     .description('List the sessions of this directory, newest first.')
     .option('--all', 'list the sessions of every directory')
     .action(
-      run(async (flags: { all?: boolean }) => {
+      run(async (flags: { all?: boolean; store?: string }) => {
         const cwd = process.cwd()
-        const found = await listSessions(store(), flags.all ? 'all' : cwd)
+        const found = await listSessions(await store(flags), flags.all ? 'all' : cwd)
         if (!found.length) {
           process.stdout.write(flags.all ? 'No sessions yet.\n' : `No sessions in ${cwd} yet; \`rein sessions list --all\` lists every directory.\n`)
           return
@@ -48,13 +52,14 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
 
   sessions
     .command('show <id>')
+    .option('--store <url>', STORE_HELP)
     .description('Print a readable transcript of a session.')
     .option('--requests', 'print the exact request of every step, re-derived from the log, with where each message came from')
     .option('--step <turn.step>', 'with --requests: only the request of this step, e.g. 2.3', parseStep)
     .option('--json', 'with --requests: the exact request bodies, one JSON line each')
     .action(
-      run(async (id: string, flags: { requests?: boolean; step?: { turn: number; step: number }; json?: boolean }) => {
-        const log = await readLog(id)
+      run(async (id: string, flags: { requests?: boolean; step?: { turn: number; step: number }; json?: boolean; store?: string }) => {
+        const log = await readLog(id, flags)
         if (flags.requests && options.renderRequests) {
           await write(options.renderRequests(log.header, log.events, { step: flags.step, json: flags.json === true }))
         } else {
@@ -65,11 +70,12 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
 
   sessions
     .command('export <id>')
+    .option('--store <url>', STORE_HELP)
     .description('Write a session to standard output as JSONL, JSON or Markdown.')
     .addOption(new Option('--format <format>', 'output format').choices(['jsonl', 'json', 'md']).default('jsonl'))
     .action(
-      run(async (id: string, flags: { format: 'jsonl' | 'json' | 'md' }) => {
-        const log = await readLog(id)
+      run(async (id: string, flags: { format: 'jsonl' | 'json' | 'md'; store?: string }) => {
+        const log = await readLog(id, flags)
         if (flags.format === 'md') await write(renderMarkdown(log.header, log.events))
         else if (flags.format === 'json') await writeJson(log.header, log.events)
         else await writeJsonl(log.header, log.events)
@@ -78,12 +84,13 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
 
   sessions
     .command('fork <id>')
+    .option('--store <url>', STORE_HELP)
     .description('Start a new session from a copy of a session up to a seq (default: its last finished turn); prints the new id.')
     .option('--at <seq>', 'the last seq to copy (not inside a turn)', parseSeq)
     .action(
-      run(async (id: string, flags: { at?: number }) => {
-        const fullId = await resolveSessionId(store(), id, process.cwd())
-        const fork = await forkSession(store(), fullId, flags.at)
+      run(async (id: string, flags: { at?: number; store?: string }) => {
+        const fullId = await resolveSessionId(await store(flags), id, process.cwd())
+        const fork = await forkSession(await store(flags), fullId, flags.at)
         await fork.close()
         process.stdout.write(`${fork.id}\n`)
       }),
@@ -91,10 +98,11 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
 
   sessions
     .command('verify <id>')
+    .option('--store <url>', STORE_HELP)
     .description("Check a session log's structure and surface rules; exits 1 only for damage (a crash's open turn is a note).")
     .action(
-      run(async (id: string) => {
-        const log = await readLog(id)
+      run(async (id: string, flags: { store?: string }) => {
+        const log = await readLog(id, flags)
         const problems = await verifySession(log, options.verifyChecks ?? [])
         if (log.end.torn) {
           process.stdout.write(`note: line ${log.end.torn.line} is torn; it is dropped when the session is next opened.\n`)
@@ -103,7 +111,7 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
           const where = problem.seq < 0 ? 'header' : `seq ${problem.seq}`
           process.stdout.write(`${isDamage(problem) ? '' : 'note: '}${where}: ${problem.message}\n`)
         }
-        const sidecar = await sidecarProblems(store(), log)
+        const sidecar = await sidecarProblems(await store(), log)
         for (const problem of sidecar) process.stdout.write(`${problem.severity === 'note' ? 'note: ' : ''}sidecar: ${problem.message}.\n`)
         const damage = problems.filter(isDamage).length + sidecar.filter((p) => p.severity === 'damage').length
         const notes = problems.length - problems.filter(isDamage).length
@@ -116,6 +124,21 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
         }
       }),
     )
+
+  sessions
+    .command('import <files...>')
+    .description('Add sessions exported as JSONL (a file, or - for standard input) to the store, keeping their ids.')
+    .option('--store <url>', STORE_HELP)
+    .action(
+      run(async (files: string[], flags: { store?: string }) => {
+        const target = await store(flags)
+        for (const file of files) {
+          const imported = await importSession(target, file === '-' ? { path: 'standard input', input: process.stdin } : { path: file })
+          const torn = imported.tornLine ? ` (its torn line ${imported.tornLine} was dropped)` : ''
+          process.stdout.write(`imported session ${imported.id}: ${counted(imported.events, 'event')}${torn}.\n`)
+        }
+      }),
+    )
 }
 
 function parseStep(value: string): { turn: number; step: number } {
@@ -124,15 +147,18 @@ function parseStep(value: string): { turn: number; step: number } {
   return { turn: Number(match[1]), step: Number(match[2]) }
 }
 
-let shared: JsonlStore | undefined
-function store(): JsonlStore {
-  shared ??= new JsonlStore(reinHome())
+const STORE_HELP = 'session store: jsonl (default) or postgres://user@host/db (also REIN_STORE, store.url)'
+
+/** The store a sessions command reads: --store, REIN_STORE, store.url, else the JSONL store (see open-store.ts). */
+let shared: Promise<SessionStore> | undefined
+function store(flags: { store?: string } = {}): Promise<SessionStore> {
+  shared ??= openStore({ home: reinHome(), flag: flags.store })
   return shared
 }
 
-async function readLog(prefix: string): Promise<Awaited<ReturnType<typeof readSessionLog>>> {
-  const id = await resolveSessionId(store(), prefix, process.cwd())
-  return readSessionLog(store(), id)
+async function readLog(prefix: string, flags: { store?: string }): Promise<Awaited<ReturnType<typeof readSessionLog>>> {
+  const id = await resolveSessionId(await store(flags), prefix, process.cwd())
+  return readSessionLog(await store(flags), id)
 }
 
 /** Runs a command body; any error becomes one line on stderr and exit code 1. */

@@ -6,7 +6,7 @@ import { addLocalAllowRule, type Settings } from '../../config/settings.js'
 import { costOf, modelInfo } from '../../llm/catalog.js'
 import { modelOverridesOf } from '../../llm/model-settings.js'
 import { keepingTrust } from '../../trust/workspace.js'
-import { JsonlStore } from '../../store/jsonl-store.js'
+import { openStore } from '../../store/open-store.js'
 import { listSessions } from '../../store/listing.js'
 import type { TuiServices } from './services.js'
 
@@ -28,7 +28,8 @@ export async function listWorkspaceFiles(cwd: string): Promise<string[]> {
 /** The services backed by Rein's real catalog, settings and session store. */
 export function realServices(options: { home: string; settings: Settings }): TuiServices {
   const overrides = modelOverridesOf(options.settings.models)
-  const store = new JsonlStore(options.home)
+  // REIN_STORE or store.url, like the agent's own store; opened on first use.
+  let store: ReturnType<typeof openStore> | undefined
   return {
     facts: (model) => {
       const info = modelInfo(model, overrides)
@@ -36,7 +37,7 @@ export function realServices(options: { home: string; settings: Settings }): Tui
     },
     addLocalAllowRule: (cwd, rule) => keepingTrust({ cwd, home: options.home }, () => addLocalAllowRule(cwd, rule)),
     listSessions: async (cwd) =>
-      (await listSessions(store, cwd)).map((s) => ({
+      (await listSessions(await (store ??= openStore({ home: options.home })), cwd)).map((s) => ({
         id: s.id,
         title: s.title || undefined,
         updatedAt: s.updatedAt,

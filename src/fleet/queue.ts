@@ -1,0 +1,86 @@
+import { hostname } from 'node:os'
+import PgBoss from 'pg-boss'
+import pg from 'pg'
+import { connectionError, safeUrl } from '../store/postgres/connection.js'
+import type { BatchTask } from './task.js'
+import type { TaskResult } from './outcome.js'
+
+/**
+ * The fleet's queue: pg-boss (a PostgreSQL job queue) carries the work; `rein_batch_tasks` (store migration 2)
+ * records each task of each batch, its session and its result.
+ *
+ * What holds:
+ * - A task is queued once per batch: its row is inserted once, and its job is (re)sent with the row's job id, which
+ *   pg-boss ignores when that job exists. A task's session id never changes, so every attempt resumes one log.
+ * - A row's status is `queued` (waiting or to be retried), `running` (a worker holds the job), or final:
+ *   `completed`, `failed`, `timeout`. Only the worker holding attempt `attempts` may write the final status.
+ * - A worker that stops heartbeating in `rein_workers` for the stale time loses its running tasks: another worker's
+ *   reaper fails their jobs in pg-boss, which retries them (pg-boss's own expiry is the backstop).
+ */
+export const QUEUE = 'rein-tasks'
+
+/** Attempts after the first that pg-boss makes for a task whose worker died or was stopped. */
+export const RETRY_LIMIT = 3
+
+/** The job carries only the task's key; the task itself is in `rein_batch_tasks`. */
+export interface TaskJob {
+  batch: string
+  taskId: string
+}
+
+export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'timeout'
+
+export interface TaskRow {
+  batch: string
+  task_id: string
+  session_id: string
+  job_id: string
+  task: BatchTask
+  status: TaskStatus
+  result: TaskResult | null
+  attempts: number
+  worker: string | null
+}
+
+/** How long pg-boss lets a job stay active before its own expiry retries it: the task's timeout, with room to close. */
+export function expirySeconds(task: BatchTask): number {
+  return Math.min(23 * 3600, Math.ceil((task.timeoutS ?? 3600) + 120))
+}
+
+/** Starts pg-boss on the store's database (its tables live in the `pgboss` schema) and makes sure the queue exists. */
+export async function openQueue(url: string, options: { maintenanceSeconds?: number; supervise?: boolean } = {}): Promise<PgBoss> {
+  const boss = new PgBoss({
+    connectionString: url,
+    max: 4,
+    supervise: options.supervise ?? false,
+    schedule: false,
+    maintenanceIntervalSeconds: options.maintenanceSeconds ?? 30,
+  })
+  boss.on('error', (error: Error) => {
+    process.stderr.write(`rein: the job queue reported a problem: ${error.message}\n`)
+  })
+  try {
+    await boss.start()
+    await boss.createQueue(QUEUE, { name: QUEUE, retryLimit: RETRY_LIMIT, retryDelay: 0 })
+  } catch (error) {
+    await boss.stop({ graceful: false, wait: false }).catch(() => {
+      // It never started: there is nothing to stop, and the start failure is the error to report.
+    })
+    throw connectionError(error, safeUrl(url))
+  }
+  return boss
+}
+
+/** A small pool for the fleet's own tables; idle connections never keep a command alive. */
+export function fleetPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true })
+  pool.on('error', () => {
+    // An idle connection broke: the pool drops it and opens another for the next query.
+  })
+  return pool
+}
+
+/** This process, as workers name themselves in `rein_workers` and `rein_batch_tasks.worker`. */
+export function workerName(): string {
+  return `${hostname()}:${process.pid}`
+}

@@ -1,0 +1,156 @@
+import { spawn } from 'node:child_process'
+import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { readSessionLog } from '../session/load.js'
+import { SessionError } from '../store/errors.js'
+import type { SessionStore } from '../store/store.js'
+import { workspaceTrust } from '../trust/workspace.js'
+import { outcomeOf, usageFields, type TaskResult } from './outcome.js'
+import type { BatchTask } from './task.js'
+import { prepareWorkspace, runSetup, workspaceExists, workspacePath } from './workspace.js'
+
+/** The built CLI this process runs from; each task is one `rein -p` child, so a hung or crashed task is contained. */
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
+
+/** What a retried task is told when its session already holds the conversation: the log is the truth. */
+export const CONTINUE_PROMPT =
+  'This task was interrupted before it finished (the process running it stopped). Continue the task from where it stopped; do not redo finished work.'
+
+/** How long a stopped task gets to close its turn before it is killed. */
+const GRACE_MS = 10_000
+/** How long a `setup` command may run when the task sets no timeout. */
+const SETUP_MS = 30 * 60_000
+
+export interface TaskRun {
+  task: BatchTask
+  /** The task's session: created by the first attempt, resumed by every later one. */
+  sessionId: string
+  /** Where workspaces live (`<root>/<task id>`). */
+  workspaces: string
+  store: SessionStore
+  /** The store the child writes the session to (as `REIN_STORE`). */
+  storeUrl: string
+  home: string
+  env: NodeJS.ProcessEnv
+  /** Which attempt this is, from 1. */
+  attempt: number
+  /** Aborting stops the task (SIGTERM, then SIGKILL): its result is `interrupted` and a later attempt resumes it. */
+  signal: AbortSignal
+}
+
+export type TaskEnd = { kind: 'finished'; result: TaskResult } | { kind: 'interrupted' }
+
+/** Runs one attempt of a task to its end: workspace, setup, the agent, then the outcome read from the session log. */
+export async function runTask(run: TaskRun): Promise<TaskEnd> {
+  const started = Date.now()
+  const { task } = run
+  const failed = (error: string, sessionId: string | null = null): TaskEnd => ({
+    kind: 'finished',
+    result: { id: task.id, status: 'failed', session_id: sessionId, result: '', usage: usageFields({ inputUncached: 0, inputCacheRead: 0, output: 0, reasoning: 0 }), cost_usd: 0, duration_ms: Date.now() - started, attempts: run.attempt, error },
+  })
+
+  let dir: string
+  try {
+    dir = await workspaceFor(run)
+  } catch (error) {
+    if (run.signal.aborted) return { kind: 'interrupted' }
+    return failed(error instanceof Error ? error.message : String(error))
+  }
+  if (run.signal.aborted) return { kind: 'interrupted' }
+
+  const before = await existingLog(run.store, run.sessionId)
+  const prompt = before?.prompted ? CONTINUE_PROMPT : task.prompt
+  const args = [CLI, '-p', '--output-format', 'json', '--cwd', dir]
+  args.push(...(before ? ['--resume', run.sessionId] : ['--session-id', run.sessionId]))
+  if (task.model) args.push('--model', task.model)
+  if (task.effort) args.push('--effort', task.effort)
+  if (task.permissionMode) args.push('--permission-mode', task.permissionMode)
+  if (task.maxTurns) args.push('--max-turns', String(task.maxTurns))
+  if (sourceTrusted(task, run.home)) args.push('--trust-project')
+  // Last: a variadic option takes every word after it.
+  if (task.allow?.length) args.push('--allow', ...task.allow)
+
+  // The store goes by environment, not argument: a database URL may hold a password, and arguments are public (ps).
+  const env = { ...run.env, REIN_HOME: run.home, REIN_STORE: run.storeUrl }
+  const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['pipe', 'ignore', 'pipe'] })
+  child.stdin.end(prompt)
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)))
+  let timedOut = false
+  let killer: NodeJS.Timeout | undefined
+  const stop = (): void => {
+    child.kill('SIGTERM')
+    killer ??= setTimeout(() => child.kill('SIGKILL'), GRACE_MS)
+  }
+  const timer = task.timeoutS ? setTimeout(() => ((timedOut = true), stop()), task.timeoutS * 1000) : undefined
+  run.signal.addEventListener('abort', stop, { once: true })
+  const exit = await new Promise<{ code: number | null; error?: Error }>((resolve) => {
+    child.on('error', (error) => resolve({ code: null, error }))
+    child.on('close', (code) => resolve({ code }))
+  })
+  clearTimeout(timer)
+  clearTimeout(killer)
+  run.signal.removeEventListener('abort', stop)
+  if (exit.error) return failed(`rein could not start for task ${task.id}: ${exit.error.message}.`)
+  if (run.signal.aborted && !timedOut) return { kind: 'interrupted' }
+
+  const after = await existingLog(run.store, run.sessionId)
+  const lastWords = stderr.trim().split('\n').at(-1)?.replace(/^rein: /, '')
+  if (!after) return failed(lastWords || `rein exited with code ${exit.code} before the task's session was created.`)
+  const status = timedOut ? 'timeout' : after.reason === 'completed' && exit.code === 0 ? 'completed' : 'failed'
+  const error =
+    status === 'timeout'
+      ? `the task ran past its timeout of ${task.timeoutS} s and was stopped.`
+      : status === 'failed'
+        ? (after.error ?? lastWords ?? `the task's last turn ended ${after.reason ?? 'without finishing'}.`)
+        : undefined
+  return {
+    kind: 'finished',
+    result: {
+      id: task.id,
+      status,
+      session_id: run.sessionId,
+      result: after.text,
+      usage: usageFields(after.usage),
+      cost_usd: Number(after.cost.toFixed(6)),
+      duration_ms: Date.now() - started,
+      attempts: run.attempt,
+      ...(error ? { error } : {}),
+    },
+  }
+}
+
+/** The task's workspace: the one a previous attempt on this machine finished preparing, else a new one. */
+async function workspaceFor(run: TaskRun): Promise<string> {
+  const ready = join(run.workspaces, `.${run.task.id}.ready`)
+  if (existsSync(ready) && (await workspaceExists(run.workspaces, run.task))) return workspacePath(run.workspaces, run.task)
+  const dir = await prepareWorkspace(run.workspaces, run.task)
+  if (run.task.setup) {
+    const env = { ...run.env }
+    delete env.DEEPSEEK_API_KEY
+    await runSetup(dir, run.task, env, run.task.timeoutS ? run.task.timeoutS * 1000 : SETUP_MS)
+  }
+  writeFileSync(ready, `${new Date().toISOString()}\n`)
+  return dir
+}
+
+/** The outcome of the task's session so far, or undefined when it has none yet. */
+async function existingLog(store: SessionStore, id: string): Promise<ReturnType<typeof outcomeOf> | undefined> {
+  try {
+    return outcomeOf((await readSessionLog(store, id)).events)
+  } catch (error) {
+    if (error instanceof SessionError && error.code === 'not-found') return undefined
+    throw error
+  }
+}
+
+/**
+ * Whether the task's workspace copy is trusted: only when the person running the batch trusted its source (a
+ * directory, or a local repository) with `rein trust`. Nothing in the tasks file can grant trust.
+ */
+function sourceTrusted(task: BatchTask, home: string): boolean {
+  const path = task.source.kind === 'dir' ? task.source.path : task.source.repo
+  if (task.source.kind === 'repo' && !path.startsWith('/')) return false
+  return workspaceTrust({ cwd: path, home }).status === 'trusted'
+}

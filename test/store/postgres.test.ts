@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process'
+import { hostname } from 'node:os'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Session } from '../../src/session/session.js'
+import { MIGRATIONS } from '../../src/store/postgres/migrations.js'
+import { PostgresStore } from '../../src/store/postgres/store.js'
+import { freshDatabase, onDatabase, postgresUrl } from '../support/postgres-db.js'
+
+/** What only the PostgreSQL store has: its migrations and a lease kept in a table. The shared behaviour is in contract.test.ts. */
+const stores: PostgresStore[] = []
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close()
+})
+
+function open(url: string, staleMs?: number): PostgresStore {
+  const store = new PostgresStore(url, staleMs)
+  stores.push(store)
+  return store
+}
+
+async function setOwner(url: string, id: string, owner: object, expiresInS: number): Promise<void> {
+  await onDatabase(url, (db) =>
+    db.query(`UPDATE rein_leases SET token = gen_random_uuid(), owner = $2, expires_at = now() + make_interval(secs => $3) WHERE session_id = $1`, [
+      id,
+      owner,
+      expiresInS,
+    ]),
+  )
+}
+
+describe.runIf(postgresUrl)('the PostgreSQL store', () => {
+  it('applies every migration once even when many processes use a new database at the same moment', async () => {
+    const url = await freshDatabase()
+    await Promise.all(Array.from({ length: 5 }, () => open(url).ids()))
+    const versions = await onDatabase(url, (db) => db.query('SELECT version FROM rein_schema ORDER BY version'))
+    expect(versions.rows.map((row) => row.version)).toEqual(MIGRATIONS.map((_, i) => i + 1))
+  })
+
+  it('refuses a database written by a newer Rein in one sentence', async () => {
+    const url = await freshDatabase()
+    await open(url).ids()
+    await onDatabase(url, (db) => db.query('INSERT INTO rein_schema (version) VALUES (99)'))
+    await expect(open(url).ids()).rejects.toThrow(`has schema version 99, but this Rein knows versions up to ${MIGRATIONS.length}; upgrade Rein.`)
+  })
+
+  it('takes over the lease of a live holder on another machine only once it has expired', async () => {
+    const url = await freshDatabase()
+    const store = open(url, 60_000)
+    const session = await Session.create(store, { cwd: '/repo' })
+    await setOwner(url, session.id, { pid: 1, host: 'elsewhere', startedAt: 0 }, 60)
+    await expect(Session.load(store, session.id)).rejects.toThrow(/is open for writing by process 1 on elsewhere/)
+    await setOwner(url, session.id, { pid: 1, host: 'elsewhere', startedAt: 0 }, -1)
+    const taken = await Session.load(store, session.id)
+    expect(taken.length).toBe(0)
+    await taken.close()
+    await session.close().catch(() => {})
+  })
+
+  it('takes over at once a lease whose holder ran on this machine and has exited', async () => {
+    const url = await freshDatabase()
+    const store = open(url, 60_000)
+    const session = await Session.create(store, { cwd: '/repo' })
+    const child = spawn(process.execPath, ['-e', ''])
+    const deadPid = await new Promise<number>((resolve) => child.on('exit', () => resolve(child.pid!)))
+    await setOwner(url, session.id, { pid: deadPid, host: hostname(), startedAt: 0 }, 60)
+    const taken = await Session.load(store, session.id)
+    await taken.close()
+    await session.close().catch(() => {})
+  })
+
+  it('keeps a held lease alive past its stale time by refreshing it', async () => {
+    const url = await freshDatabase()
+    const store = open(url, 400)
+    const session = await Session.create(store, { cwd: '/repo' })
+    await new Promise((r) => setTimeout(r, 1200))
+    await expect(Session.load(open(url, 400), session.id)).rejects.toThrow(/is open for writing/)
+    session.append('session/title', { title: 'still mine' })
+    await session.close()
+  })
+
+  it('releases the lease when the writer closes, leaving no row behind', async () => {
+    const url = await freshDatabase()
+    const session = await Session.create(open(url), { cwd: '/repo' })
+    await session.close()
+    const rows = await onDatabase(url, (db) => db.query('SELECT count(*)::int AS n FROM rein_leases'))
+    expect(rows.rows[0].n).toBe(0)
+  })
+})
