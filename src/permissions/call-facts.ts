@@ -22,6 +22,8 @@ const CATEGORIES: Readonly<Record<string, ToolCategory>> = {
   bash: 'exec',
   web_fetch: 'fetch',
   job_kill: 'free',
+  // The call itself changes nothing: every call the child makes is judged by this policy on its own.
+  task: 'free',
 }
 
 /** A path a call touches: as named (`..` folded, `~` expanded) and with symlinks resolved. */

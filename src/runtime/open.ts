@@ -1,3 +1,4 @@
+import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Agent } from '../agent/agent.js'
 import type { Extension, ToolCallInfo } from '../agent/extensions.js'
@@ -22,6 +23,8 @@ import { setModelVision } from '../tools/read-image.js'
 import { createCommitGuard } from '../trust/commit-guard.js'
 import { createRedactor, secretValues } from '../trust/secrets.js'
 import { ignoredGrants, untrustedNotice, workspaceTrust } from '../trust/workspace.js'
+import { attachSubagents } from '../subagents/wiring.js'
+import { repairAcrossChildren } from '../subagents/repair.js'
 import { startMcp, type McpTools } from './mcp-tools.js'
 import { chooseModel, compactionSettings, modelOverrides, refuseRetired } from './model-choice.js'
 import { openSession, type SessionChoice } from './open-session.js'
@@ -81,8 +84,10 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     options.onProblem?.(message)
   }
 
-  const { session, start } = await openSession(new JsonlStore(home), cwd, options)
-  session.setCommitGuard(createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv }))))
+  const store = new JsonlStore(home)
+  const { session, start } = await openSession(store, cwd, options, { amendRepair: repairAcrossChildren(store, modelOverrides(settings)) })
+  const commitGuard = createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv })))
+  session.setCommitGuard(commitGuard)
 
   const model = chooseModel(options.model, settings, session)
   const adapter =
@@ -131,7 +136,17 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
   })
   policy.guardTools(toolState)
-  const tools = () => [...builtinTools(), ...mcp.tools()]
+
+  // Subagents (docs/subagents.md): the `task` tool and the host that runs children beside this agent.
+  const subagents = attachSubagents({
+    cwd, home, userHome: env.HOME ?? homedir(), settings, store, adapter, toolState, policy, commitGuard,
+    parent: () => agentRef as Agent,
+    hooks: hooks.extension,
+    modelOverrides: modelOverrides(settings),
+  })
+  subagents.problems.forEach(report)
+
+  const tools = () => [...builtinTools(), ...mcp.tools(), subagents.tool]
   setModelVision(toolState, () => ({ model: currentModel(), images: modelInfo(currentModel(), modelOverrides(settings)).images }))
 
   const compactor = new Compactor({

@@ -15,6 +15,7 @@ export const PEER_TOOL_NAMES: Readonly<Record<string, string>> = {
   todo_write: 'TodoWrite',
   job_output: 'BashOutput',
   job_kill: 'KillShell',
+  task: 'Task',
 }
 
 /** `bash` → `Bash`; an MCP or unknown tool keeps its name. */

@@ -1,0 +1,216 @@
+import { Agent } from '../agent/agent.js'
+import type { Extension } from '../agent/extensions.js'
+import type { AgentApi, PermissionAsker } from '../agent/types.js'
+import type { ModelAdapter } from '../llm/adapter.js'
+import type { ModelOverride } from '../llm/catalog.js'
+import type { CommitGuard } from '../session/session.js'
+import { Session } from '../session/session.js'
+import type { SessionStore } from '../store/store.js'
+import { toolSchemas } from '../tools/registry.js'
+import { errorOutput, type AnyTool, type ToolContext, type ToolOutput, type ToolState } from '../tools/tool.js'
+import { childSystemPrompt, type AgentType } from './agent-types.js'
+import { summarizeChild, type ChildSummary } from './child-log.js'
+import { Pool } from './pool.js'
+import { readOnlyBashTool } from './read-only-bash.js'
+
+/** Where the composition root leaves the host in a tool state, for the `task` tool to find. */
+export const SUBAGENT_HOST_KEY = 'subagents.host'
+
+/** What the `task` tool asks for. */
+export interface TaskRequest {
+  description: string
+  prompt: string
+  subagent_type?: string
+}
+
+/** SubagentStart / SubagentStop hooks, as the composition root wires them. */
+export interface SubagentHooks {
+  start?(info: { child: Session; agent: AgentType; callId: string }): Promise<void>
+  /** A reason to continue the child (a Stop-style block), or undefined to let it finish. */
+  stop?(info: { child: Session; agent: AgentType; callId: string; answer: string | undefined; continuations: number }): Promise<string | undefined>
+}
+
+/** The parent, as the host reads it: live, so a mode or model change applies to children started afterwards. */
+export interface ParentView {
+  readonly session: Session
+  readonly config: AgentApi['config']
+  readonly permissionMode: AgentApi['permissionMode']
+  readonly toolList: readonly AnyTool[]
+  readonly permissionAsker?: PermissionAsker
+}
+
+export interface SubagentHostOptions {
+  store: SessionStore
+  adapter: ModelAdapter
+  parent: () => ParentView
+  /** Built-in and file-defined types, by name. */
+  types: ReadonlyMap<string, AgentType>
+  /** How deep the parent is: 0 for a session a person started. */
+  depth: number
+  /** Children at this depth get no `task` tool. Default 1: children cannot start children. */
+  maxDepth: number
+  /** How many children of this parent run at once (`parallel` is the width of a nested host's own pool). */
+  pool: Pool
+  parallel: number
+  /** The extensions a child runs with (the parent's permission policy, PreToolUse hooks, workspace instructions). */
+  extensions: (child: Session) => Extension[]
+  toolState: (childId: string) => ToolState
+  disposeToolState: (state: ToolState) => Promise<void>
+  commitGuard?: CommitGuard
+  modelOverrides?: Record<string, ModelOverride>
+  hooks?: SubagentHooks
+  /** How many times in a row SubagentStop may continue a child. */
+  maxContinuations?: number
+}
+
+/**
+ * Runs children for one parent agent. A child is an ordinary session in the same store whose header names the
+ * parent session and the `task` call; the parent logs `subagent/start` (flushed before the child's first request, so
+ * crash repair can find the child) and `subagent/end`. Invariants: a child's tools are the parent's tools cut to its
+ * type (never more); the parent's permission policy and mode judge every child call; the child's questions reach the
+ * parent's front end, labelled with the child; cancelling the parent's turn cancels the child.
+ */
+export class SubagentHost {
+  /** Running children by session id, for front ends that steer one (RPC `steer` with a child id). */
+  readonly running = new Map<string, Agent>()
+
+  constructor(private readonly options: SubagentHostOptions) {}
+
+  get types(): ReadonlyMap<string, AgentType> {
+    return this.options.types
+  }
+
+  async run(request: TaskRequest, ctx: ToolContext): Promise<ToolOutput> {
+    const name = request.subagent_type ?? 'general'
+    const type = this.options.types.get(name)
+    if (!type) {
+      const names = [...this.options.types.keys()].sort().join(', ')
+      return errorOutput(`Error: there is no subagent type "${name}". Types: ${names}.`)
+    }
+    let release: () => void
+    try {
+      release = await this.options.pool.acquire(ctx.signal)
+    } catch {
+      return errorOutput('Cancelled by the user before this subagent started; nothing was done.')
+    }
+    try {
+      return await this.runChild(type, request, ctx)
+    } finally {
+      release()
+    }
+  }
+
+  private async runChild(type: AgentType, request: TaskRequest, ctx: ToolContext): Promise<ToolOutput> {
+    const parent = this.options.parent()
+    const store = this.options.store
+    const child = await Session.create(store, {
+      cwd: parent.session.cwd,
+      subagent: { parent: parent.session.id, callId: ctx.callId, agent: type.name },
+    })
+    if (this.options.commitGuard) child.setCommitGuard(this.options.commitGuard)
+    parent.session.append('subagent/start', { callId: ctx.callId, child: child.id, agent: type.name, description: request.description })
+    await parent.session.flush()
+
+    const toolState = this.options.toolState(child.id)
+    const agent = await Agent.create({
+      session: child,
+      adapter: this.options.adapter,
+      tools: this.childTools(type, parent.toolList),
+      schemas: toolSchemas,
+      system: childSystemPrompt(type, parent.session.cwd),
+      config: { ...parent.config, ...(type.model ? { model: type.model } : {}) },
+      toolState,
+      permissionMode: parent.permissionMode,
+      extensions: this.options.extensions(child),
+      onClose: () => this.options.disposeToolState(toolState),
+    })
+    if (this.options.depth + 1 < this.options.maxDepth) {
+      toolState.extra.set(SUBAGENT_HOST_KEY, new SubagentHost({ ...this.options, parent: () => agent, depth: this.options.depth + 1, pool: new Pool(this.options.parallel) }))
+    }
+    agent.permissionAsker = labelledAsker(() => this.options.parent().permissionAsker, type, request.description, child.id)
+    this.running.set(child.id, agent)
+    const stopProgress = reportProgress(agent, type, ctx)
+    const cancel = (): void => agent.cancel()
+    ctx.signal.addEventListener('abort', cancel, { once: true })
+    let summary: ChildSummary
+    try {
+      await this.options.hooks?.start?.({ child, agent: type, callId: ctx.callId })
+      agent.followUp(request.prompt, { kind: 'subagent', parent: parent.session.id, callId: ctx.callId })
+      summary = await this.finish(agent, child, type, ctx)
+    } finally {
+      ctx.signal.removeEventListener('abort', cancel)
+      stopProgress()
+      this.running.delete(child.id)
+      await agent.close('subagent-done').catch(() => {
+        // The child's last write failed: its log keeps what was durable, and the summary below reads what it holds.
+      })
+    }
+    parent.session.append('subagent/end', {
+      callId: ctx.callId,
+      child: child.id,
+      outcome: summary.outcome,
+      usage: summary.usage,
+      cost: summary.cost,
+    })
+    return childOutput(summary, child.id, type.name)
+  }
+
+  /** Waits for the child's turn to end; a SubagentStop block continues it, at most `maxContinuations` times. */
+  private async finish(agent: Agent, child: Session, type: AgentType, ctx: ToolContext): Promise<ChildSummary> {
+    for (let continuations = 0; ; continuations++) {
+      await agent.whenIdle()
+      const summary = summarizeChild(child.events, this.options.modelOverrides)
+      if (summary.outcome !== 'completed' || ctx.signal.aborted || !this.options.hooks?.stop) return summary
+      if (continuations >= (this.options.maxContinuations ?? 3)) return summary
+      const reason = await this.options.hooks.stop({ child, agent: type, callId: ctx.callId, answer: summary.answer, continuations })
+      if (reason === undefined) return summary
+      agent.steer(reason, { kind: 'hook', event: 'SubagentStop' })
+    }
+  }
+
+  /** The parent's tools cut to the type's list; `bash` only reads for read-only types; no `task` past the depth limit. */
+  private childTools(type: AgentType, parentTools: readonly AnyTool[]): AnyTool[] {
+    const allowed = type.tools ? new Set(type.tools) : undefined
+    const nests = this.options.depth + 1 < this.options.maxDepth
+    return parentTools
+      .filter((t) => (!allowed || allowed.has(t.name)) && (nests || t.name !== 'task'))
+      .map((t) => (t.name === 'bash' && type.readOnlyBash ? readOnlyBashTool : t))
+  }
+}
+
+/** What the parent model reads: the child's last answer, or one sentence saying why there is none. */
+function childOutput(summary: ChildSummary, child: string, agent: string): ToolOutput {
+  const meta = { child, agent, outcome: summary.outcome, usage: { ...summary.usage }, cost: summary.cost }
+  if (summary.outcome === 'completed') {
+    return { content: [{ type: 'text', text: summary.answer ?? '(The subagent finished without an answer.)' }], meta }
+  }
+  const partial = summary.answer ? `\nIts last message:\n${summary.answer}` : ''
+  const why =
+    summary.outcome === 'aborted' || summary.outcome === 'interrupted'
+      ? 'The subagent was cancelled before it finished.'
+      : `The subagent stopped (${summary.outcome})${summary.error ? `: ${summary.error}` : '.'}`
+  return { content: [{ type: 'text', text: `${why}${partial}` }], isError: true, meta }
+}
+
+/** The child's permission questions go to the parent's front end (read at ask time), the reason naming the child. */
+function labelledAsker(parent: () => PermissionAsker | undefined, type: AgentType, description: string, child: string): PermissionAsker | undefined {
+  return async (request, signal) => {
+    const ask = parent()
+    if (!ask) return { outcome: 'unanswered' }
+    return ask({ ...request, reason: `Subagent ${type.name} (${description}, session ${child.slice(0, 8)}): ${request.reason}` }, signal)
+  }
+}
+
+/** One progress line per child tool call and per answer, streamed as the `task` call's progress (TUI card, ACP update). */
+function reportProgress(agent: Agent, type: AgentType, ctx: ToolContext): () => void {
+  return agent.subscribe((live) => {
+    if (live.type !== 'event') return
+    const event = live.event
+    if (event.type === 'tool/call') {
+      const data = event.data as { name: string; arguments: string }
+      ctx.progress?.(`[${type.name}] ${data.name} ${data.arguments.slice(0, 120)}\n`)
+    } else if (event.type === 'turn/end') {
+      ctx.progress?.(`[${type.name}] ${(event.data as { reason: string }).reason}\n`)
+    }
+  })
+}

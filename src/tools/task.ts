@@ -1,0 +1,41 @@
+import { z } from 'zod'
+import { SUBAGENT_HOST_KEY, type SubagentHost } from '../subagents/host.js'
+import type { AgentType } from '../subagents/agent-types.js'
+import { errorOutput, type Tool } from './tool.js'
+
+const schema = z.object({
+  description: z.string().min(1).describe('3-5 words naming the job'),
+  prompt: z.string().min(1).describe('The whole job: the subagent sees nothing else'),
+  subagent_type: z.string().optional().describe('Default general'),
+})
+
+type Args = z.infer<typeof schema>
+
+/**
+ * What the model reads. It is part of the cached prefix, so it depends only on the agent types of the session
+ * (fixed when the session opens) and stays short: the parent's fixed prompt may grow by at most ~120 tokens for it.
+ */
+function description(types: readonly AgentType[]): string {
+  const list = types.map((t) => `${t.name}: ${t.description}`).join('; ')
+  return `Run a subagent with a fresh context on a self-contained job; you get only its final answer. Worth it for broad searches and independent work whose details you do not need; calls in one step run in parallel. Not for a known file or a quick lookup: do those yourself. Types: ${list}.`
+}
+
+/**
+ * The `task` tool (Claude Code's `Task`). It runs a child agent to completion through the session's subagent host
+ * (src/subagents/host.ts) and returns the child's final answer. Marked read-only so that several calls in one step
+ * run together: the tool itself changes nothing, and every call the child makes is judged on its own.
+ */
+export function createTaskTool(types: readonly AgentType[]): Tool<Args> {
+  return {
+    name: 'task',
+    description: description(types),
+    schema,
+    readOnly: true,
+    kind: 'think',
+    async run(args, ctx) {
+      const host = ctx.state.extra.get(SUBAGENT_HOST_KEY) as SubagentHost | undefined
+      if (!host) return errorOutput('Error: subagents are not available in this session; do the job yourself.')
+      return host.run(args, ctx)
+    },
+  }
+}
