@@ -23,6 +23,7 @@ import { setModelVision } from '../tools/read-image.js'
 import { createCommitGuard } from '../trust/commit-guard.js'
 import { createRedactor, secretValues } from '../trust/secrets.js'
 import { ignoredGrants, untrustedNotice, workspaceTrust } from '../trust/workspace.js'
+import type { SubagentHost } from '../subagents/host.js'
 import { attachSubagents } from '../subagents/wiring.js'
 import { repairAcrossChildren } from '../subagents/repair.js'
 import { startMcp, type McpTools } from './mcp-tools.js'
@@ -63,6 +64,8 @@ export interface OpenedAgent {
   settings: Settings
   mcp: McpTools
   problems: string[]
+  /** Runs this agent's subagents; `running` holds the live children by session id (RPC steers one). */
+  subagents: SubagentHost
 }
 
 /**
@@ -186,7 +189,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   })
   agentRef = agent
   mcp.onToolsChanged(() => agent.setTools(tools()))
-  return { agent, model: model.info, settings, mcp, problems }
+  return { agent, model: model.info, settings, mcp, problems, subagents: subagents.host }
 }
 
 export async function openAgent(options: OpenAgentOptions): Promise<Agent> {
