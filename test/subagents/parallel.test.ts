@@ -3,6 +3,9 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { cliEnv, runCli, sandbox } from '../support/cli.js'
+import { costOf, modelInfo } from '../../src/llm/catalog.js'
+import { addUsage, zeroUsage, type Usage } from '../../src/llm/messages.js'
+import type { SessionEvent } from '../../src/session/events.js'
 import { childOf, ofType, PARENT, parentAndChildren } from './support.js'
 
 let mock: MockModel | undefined
@@ -51,6 +54,18 @@ describe('the task tool', () => {
     expect(ofType(parent, 'subagent/end').map((e) => (e.data as { outcome: string }).outcome)).toEqual(['completed', 'completed'])
     const results = ofType(parent, 'tool/result').map((e) => e.data as { callId: string; content: { text: string }[] })
     expect(results.map((d) => d.content[0].text)).toEqual(['alpha is in a.txt:1', 'beta is in b.txt:1'])
+
+    // Each subagent/end carries exactly what its child's log adds up to.
+    const ends = ofType(parent, 'subagent/end').map((e) => e.data as { usage: Usage; cost: number })
+    children.forEach((child, i) => {
+      const answered = ofType(child, 'assistant/message') as SessionEvent<'assistant/message'>[]
+      const usage = answered.reduce((sum, e) => addUsage(sum, e.data.usage ?? zeroUsage), zeroUsage)
+      const model = modelInfo((ofType(child, 'request/header')[0] as SessionEvent<'request/header'>).data.config.model)
+      const cost = answered.reduce((sum, e) => sum + costOf(e.data.usage ?? zeroUsage, model, e.time), 0)
+      expect(usage.inputUncached + usage.inputCacheRead).toBeGreaterThan(0)
+      expect(ends[i].usage).toEqual(usage)
+      expect(ends[i].cost).toBeCloseTo(cost, 12)
+    })
 
     // The children overlapped: both first requests arrived before either child's second.
     const childRequests = mock.requests.filter((q) => systemOf(q).includes(childOf('explore')))
