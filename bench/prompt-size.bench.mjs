@@ -3,10 +3,13 @@
 // Needs the build (`npm run build`).
 import { systemPrompt } from '../dist/context/system-prompt.js'
 import { builtinTools, toolSchemas } from '../dist/tools/registry.js'
+import { createTaskTool } from '../dist/tools/task.js'
+import { BUILTIN_AGENTS } from '../dist/subagents/agent-types.js'
 
 const LIMIT_TOKENS = 2500
 const system = systemPrompt({ model: 'deepseek-v4-flash', cwd: '/home/user/projects/example' })
-const schemas = toolSchemas(builtinTools())
+// The `task` tool joins the built-ins in every session (src/runtime/open.ts), with the built-in agent types.
+const schemas = toolSchemas([...builtinTools(), createTaskTool(BUILTIN_AGENTS)])
 const systemBytes = Buffer.byteLength(system)
 const toolBytes = Buffer.byteLength(JSON.stringify(schemas))
 const tokens = (bytes) => Math.ceil(bytes / 4)

@@ -25,13 +25,13 @@ const EXPLORE_TOOLS = ['read', 'grep', 'glob', 'ls', 'web_fetch', 'bash'] as con
 export const BUILTIN_AGENTS: readonly AgentType[] = [
   {
     name: 'general',
-    description: 'any self-contained job, with the same tools as you',
+    description: 'your tools',
     prompt: 'Do the job you are given completely, then answer with what you found or did.',
     source: 'built-in',
   },
   {
     name: 'explore',
-    description: 'read-only research: finding code, reading files, answering questions about the codebase',
+    description: 'read-only search',
     tools: EXPLORE_TOOLS,
     prompt:
       'You only read: you cannot change files, and bash runs only commands that read (ls, cat, grep, find, git log…). Search broadly, then answer with the facts the job asks for: file paths with line numbers, short quotes, conclusions.',

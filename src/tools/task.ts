@@ -3,10 +3,11 @@ import { SUBAGENT_HOST_KEY, type SubagentHost } from '../subagents/host.js'
 import type { AgentType } from '../subagents/agent-types.js'
 import { errorOutput, type Tool } from './tool.js'
 
+// No length bounds in the schema (they cost tokens in every request); `run` refuses an empty prompt.
 const schema = z.object({
-  description: z.string().min(1).describe('3-5 words naming the job'),
-  prompt: z.string().min(1).describe('The whole job: the subagent sees nothing else'),
-  subagent_type: z.string().optional().describe('Default general'),
+  description: z.string(),
+  prompt: z.string().describe('All the job needs'),
+  subagent_type: z.string().optional(),
 })
 
 type Args = z.infer<typeof schema>
@@ -16,8 +17,8 @@ type Args = z.infer<typeof schema>
  * (fixed when the session opens) and stays short: the parent's fixed prompt may grow by at most ~120 tokens for it.
  */
 function description(types: readonly AgentType[]): string {
-  const list = types.map((t) => `${t.name}: ${t.description}`).join('; ')
-  return `Run a subagent with a fresh context on a self-contained job; you get only its final answer. Worth it for broad searches and independent work whose details you do not need; calls in one step run in parallel. Not for a known file or a quick lookup: do those yourself. Types: ${list}.`
+  const list = types.map((t) => `${t.name} (${t.description})`).join(', ')
+  return `Delegate a self-contained job to a fresh subagent; you get only its answer. Pays for broad searches and independent work (calls in one step run in parallel); not for quick lookups. Types: ${list}.`
 }
 
 /**
@@ -35,6 +36,7 @@ export function createTaskTool(types: readonly AgentType[]): Tool<Args> {
     async run(args, ctx) {
       const host = ctx.state.extra.get(SUBAGENT_HOST_KEY) as SubagentHost | undefined
       if (!host) return errorOutput('Error: subagents are not available in this session; do the job yourself.')
+      if (!args.prompt.trim()) return errorOutput('Error: the prompt is empty; write the whole job into it, since the subagent sees nothing else.')
       return host.run(args, ctx)
     },
   }
