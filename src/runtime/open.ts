@@ -107,7 +107,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   let agentRef: Agent | undefined
   const { mcp, untrusted: untrustedServers } = await startMcp({ cwd, settings, home, trusted: trust.trusted, extra: options.mcpServers ?? [] }, report, () => agentRef)
 
-  const hooks = loadHooks({
+  const hookOptions = {
     cwd,
     home,
     env,
@@ -115,7 +115,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     secretEnv: settings.secretEnv,
     maxStopContinuations: settings.stopHooks?.maxContinuations,
     maxIdenticalStopReasons: settings.stopHooks?.maxIdenticalReasons,
-  })
+  }
+  const hooks = loadHooks(hookOptions)
   hooks.problems.forEach(report)
   const ignored = ignoredGrants(trust, { hookHashes: hooks.untrusted.map((h) => h.hash), servers: untrustedServers })
   const trustNotice = untrustedNotice(trust, ignored)
@@ -144,7 +145,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const subagents = attachSubagents({
     cwd, home, userHome: env.HOME ?? homedir(), settings, store, adapter, toolState, policy, commitGuard,
     parent: () => agentRef as Agent,
-    hooks: hooks.extension,
+    hooks: { child: () => loadHooks(hookOptions).extension, start: hooks.runSubagentStart, stop: hooks.runSubagentStop },
     modelOverrides: modelOverrides(settings),
   })
   subagents.problems.forEach(report)

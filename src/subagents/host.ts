@@ -23,11 +23,12 @@ export interface TaskRequest {
   subagent_type?: string
 }
 
-/** SubagentStart / SubagentStop hooks, as the composition root wires them. */
+/** SubagentStart / SubagentStop hooks, run in the parent's session (src/hooks). */
 export interface SubagentHooks {
-  start?(info: { child: Session; agent: AgentType; callId: string }): Promise<void>
-  /** A reason to continue the child (a Stop-style block), or undefined to let it finish. */
-  stop?(info: { child: Session; agent: AgentType; callId: string; answer: string | undefined; continuations: number }): Promise<string | undefined>
+  /** Context the hooks add for the child, each entry one `context/message` before its first request. */
+  start(info: { agentId: string; agentType: string }): Promise<string[]>
+  /** A reason to continue the child (a Stop-style block, within the Stop limits), or undefined to let it finish. */
+  stop(info: { agentId: string; agentType: string; transcriptPath: string | undefined; continuations: number; lastMessage: string }): Promise<string | undefined>
 }
 
 /** The parent, as the host reads it: live, so a mode or model change applies to children started afterwards. */
@@ -59,8 +60,6 @@ export interface SubagentHostOptions {
   commitGuard?: CommitGuard
   modelOverrides?: Record<string, ModelOverride>
   hooks?: SubagentHooks
-  /** How many times in a row SubagentStop may continue a child. */
-  maxContinuations?: number
 }
 
 /**
@@ -134,7 +133,9 @@ export class SubagentHost {
     ctx.signal.addEventListener('abort', cancel, { once: true })
     let summary: ChildSummary
     try {
-      await this.options.hooks?.start?.({ child, agent: type, callId: ctx.callId })
+      for (const text of (await this.options.hooks?.start({ agentId: child.id, agentType: type.name })) ?? []) {
+        agent.inject(text, { kind: 'hook', event: 'SubagentStart' })
+      }
       agent.followUp(request.prompt, { kind: 'subagent', parent: parent.session.id, callId: ctx.callId })
       summary = await this.finish(agent, child, type, ctx)
     } finally {
@@ -155,14 +156,19 @@ export class SubagentHost {
     return childOutput(summary, child.id, type.name)
   }
 
-  /** Waits for the child's turn to end; a SubagentStop block continues it, at most `maxContinuations` times. */
+  /** Waits for the child's turn to end; a SubagentStop block steers it on (the hooks' Stop limits cap how often). */
   private async finish(agent: Agent, child: Session, type: AgentType, ctx: ToolContext): Promise<ChildSummary> {
     for (let continuations = 0; ; continuations++) {
       await agent.whenIdle()
       const summary = summarizeChild(child.events, this.options.modelOverrides)
-      if (summary.outcome !== 'completed' || ctx.signal.aborted || !this.options.hooks?.stop) return summary
-      if (continuations >= (this.options.maxContinuations ?? 3)) return summary
-      const reason = await this.options.hooks.stop({ child, agent: type, callId: ctx.callId, answer: summary.answer, continuations })
+      if (summary.outcome !== 'completed' || ctx.signal.aborted || !this.options.hooks) return summary
+      const reason = await this.options.hooks.stop({
+        agentId: child.id,
+        agentType: type.name,
+        transcriptPath: child.path,
+        continuations,
+        lastMessage: summary.answer ?? '',
+      })
       if (reason === undefined) return summary
       agent.steer(reason, { kind: 'hook', event: 'SubagentStop' })
     }

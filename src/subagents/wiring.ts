@@ -12,7 +12,7 @@ import { createTaskTool } from '../tools/task.js'
 import type { AnyTool, ToolState } from '../tools/tool.js'
 import { loadAgentFiles } from './agent-files.js'
 import { BUILTIN_AGENTS, type AgentType } from './agent-types.js'
-import { SUBAGENT_HOST_KEY, SubagentHost, type ParentView } from './host.js'
+import { SUBAGENT_HOST_KEY, SubagentHost, type ParentView, type SubagentHooks } from './host.js'
 import { Pool } from './pool.js'
 
 export interface SubagentsOptions {
@@ -27,8 +27,11 @@ export interface SubagentsOptions {
   /** The parent's tool state: the host is left there for the `task` tool. */
   toolState: ToolState
   policy: PermissionPolicy
-  /** The parent's hooks: a child's tool calls run its PreToolUse and PostToolUse hooks. */
-  hooks: Extension
+  /**
+   * Hooks: `child()` loads a fresh set whose PreToolUse and PostToolUse hooks run for a child's calls (logged in the
+   * child's session); `start`/`stop` run SubagentStart and SubagentStop in the parent's.
+   */
+  hooks: { child: () => Extension } & SubagentHooks
   commitGuard: CommitGuard
   modelOverrides: Record<string, ModelOverride>
 }
@@ -55,7 +58,7 @@ export function attachSubagents(options: SubagentsOptions): { tool: AnyTool; hos
     pool: new Pool(parallel),
     parallel,
     extensions: () => [
-      { name: 'hooks', preTool: hooks.preTool, postTool: hooks.postTool },
+      childHooks(hooks.child()),
       workspaceInstructions({ home: options.home }),
       options.policy,
     ],
@@ -71,7 +74,13 @@ export function attachSubagents(options: SubagentsOptions): { tool: AnyTool; hos
     disposeToolState,
     commitGuard: options.commitGuard,
     modelOverrides: options.modelOverrides,
+    hooks: { start: (info) => hooks.start(info), stop: (info) => hooks.stop(info) },
   })
   options.toolState.extra.set(SUBAGENT_HOST_KEY, host)
   return { tool: createTaskTool([...types.values()]), host, problems: files.problems }
+}
+
+/** Only the tool hooks of a hooks extension: a child has no SessionStart, prompt or Stop hooks of its own. */
+function childHooks(hooks: Extension): Extension {
+  return { name: 'hooks', preTool: hooks.preTool?.bind(hooks), postTool: hooks.postTool?.bind(hooks) }
 }
