@@ -138,7 +138,7 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
       return
     }
     case 'cost':
-      return ctx.show('Cost by turn', costReport(ctx.ledger.byTurn()))
+      return ctx.show('Cost by turn', costReport(ctx.ledger.byTurn(), ctx.ledger.subagents()))
     case 'context':
       return ctx.show('What the next request contains', contextReport(ctx.events()))
     case 'hooks':
