@@ -1,0 +1,38 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { startMockModel, type MockModel } from '../support/mock-model.js'
+import { CLIENT_INIT, startReinAcp, tempDir, type ReinAcp } from '../acp/support.js'
+import { childOf, PARENT } from './support.js'
+
+let mock: MockModel | undefined
+let rein: ReinAcp | undefined
+afterEach(async () => {
+  if (rein && rein.child.exitCode === null) rein.child.kill('SIGKILL')
+  await mock?.close()
+  mock = undefined
+})
+
+describe('subagents over ACP', () => {
+  it("sends a child's progress as updates of the parent's task call", async () => {
+    const project = tempDir('rein-acp-project-')
+    mock = await startMockModel({
+      script: [
+        { system: PARENT, toolCalls: [{ id: 'call_task', name: 'task', arguments: { description: 'find notes', prompt: 'Where are the notes?', subagent_type: 'explore' } }] },
+        { system: childOf('explore'), toolCalls: [{ name: 'glob', arguments: { pattern: '*.md' } }] },
+        { system: childOf('explore'), text: 'There are no notes.' },
+        { system: PARENT, text: 'No notes here.' },
+      ],
+    })
+    const home = tempDir('rein-acp-home-')
+    rein = startReinAcp({ home, baseUrl: mock.url, cwd: home })
+    await rein.connection.agent.request('initialize', CLIENT_INIT)
+    const { sessionId } = await rein.connection.agent.request('session/new', { cwd: project, mcpServers: [] })
+    const response = await rein.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'find the notes' }] })
+    expect(response.stopReason).toBe('end_turn')
+
+    const updates = rein.updatesOf(sessionId)
+    expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call', toolCallId: 'call_task', title: 'Subagent explore: find notes', kind: 'think' }))
+    const progress = updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === 'call_task' && u.status === 'in_progress')
+    expect(JSON.stringify(progress)).toContain('[explore] glob {\\"pattern\\":\\"*.md\\"}')
+    expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call_update', toolCallId: 'call_task', status: 'completed' }))
+  })
+})
