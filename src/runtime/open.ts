@@ -150,7 +150,10 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   })
   subagents.problems.forEach(report)
 
-  const tools = () => [...builtinTools(), ...mcp.tools(), subagents.tool]
+  // A resumed subagent session goes on as its agent type: the same system prompt and tools, so its prefix stays cached.
+  const asChild = subagents.resumedChild(session.header)
+  const allTools = () => [...builtinTools(), ...mcp.tools(), subagents.tool]
+  const tools = () => (asChild ? asChild.tools(allTools()) : allTools())
   setModelVision(toolState, () => ({ model: currentModel(), images: modelInfo(currentModel(), modelOverrides(settings)).images }))
 
   const compactor = new Compactor({
@@ -166,7 +169,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     adapter,
     tools: tools(),
     schemas: toolSchemas,
-    system: systemPrompt({ model: model.id, cwd }),
+    system: asChild?.system ?? systemPrompt({ model: model.id, cwd }),
     config: { model: model.id, effort: options.effort ?? settings.effort ?? 'high' },
     toolState,
     permissionMode: mode,

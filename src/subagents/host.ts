@@ -100,9 +100,9 @@ export class SubagentHost {
   }
 
   private async runChild(type: AgentType, request: TaskRequest, ctx: ToolContext): Promise<ToolOutput> {
+    if (ctx.signal.aborted) return errorOutput('Cancelled by the user before this subagent started; nothing was done.')
     const parent = this.options.parent()
-    const store = this.options.store
-    const child = await Session.create(store, {
+    const child = await Session.create(this.options.store, {
       cwd: parent.session.cwd,
       subagent: { parent: parent.session.id, callId: ctx.callId, agent: type.name },
     })
@@ -110,41 +110,14 @@ export class SubagentHost {
     parent.session.append('subagent/start', { callId: ctx.callId, child: child.id, agent: type.name, description: request.description })
     await parent.session.flush()
 
-    const toolState = this.options.toolState(child.id)
-    const agent = await Agent.create({
-      session: child,
-      adapter: this.options.adapter,
-      tools: this.childTools(type, parent.toolList),
-      schemas: toolSchemas,
-      system: childSystemPrompt(type, parent.session.cwd),
-      config: { ...parent.config, ...(type.model ? { model: type.model } : {}) },
-      toolState,
-      permissionMode: parent.permissionMode,
-      extensions: this.options.extensions(child),
-      onClose: () => this.options.disposeToolState(toolState),
-    })
-    if (this.options.depth + 1 < this.options.maxDepth) {
-      toolState.extra.set(SUBAGENT_HOST_KEY, new SubagentHost({ ...this.options, parent: () => agent, depth: this.options.depth + 1, pool: new Pool(this.options.parallel) }))
-    }
-    agent.permissionAsker = labelledAsker(() => this.options.parent().permissionAsker, type, request.description, child.id)
-    this.running.set(child.id, agent)
-    const stopProgress = reportProgress(agent, type, ctx)
-    const cancel = (): void => agent.cancel()
-    ctx.signal.addEventListener('abort', cancel, { once: true })
     let summary: ChildSummary
     try {
-      for (const text of (await this.options.hooks?.start({ agentId: child.id, agentType: type.name })) ?? []) {
-        agent.inject(text, { kind: 'hook', event: 'SubagentStart' })
-      }
-      agent.followUp(request.prompt, { kind: 'subagent', parent: parent.session.id, callId: ctx.callId })
-      summary = await this.finish(agent, child, type, ctx)
-    } finally {
-      ctx.signal.removeEventListener('abort', cancel)
-      stopProgress()
-      this.running.delete(child.id)
-      await agent.close('subagent-done').catch(() => {
-        // The child's last write failed: its log keeps what was durable, and the summary below reads what it holds.
-      })
+      summary = await this.drive(type, request, ctx, parent, child)
+    } catch (error) {
+      // The child could not be started or driven (a listener failed, a write failed): its log keeps what it holds,
+      // and the parent's `subagent/end` still closes the pair.
+      const message = error instanceof Error ? error.message : String(error)
+      summary = { ...summarizeChild(child.events, this.options.modelOverrides), outcome: 'error', error: message }
     }
     parent.session.append('subagent/end', {
       callId: ctx.callId,
@@ -154,6 +127,56 @@ export class SubagentHost {
       cost: summary.cost,
     })
     return childOutput(summary, child.id, type.name)
+  }
+
+  /** Creates the child's agent over `child`, gives it the job, waits for its answer, and closes it. */
+  private async drive(type: AgentType, request: TaskRequest, ctx: ToolContext, parent: ParentView, child: Session): Promise<ChildSummary> {
+    const toolState = this.options.toolState(child.id)
+    let agent: Agent
+    try {
+      agent = await Agent.create({
+        session: child,
+        adapter: this.options.adapter,
+        tools: this.childTools(type, parent.toolList),
+        schemas: toolSchemas,
+        system: childSystemPrompt(type, parent.session.cwd),
+        config: { ...parent.config, ...(type.model ? { model: type.model } : {}) },
+        toolState,
+        permissionMode: parent.permissionMode,
+        extensions: this.options.extensions(child),
+        onClose: () => this.options.disposeToolState(toolState),
+      })
+    } catch (error) {
+      await child.close().catch(() => {
+        // Releasing the lease of a child that never ran: a failure here leaves a stale lease the next opener takes over.
+      })
+      await this.options.disposeToolState(toolState)
+      throw error
+    }
+    if (this.options.depth + 1 < this.options.maxDepth) {
+      const nested = new SubagentHost({ ...this.options, parent: () => agent, depth: this.options.depth + 1, pool: new Pool(this.options.parallel) })
+      toolState.extra.set(SUBAGENT_HOST_KEY, nested)
+    }
+    agent.permissionAsker = labelledAsker(() => this.options.parent().permissionAsker, type, request.description, child.id)
+    this.running.set(child.id, agent)
+    const stopProgress = reportProgress(agent, type, ctx)
+    const cancel = (): void => agent.cancel()
+    ctx.signal.addEventListener('abort', cancel, { once: true })
+    try {
+      for (const text of (await this.options.hooks?.start({ agentId: child.id, agentType: type.name })) ?? []) {
+        agent.inject(text, { kind: 'hook', event: 'SubagentStart' })
+      }
+      agent.followUp(request.prompt, { kind: 'subagent', parent: parent.session.id, callId: ctx.callId })
+      if (ctx.signal.aborted) agent.cancel()
+      return await this.finish(agent, child, type, ctx)
+    } finally {
+      ctx.signal.removeEventListener('abort', cancel)
+      stopProgress()
+      this.running.delete(child.id)
+      await agent.close('subagent-done').catch(() => {
+        // The child's last write failed: its log keeps what was durable, and the summary reads what it holds.
+      })
+    }
   }
 
   /** Waits for the child's turn to end; a SubagentStop block steers it on (the hooks' Stop limits cap how often). */
@@ -174,14 +197,17 @@ export class SubagentHost {
     }
   }
 
-  /** The parent's tools cut to the type's list; `bash` only reads for read-only types; no `task` past the depth limit. */
   private childTools(type: AgentType, parentTools: readonly AnyTool[]): AnyTool[] {
-    const allowed = type.tools ? new Set(type.tools) : undefined
-    const nests = this.options.depth + 1 < this.options.maxDepth
-    return parentTools
-      .filter((t) => (!allowed || allowed.has(t.name)) && (nests || t.name !== 'task'))
-      .map((t) => (t.name === 'bash' && type.readOnlyBash ? readOnlyBashTool : t))
+    return toolsOfType(type, parentTools, this.options.depth + 1 < this.options.maxDepth)
   }
+}
+
+/** The parent's tools cut to the type's list; `bash` only reads for read-only types; `task` only when `nests`. */
+export function toolsOfType(type: AgentType, parentTools: readonly AnyTool[], nests: boolean): AnyTool[] {
+  const allowed = type.tools ? new Set(type.tools) : undefined
+  return parentTools
+    .filter((t) => (!allowed || allowed.has(t.name)) && (nests || t.name !== 'task'))
+    .map((t) => (t.name === 'bash' && type.readOnlyBash ? readOnlyBashTool : t))
 }
 
 /** What the parent model reads: the child's last answer, or one sentence saying why there is none. */

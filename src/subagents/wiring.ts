@@ -11,8 +11,9 @@ import { createToolState, disposeToolState } from '../tools/registry.js'
 import { createTaskTool } from '../tools/task.js'
 import type { AnyTool, ToolState } from '../tools/tool.js'
 import { loadAgentFiles } from './agent-files.js'
-import { BUILTIN_AGENTS, type AgentType } from './agent-types.js'
-import { SUBAGENT_HOST_KEY, SubagentHost, type ParentView, type SubagentHooks } from './host.js'
+import type { SessionHeader } from '../session/events.js'
+import { BUILTIN_AGENTS, childSystemPrompt, type AgentType } from './agent-types.js'
+import { SUBAGENT_HOST_KEY, SubagentHost, toolsOfType, type ParentView, type SubagentHooks } from './host.js'
 import { Pool } from './pool.js'
 
 export interface SubagentsOptions {
@@ -40,7 +41,13 @@ export interface SubagentsOptions {
  * Subagents for one session (docs/subagents.md): loads the agent types (built-in, then agent files), puts a
  * `SubagentHost` in the parent's tool state and returns the `task` tool, plus problems found in agent files.
  */
-export function attachSubagents(options: SubagentsOptions): { tool: AnyTool; host: SubagentHost; problems: string[] } {
+export function attachSubagents(options: SubagentsOptions): {
+  tool: AnyTool
+  host: SubagentHost
+  problems: string[]
+  /** For a resumed child session (its header names a known type): its system prompt and how to cut the tools. */
+  resumedChild: (header: SessionHeader) => { system: string; tools: (all: readonly AnyTool[]) => AnyTool[] } | undefined
+} {
   const files = loadAgentFiles({ cwd: options.cwd, home: options.home, userHome: options.userHome })
   const types = new Map<string, AgentType>(BUILTIN_AGENTS.map((t) => [t.name, t]))
   for (const type of files.agents) types.set(type.name, type)
@@ -77,7 +84,12 @@ export function attachSubagents(options: SubagentsOptions): { tool: AnyTool; hos
     hooks: { start: (info) => hooks.start(info), stop: (info) => hooks.stop(info) },
   })
   options.toolState.extra.set(SUBAGENT_HOST_KEY, host)
-  return { tool: createTaskTool([...types.values()]), host, problems: files.problems }
+  const resumedChild = (header: SessionHeader) => {
+    const type = header.subagent ? types.get(header.subagent.agent) : undefined
+    if (!type) return undefined
+    return { system: childSystemPrompt(type, header.cwd), tools: (all: readonly AnyTool[]) => toolsOfType(type, all, 1 < maxDepth) }
+  }
+  return { tool: createTaskTool([...types.values()]), host, problems: files.problems, resumedChild }
 }
 
 /** Only the tool hooks of a hooks extension: a child has no SessionStart, prompt or Stop hooks of its own. */

@@ -10,14 +10,14 @@ afterEach(async () => {
 })
 
 describe('a child session in the sessions commands', () => {
-  it('is marked in the list, linked with its cost in the parent transcript, and resumable and forkable like any session', async () => {
+  it('is marked in the list, linked with its cost in the parent transcript, and resumable (as its type) and forkable like any session', async () => {
     const box = sandbox()
     mock = await startMockModel({
       script: [
         { system: PARENT, match: 'survey', toolCalls: [{ name: 'task', arguments: { description: 'count files', prompt: 'How many files?', subagent_type: 'explore' } }] },
         { system: childOf('explore'), text: 'None.' },
         { system: PARENT, match: 'survey', text: 'The directory is empty.' },
-        { match: 'And now?', text: 'Still empty.' },
+        { system: childOf('explore'), match: 'And now?', text: 'Still empty.' },
       ],
     })
     const env = cliEnv({ url: mock.url, home: box.home })
@@ -39,6 +39,8 @@ describe('a child session in the sessions commands', () => {
 
     const resumed = await runCli(['-p', 'And now?', '--resume', child], { cwd: box.cwd, env })
     expect(resumed.stdout).toContain('Still empty.')
+    const last = mock.requests.at(-1)?.body as { tools: { function: { name: string } }[] }
+    expect(last.tools.map((t) => t.function.name)).toEqual(['bash', 'glob', 'grep', 'ls', 'read', 'web_fetch'])
     const forked = await runCli(['sessions', 'fork', child], { cwd: box.cwd, env })
     expect(forked.code).toBe(0)
   })
