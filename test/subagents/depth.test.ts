@@ -54,6 +54,21 @@ describe('the depth limit', () => {
     expect(ofType(outer!, 'tool/result')[0].data).toMatchObject({ content: [{ text: 'inner done' }] })
   })
 
+  it('a Task deny rule turns subagents off: the call is refused and no child session is made', async () => {
+    const box = sandbox()
+    writeFileSync(join(box.home, 'settings.json'), JSON.stringify({ permissions: { deny: ['Task'] } }))
+    mock = await startMockModel({
+      script: [
+        { system: PARENT, toolCalls: [{ name: 'task', arguments: { description: 'd', prompt: 'p' } }] },
+        { system: PARENT, text: 'did it myself' },
+      ],
+    })
+    expect((await runCli(['-p', 'go'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })).code).toBe(0)
+    const logs = storedLogs(box.home)
+    expect(logs).toHaveLength(1)
+    expect(ofType(logs[0], 'tool/result')[0].data).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Error: permission denied: .*Task/) }] })
+  })
+
   it('refuses a settings value that is not a whole number', async () => {
     const box = sandbox()
     writeFileSync(join(box.home, 'settings.json'), JSON.stringify({ subagents: { parallel: 0 } }))
