@@ -36,3 +36,23 @@ describe("the terminal UI's cost figures", () => {
     expect(report[2]).toBe('total $0.0110 + $0.0220 subagents = $0.0330')
   })
 })
+
+describe("the terminal UI's subagent card", () => {
+  it("shows a running child as its task card with the child's live steps, and collapses it to one line when it finishes", async () => {
+    const agent = new FakeAgent()
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    agent.commit('tool/call', { turn: 1, step: 1, callId: 't1', name: 'task', arguments: '{"description":"find alpha","prompt":"Where is alpha?","subagent_type":"explore"}' })
+    agent.emit({ type: 'tool-progress', callId: 't1', text: '[explore] grep {"pattern":"alpha"}\n' })
+    agent.emit({ type: 'tool-progress', callId: 't1', text: '[explore] read {"file_path":"a.txt"}\n' })
+    await settle()
+    let screen = stripAnsi(ui.lastFrame() ?? '')
+    expect(screen).toContain('⏺ task find alpha …')
+    expect(screen).toContain('│ [explore] read {"file_path":"a.txt"}')
+    agent.commit('tool/result', { turn: 1, step: 1, callId: 't1', content: [{ type: 'text', text: 'alpha is in a.txt:1' }], isError: false })
+    await settle()
+    screen = stripAnsi(ui.lastFrame() ?? '')
+    expect(screen).toMatch(/⏺ task find alpha ✓/)
+    expect(screen).not.toContain('[explore] grep')
+  })
+})
