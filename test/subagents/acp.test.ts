@@ -12,7 +12,7 @@ afterEach(async () => {
 })
 
 describe('subagents over ACP', () => {
-  it("sends a child's progress as updates of the parent's task call", async () => {
+  it("sends a child's progress as updates of the parent's task call, and counts its cost in usage, shown apart", async () => {
     const project = tempDir('rein-acp-project-')
     mock = await startMockModel({
       script: [
@@ -34,5 +34,13 @@ describe('subagents over ACP', () => {
     const progress = updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === 'call_task' && u.status === 'in_progress')
     expect(JSON.stringify(progress)).toContain('[explore] glob {\\"pattern\\":\\"*.md\\"}')
     expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: 'tool_call_update', toolCallId: 'call_task', status: 'completed' }))
+
+    const usage = updates.filter((u) => u.sessionUpdate === 'usage_update') as { cost: { amount: number }; _meta?: { rein?: { subagentCostUsd: number } } }[]
+    const before = usage[0]
+    const after = usage.at(-1)!
+    expect(before._meta).toBeUndefined()
+    const childCost = after._meta?.rein?.subagentCostUsd ?? 0
+    expect(childCost).toBeGreaterThan(0)
+    expect(after.cost.amount).toBeGreaterThan(before.cost.amount + childCost - 1e-6)
   })
 })
