@@ -229,7 +229,8 @@ function labelledAsker(parent: () => PermissionAsker | undefined, type: AgentTyp
   return async (request, signal) => {
     const ask = parent()
     if (!ask) return { outcome: 'unanswered' }
-    return ask({ ...request, reason: `Subagent ${type.name} (${description}, session ${child.slice(0, 8)}): ${request.reason}` }, signal)
+    const subagent = { agent: type.name, description, session: child }
+    return ask({ ...request, reason: `Subagent ${type.name} (${description}, session ${child.slice(0, 8)}): ${request.reason}`, subagent }, signal)
   }
 }
 

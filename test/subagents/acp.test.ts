@@ -43,4 +43,27 @@ describe('subagents over ACP', () => {
     expect(childCost).toBeGreaterThan(0)
     expect(after.cost.amount).toBeGreaterThan(before.cost.amount + childCost - 1e-6)
   })
+
+  it("asks the editor for a child's call with a title naming the child, and follows the answer", async () => {
+    const project = tempDir('rein-acp-project-')
+    mock = await startMockModel({
+      script: [
+        { system: PARENT, toolCalls: [{ name: 'task', arguments: { description: 'run checks', prompt: 'Run the checks.' } }] },
+        { system: childOf('general'), toolCalls: [{ id: 'child_bash', name: 'bash', arguments: { command: 'echo checked' } }] },
+        { system: childOf('general'), text: 'The checks ran.' },
+        { system: PARENT, text: 'Checked.' },
+      ],
+    })
+    const home = tempDir('rein-acp-home-')
+    rein = startReinAcp({ home, baseUrl: mock.url, cwd: home })
+    await rein.connection.agent.request('initialize', CLIENT_INIT)
+    const { sessionId } = await rein.connection.agent.request('session/new', { cwd: project, mcpServers: [] })
+    rein.permissionChoices.push('allow-once')
+    const response = await rein.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'check' }] })
+    expect(response.stopReason).toBe('end_turn')
+    expect(rein.permissionRequests).toHaveLength(1)
+    expect(rein.permissionRequests[0].toolCall).toMatchObject({ toolCallId: 'child_bash', title: 'Subagent general (run checks): `echo checked`' })
+    const childAnswer = mock.requests.at(-2)?.body as { messages: { role: string; content: string }[] }
+    expect(childAnswer.messages.find((m) => m.role === 'tool')?.content).toContain('checked')
+  })
 })

@@ -36,6 +36,7 @@ describe('subagents over RPC', () => {
     expect(asked.call).toMatchObject({ name: 'bash' })
     const start = await c.waitFor((l) => liveOf(l)?.event?.type === 'subagent/start')
     const childId = liveOf(start)?.event?.data.child as string
+    expect(asked.subagent).toEqual({ agent: 'general', description: 'slow check', session: childId })
     expect(await c.send({ type: 'permission_response', requestId: asked.requestId, outcome: 'allow-once' })).toMatchObject({ ok: true })
 
     await c.waitFor((l) => liveOf(l)?.type === 'tool-progress' && /\[general\] bash/.test(liveOf(l)?.text ?? ''))

@@ -94,7 +94,14 @@ export async function runRpc(options: RpcOptions): Promise<number> {
             pendingAsks.delete(requestId)
             resolve({ outcome: 'deny' })
           })
-          send({ type: 'permission_request', requestId, call: request.call, reason: request.reason, suggestedRule: request.suggestedRule })
+          send({
+            type: 'permission_request',
+            requestId,
+            call: request.call,
+            reason: request.reason,
+            suggestedRule: request.suggestedRule,
+            ...(request.subagent ? { subagent: request.subagent } : {}),
+          })
         })
     }
     return o.agent.subscribe((event) => send({ type: 'event', event }))
