@@ -56,3 +56,44 @@ describe("the terminal UI's subagent card", () => {
     expect(screen).not.toContain('[explore] grep')
   })
 })
+
+describe('/subagents', () => {
+  async function type(ui: ReturnType<typeof render>, text: string): Promise<void> {
+    ui.stdin.write(text)
+    await settle()
+  }
+
+  it("lists the session's subagents and opens the picked child's transcript", async () => {
+    const agent = new FakeAgent()
+    agent.commit('subagent/start', { callId: 'c1', child: 'child-aaaa-1', agent: 'explore', description: 'find alpha' })
+    agent.commit('subagent/end', { callId: 'c1', child: 'child-aaaa-1', outcome: 'completed', usage: usage(1, 0, 1), cost: 0 })
+    const opened: string[] = []
+    const services = fakeServices({
+      transcript: async (id) => {
+        opened.push(id)
+        return `session ${id}\n> Where is alpha?\nalpha is in a.txt:1\n`
+      },
+    })
+    const ui = render(<App agent={agent.api} services={services} onExit={() => {}} />)
+    await settle()
+    await type(ui, '/subagents')
+    await type(ui, '\r')
+    let screen = stripAnsi(ui.lastFrame() ?? '')
+    expect(screen).toContain('explore: find alpha')
+    expect(screen).toContain('completed · child-aa')
+    await type(ui, '\r')
+    await settle()
+    screen = stripAnsi(ui.lastFrame() ?? '')
+    expect(opened).toEqual(['child-aaaa-1'])
+    expect(screen).toContain('alpha is in a.txt:1')
+  })
+
+  it('says so when the session started none', async () => {
+    const agent = new FakeAgent()
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    await type(ui, '/subagents')
+    await type(ui, '\r')
+    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('This session has started no subagents.')
+  })
+})
