@@ -143,7 +143,16 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
   // Subagents (docs/subagents.md): the `task` tool and the host that runs children beside this agent.
   const subagents = attachSubagents({
-    cwd, home, userHome: env.HOME ?? homedir(), settings, store, adapter, toolState, policy, commitGuard,
+    cwd,
+    home,
+    userHome: env.HOME ?? homedir(),
+    settings,
+    store,
+    adapter,
+    toolState,
+    policy,
+    commitGuard,
+    // Read only while a tool runs, so the agent exists by then.
     parent: () => agentRef as Agent,
     hooks: { child: () => loadHooks(hookOptions).extension, start: hooks.runSubagentStart, stop: hooks.runSubagentStop },
     modelOverrides: modelOverrides(settings),

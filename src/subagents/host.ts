@@ -3,6 +3,7 @@ import type { Extension } from '../agent/extensions.js'
 import type { AgentApi, PermissionAsker } from '../agent/types.js'
 import type { ModelAdapter } from '../llm/adapter.js'
 import type { ModelOverride } from '../llm/catalog.js'
+import type { AnyEvent } from '../session/events.js'
 import type { CommitGuard } from '../session/session.js'
 import { Session } from '../session/session.js'
 import type { SessionStore } from '../store/store.js'
@@ -238,12 +239,8 @@ function labelledAsker(parent: () => PermissionAsker | undefined, type: AgentTyp
 function reportProgress(agent: Agent, type: AgentType, ctx: ToolContext): () => void {
   return agent.subscribe((live) => {
     if (live.type !== 'event') return
-    const event = live.event
-    if (event.type === 'tool/call') {
-      const data = event.data as { name: string; arguments: string }
-      ctx.progress?.(`[${type.name}] ${data.name} ${data.arguments.slice(0, 120)}\n`)
-    } else if (event.type === 'turn/end') {
-      ctx.progress?.(`[${type.name}] ${(event.data as { reason: string }).reason}\n`)
-    }
+    const event = live.event as AnyEvent
+    if (event.type === 'tool/call') ctx.progress?.(`[${type.name}] ${event.data.name} ${event.data.arguments.slice(0, 120)}\n`)
+    else if (event.type === 'turn/end') ctx.progress?.(`[${type.name}] ${event.data.reason}\n`)
   })
 }
