@@ -61,6 +61,16 @@ export interface SubagentHostOptions {
   commitGuard?: CommitGuard
   modelOverrides?: Record<string, ModelOverride>
   hooks?: SubagentHooks
+  /** Told of every child as it starts, at any depth (shared by nested hosts): front ends subscribe to its live events. */
+  observers?: Set<(child: RunningChild) => void>
+}
+
+/** A child that has just started: its agent (subscribe for its live events) and the `task` call that runs it. */
+export interface RunningChild {
+  agent: Agent
+  callId: string
+  type: string
+  depth: number
 }
 
 /**
@@ -74,7 +84,19 @@ export class SubagentHost {
   /** Running children by session id, for front ends that steer one (RPC `steer` with a child id). */
   readonly running = new Map<string, Agent>()
 
-  constructor(private readonly options: SubagentHostOptions) {}
+  constructor(private readonly options: SubagentHostOptions) {
+    this.options = { ...options, observers: options.observers ?? new Set() }
+  }
+
+  /**
+   * Calls `listener` with every child started from now on, before its first request (stream-json output, web UI).
+   * A listener that throws is dropped from the call, never failing the child. Returns the unsubscribe function.
+   */
+  onChild(listener: (child: RunningChild) => void): () => void {
+    const observers = this.options.observers as Set<(child: RunningChild) => void>
+    observers.add(listener)
+    return () => observers.delete(listener)
+  }
 
   get types(): ReadonlyMap<string, AgentType> {
     return this.options.types
@@ -160,6 +182,13 @@ export class SubagentHost {
     }
     agent.permissionAsker = labelledAsker(() => this.options.parent().permissionAsker, type, request.description, child.id)
     this.running.set(child.id, agent)
+    for (const observe of this.options.observers ?? []) {
+      try {
+        observe({ agent, callId: ctx.callId, type: type.name, depth: this.options.depth + 1 })
+      } catch {
+        // An observer's failure is its own (a front end's rendering); the child runs regardless.
+      }
+    }
     const stopProgress = reportProgress(agent, type, ctx)
     const cancel = (): void => agent.cancel()
     ctx.signal.addEventListener('abort', cancel, { once: true })

@@ -22,6 +22,31 @@ async function childRequestArrived(m: MockModel, type: string): Promise<void> {
   throw new Error(`no request from a ${type} child reached the mock`)
 }
 
+describe('watching children in process', () => {
+  it("tells an observer of each child as it starts, with the task call's id, so a front end can follow its live events", async () => {
+    const box = sandbox()
+    mock = await startMockModel({
+      script: [
+        { system: PARENT, toolCalls: [{ id: 'call_t', name: 'task', arguments: { description: 'd', prompt: 'Say hi.', subagent_type: 'explore' } }] },
+        { system: childOf('explore'), text: 'hi' },
+        { system: PARENT, text: 'It said hi.' },
+      ],
+    })
+    const { agent, subagents } = await openAgentWithContext({ cwd: box.cwd, home: box.home, env: cliEnv({ url: mock.url, home: box.home }) })
+    const seen: string[] = []
+    subagents.onChild((child) => {
+      seen.push(`${child.callId} ${child.type} ${child.depth}`)
+      child.agent.subscribe((live) => {
+        if (live.type === 'text-delta') seen.push(`delta ${live.text}`)
+      })
+    })
+    agent.followUp('delegate')
+    await agent.whenIdle()
+    await agent.close()
+    expect(seen).toEqual(['call_t explore 1', 'delta hi'])
+  })
+})
+
 describe('cancelling and killing a parent during a child', () => {
   it("cancelling the parent's turn cancels the running child; both logs close the turn as aborted", async () => {
     const box = sandbox()
