@@ -5,13 +5,16 @@
 // Needs the build (`npm run build`).
 import { systemPrompt } from '../dist/context/system-prompt.js'
 import { builtinTools, toolSchemas } from '../dist/tools/registry.js'
+import { createTaskTool } from '../dist/tools/task.js'
+import { BUILTIN_AGENTS } from '../dist/subagents/agent-types.js'
 
 const BUDGET_TOKENS = 1339
 /** Today's tools aim here, keeping ~290 tokens of the budget for the next wave's. */
 const TODAY_TOKENS = 1050
 const NEXT_WAVE = new Set(['task', 'skill', 'exit_plan_mode'])
 const system = systemPrompt({ model: 'deepseek-v4-flash', cwd: '/home/user/projects/example' })
-const schemas = toolSchemas(builtinTools())
+// The `task` tool joins the built-ins in every session (src/runtime/open.ts), with the built-in agent types.
+const schemas = toolSchemas([...builtinTools(), createTaskTool(BUILTIN_AGENTS)])
 const tokens = (bytes) => Math.ceil(bytes / 4)
 const systemBytes = Buffer.byteLength(system)
 const toolBytes = Buffer.byteLength(JSON.stringify(schemas))

@@ -63,7 +63,8 @@ export function editorPermissionAsker(
           sessionId,
           toolCall: {
             toolCallId: request.call.callId,
-            title: display.title,
+            // A subagent's call is not one the editor was told of: the title names the child that asks.
+            title: request.subagent ? `Subagent ${request.subagent.agent} (${request.subagent.description}): ${display.title}` : display.title,
             kind: display.kind,
             status: 'pending',
             locations: display.locations,

@@ -27,6 +27,7 @@ const KINDS: Record<string, ToolKind> = {
   fetch: 'fetch',
   web_fetch: 'fetch',
   web_search: 'fetch',
+  task: 'think',
 }
 
 /** The kind of a tool by its name; MCP tools and unknown names are `other`. */
@@ -73,6 +74,12 @@ function titleFor(name: string, args: Record<string, unknown>, path: string | un
     case 'web_fetch': {
       const url = stringArg(args, 'url')
       return url ? `Fetch ${url}` : 'Fetch'
+    }
+    case 'task': {
+      // A subagent's progress arrives as updates of this call (docs/subagents.md).
+      const description = stringArg(args, 'description')
+      const type = stringArg(args, 'subagent_type') ?? 'general'
+      return description ? `Subagent ${type}: ${description}` : `Subagent ${type}`
     }
   }
   const mcp = /^mcp__(.+?)__(.+)$/.exec(name)

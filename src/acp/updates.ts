@@ -27,6 +27,8 @@ export class UpdateTranslator {
   /** The model of the latest request header seen, and the session's cost so far in USD. */
   private model = DEFAULT_MODEL
   private cost = 0
+  /** What the session's subagents cost so far in USD (their `subagent/end` events), included in the amount and shown apart. */
+  private subagentCost = 0
 
   constructor(private readonly cwd: string) {}
 
@@ -66,6 +68,10 @@ export class UpdateTranslator {
         return event.data.content.map((block) => ({ sessionUpdate: 'user_message_chunk', content: inputToAcp(block) }))
       case 'request/header':
         this.model = event.data.config.model
+        return []
+      case 'subagent/end':
+        // The next usage_update tells the client the new totals.
+        this.subagentCost += event.data.cost
         return []
       case 'assistant/message': {
         const out: SessionUpdate[] = []
@@ -139,6 +145,7 @@ export class UpdateTranslator {
   /**
    * `usage_update` after each model response: the tokens of that exchange (prompt plus output: what the context now
    * holds), the window of the model that answered, and the session's cost so far, priced from the built-in catalog at the prices in force when each response was answered.
+   * The amount includes what subagents spent; `_meta.rein.subagentCostUsd` shows their part apart.
    */
   private usage(usage: Usage, time: number): SessionUpdate {
     const info = modelInfo(this.model)
@@ -147,7 +154,8 @@ export class UpdateTranslator {
       sessionUpdate: 'usage_update',
       used: usage.inputUncached + usage.inputCacheRead + usage.output,
       size: info.contextWindow,
-      cost: { amount: Number(this.cost.toFixed(6)), currency: 'USD' },
+      cost: { amount: Number((this.cost + this.subagentCost).toFixed(6)), currency: 'USD' },
+      ...(this.subagentCost ? { _meta: { rein: { subagentCostUsd: Number(this.subagentCost.toFixed(6)) } } } : {}),
     }
   }
 

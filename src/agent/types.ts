@@ -12,6 +12,8 @@ export interface PermissionRequest {
   reason: string
   /** A rule that would allow calls like this one (`Bash(npm test)`), offered for "allow always". */
   suggestedRule?: string
+  /** Set when a subagent asks (docs/subagents.md): its type, its job's description and its session id. */
+  subagent?: { agent: string; description: string; session: string }
 }
 
 /** A front end's answer; `unanswered` is the loop's own, when no front end was attached to ask (the call is refused). */

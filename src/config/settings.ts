@@ -36,6 +36,8 @@ export interface Settings {
   /** Bounds on Stop-hook continuations per turn (docs/hooks.md): consecutive, and consecutive with the same reason. */
   stopHooks?: { maxContinuations?: number; maxIdenticalReasons?: number }
   mcpServers?: unknown
+  /** Subagents (docs/subagents.md): how deep children may nest (1: children cannot start children) and how many run at once. */
+  subagents?: { maxDepth?: number; parallel?: number }
   [key: string]: unknown
 }
 
@@ -86,6 +88,7 @@ const settingsSchema = z.looseObject({
     .optional(),
   stopHooks: z.looseObject({ maxContinuations: count.optional(), maxIdenticalReasons: count.optional() }).optional(),
   store: z.looseObject({ url: z.string().optional() }).optional(),
+  subagents: z.looseObject({ maxDepth: z.number().int().min(0).optional(), parallel: count.optional() }).optional(),
 })
 
 /** The settings files in the order they refine each other: user, project (committable), local (personal). */

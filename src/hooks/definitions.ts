@@ -14,6 +14,8 @@ export const HOOK_EVENTS = [
   'PreCompact',
   'SessionEnd',
   'Notification',
+  'SubagentStart',
+  'SubagentStop',
 ] as const
 export type HookEvent = (typeof HOOK_EVENTS)[number]
 

@@ -18,6 +18,19 @@ export interface HooksHandle {
   extension: Extension
   /** Runs PreCompact hooks; call before compacting. `trigger` is `manual` (a command) or `auto`. */
   runPreCompact(trigger: 'manual' | 'auto', customInstructions?: string): Promise<PreCompactResult>
+  /** Runs SubagentStart hooks in the parent's session (matcher: the agent type); returns the context they add for the child. */
+  runSubagentStart(info: SubagentInfo): Promise<string[]>
+  /**
+   * Runs SubagentStop hooks in the parent's session (matcher: the agent type). Returns the reason to continue the
+   * child when a hook blocked and the Stop limits allow another continuation; otherwise undefined.
+   */
+  runSubagentStop(info: SubagentInfo & { transcriptPath: string | undefined; continuations: number; lastMessage: string }): Promise<string | undefined>
+}
+
+/** A subagent as its hooks are told of it (Claude Code's `agent_id`, `agent_type`). */
+export interface SubagentInfo {
+  agentId: string
+  agentType: string
 }
 
 /** The `source` of everything hooks put into the session. Never rendered to the model. */
@@ -59,6 +72,7 @@ function denialOf(outcome: HookOutcome, cwd: string): string | undefined {
  */
 export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): HooksHandle {
   const guard = new StopGuard(limits)
+  const subagentGuards = new Map<string, StopGuard>()
   let bound: ExtensionContext | undefined
   const bind = (agent: ExtensionContext): ExtensionContext => (bound = agent)
 
@@ -192,6 +206,39 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
       const outcomes = await runHooks(runtime, bound, 'PreCompact', trigger, { trigger, custom_instructions: customInstructions })
       const reasons = reasonsOf(outcomes, (o) => o.verdict.block ?? o.verdict.stop)
       return reasons.length ? { blocked: joinReasons(reasons, 'A PreCompact hook blocked compaction.') } : {}
+    },
+    async runSubagentStart(info) {
+      if (!bound) return []
+      const fields = { agent_id: info.agentId, agent_type: info.agentType }
+      const outcomes = await runHooks(runtime, bound, 'SubagentStart', info.agentType, fields)
+      return outcomes.flatMap((o) => o.verdict.context)
+    },
+    async runSubagentStop(info) {
+      if (!bound) return undefined
+      const agent = bound
+      const fields = {
+        agent_id: info.agentId,
+        agent_type: info.agentType,
+        agent_transcript_path: info.transcriptPath ?? null,
+        stop_hook_active: info.continuations > 0,
+        last_assistant_message: info.lastMessage,
+      }
+      const outcomes = await runHooks(runtime, agent, 'SubagentStop', info.agentType, fields)
+      const blocking = outcomes.filter((o) => o.verdict.block !== undefined)
+      if (blocking.length === 0 || outcomes.some((o) => o.verdict.stop !== undefined)) {
+        subagentGuards.delete(info.agentId)
+        return undefined
+      }
+      const combined = blocking.map((o) => o.verdict.block).join('\n\n')
+      // One guard per child: its continuations are counted apart from the parent's turn.
+      const childGuard = subagentGuards.get(info.agentId) ?? new StopGuard(limits)
+      subagentGuards.set(info.agentId, childGuard)
+      const ruling = childGuard.rule(1, info.continuations, combined)
+      if (ruling.steer) return combined
+      subagentGuards.delete(info.agentId)
+      const names = blocking.map((o) => handlerName(o.definition, agent.cwd)).join(', ')
+      agent.notify('warning', `Rein let the subagent finish although the SubagentStop hook ${names} blocked it again, because ${ruling.why}.`)
+      return undefined
     },
   }
 }

@@ -29,7 +29,7 @@ export interface HookVerdict {
 const PLAIN_STDOUT_IS_CONTEXT: ReadonlySet<HookEvent> = new Set(['SessionStart', 'UserPromptSubmit'])
 
 /** Events an exit 2 cannot block; their stderr is shown to the user instead. */
-const CANNOT_BLOCK: ReadonlySet<HookEvent> = new Set(['SessionStart', 'SessionEnd', 'Notification'])
+const CANNOT_BLOCK: ReadonlySet<HookEvent> = new Set(['SessionStart', 'SessionEnd', 'Notification', 'SubagentStart'])
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -1,6 +1,6 @@
 import type { SessionStartSource } from '../agent/extensions.js'
 import { forkSession } from '../session/fork.js'
-import { Session } from '../session/session.js'
+import { Session, type LoadOptions } from '../session/session.js'
 import { listSessions, resolveSessionId } from '../store/listing.js'
 import type { SessionStore } from '../store/store.js'
 
@@ -20,12 +20,13 @@ export async function openSession(
   store: SessionStore,
   cwd: string,
   choice: SessionChoice,
+  load: LoadOptions = {},
 ): Promise<{ session: Session; start: SessionStartSource }> {
-  if (choice.resume) return { session: await Session.load(store, await resolveSessionId(store, choice.resume, cwd), { fromSidecar: choice.resumeFromSidecar }), start: 'resume' }
+  if (choice.resume) return { session: await Session.load(store, await resolveSessionId(store, choice.resume, cwd), { ...load, fromSidecar: choice.resumeFromSidecar }), start: 'resume' }
   if (choice.continueLatest) {
     const latest = (await listSessions(store, cwd))[0]
     if (!latest) throw new Error(`There is no earlier session in ${cwd} to continue; start one without --continue.`)
-    return { session: await Session.load(store, latest.id, { fromSidecar: choice.resumeFromSidecar }), start: 'resume' }
+    return { session: await Session.load(store, latest.id, { ...load, fromSidecar: choice.resumeFromSidecar }), start: 'resume' }
   }
   if (choice.fork) {
     const id = await resolveSessionId(store, choice.fork.id, cwd)

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Agent } from '../agent/agent.js'
 import type { Extension, ToolCallInfo } from '../agent/extensions.js'
@@ -22,6 +23,9 @@ import { setModelVision } from '../tools/read-image.js'
 import { createCommitGuard } from '../trust/commit-guard.js'
 import { createRedactor, secretValues } from '../trust/secrets.js'
 import { ignoredGrants, untrustedNotice, workspaceTrust } from '../trust/workspace.js'
+import type { SubagentHost } from '../subagents/host.js'
+import { attachSubagents } from '../subagents/wiring.js'
+import { repairAcrossChildren } from '../subagents/repair.js'
 import { startMcp, type McpTools } from './mcp-tools.js'
 import { chooseModel, compactionSettings, modelOverrides, refuseRetired } from './model-choice.js'
 import { openSession, type SessionChoice } from './open-session.js'
@@ -67,6 +71,8 @@ export interface OpenedAgent {
   settings: Settings
   mcp: McpTools
   problems: string[]
+  /** Runs this agent's subagents; `running` holds the live children by session id (RPC steers one). */
+  subagents: SubagentHost
 }
 
 /**
@@ -88,8 +94,10 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     options.onProblem?.(message)
   }
 
-  const { session, start } = await openSession(await openStore({ home, env, flag: options.store }), cwd, options)
-  session.setCommitGuard(createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv }))))
+  const store = await openStore({ home, env, flag: options.store })
+  const { session, start } = await openSession(store, cwd, options, { amendRepair: repairAcrossChildren(store, modelOverrides(settings)) })
+  const commitGuard = createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv })))
+  session.setCommitGuard(commitGuard)
 
   const model = chooseModel(options.model, settings, session)
   const adapter =
@@ -106,7 +114,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   let agentRef: Agent | undefined
   const { mcp, untrusted: untrustedServers } = await startMcp({ cwd, settings, home, trusted: trust.trusted, extra: options.mcpServers ?? [] }, report, () => agentRef)
 
-  const hooks = loadHooks({
+  const hookOptions = {
     cwd,
     home,
     env,
@@ -114,7 +122,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     secretEnv: settings.secretEnv,
     maxStopContinuations: settings.stopHooks?.maxContinuations,
     maxIdenticalStopReasons: settings.stopHooks?.maxIdenticalReasons,
-  })
+  }
+  const hooks = loadHooks(hookOptions)
   hooks.problems.forEach(report)
   const ignored = ignoredGrants(trust, { hookHashes: hooks.untrusted.map((h) => h.hash), servers: untrustedServers })
   const trustNotice = untrustedNotice(trust, ignored)
@@ -154,7 +163,29 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     knownModel: (id) => id in modelOverrides(settings),
     approvePlan: options.approvePlan,
   })
-  const tools = () => [...builtinTools(), ...mcp.tools()]
+
+  // Subagents (docs/subagents.md): the `task` tool and the host that runs children beside this agent.
+  const subagents = attachSubagents({
+    cwd,
+    home,
+    userHome: env.HOME ?? homedir(),
+    settings,
+    store,
+    adapter,
+    toolState,
+    policy,
+    commitGuard,
+    // Read only while a tool runs, so the agent exists by then.
+    parent: () => agentRef as Agent,
+    hooks: { child: () => loadHooks(hookOptions).extension, start: hooks.runSubagentStart, stop: hooks.runSubagentStop },
+    modelOverrides: modelOverrides(settings),
+  })
+  subagents.problems.forEach(report)
+
+  // A resumed subagent session goes on as its agent type: the same system prompt and tools, so its prefix stays cached.
+  const asChild = subagents.resumedChild(session.header)
+  const allTools = () => [...builtinTools(), ...mcp.tools(), subagents.tool]
+  const tools = () => (asChild ? asChild.tools(allTools()) : allTools())
   setModelVision(toolState, () => ({ model: currentModel(), images: modelInfo(currentModel(), modelOverrides(settings)).images }))
 
   const compactor = new Compactor({
@@ -170,7 +201,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     adapter,
     tools: tools(),
     schemas: toolSchemas,
-    system: systemPrompt({ model: model.id, cwd }),
+    system: asChild?.system ?? systemPrompt({ model: model.id, cwd }),
     config: { model: model.id, effort: options.effort ?? settings.effort ?? 'high' },
     toolState,
     permissionMode: mode,
@@ -196,7 +227,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   })
   agentRef = agent
   mcp.onToolsChanged(() => agent.setTools(tools()))
-  return { agent, model: model.info, settings, mcp, problems }
+  return { agent, model: model.info, settings, mcp, problems, subagents: subagents.host }
 }
 
 export async function openAgent(options: OpenAgentOptions): Promise<Agent> {

@@ -31,6 +31,15 @@ export interface SessionHeader {
   createdAt: number
   cwd: string
   parent?: { id: string; seq: number }
+  /** Set on a subagent's session: the parent session, the `task` call that started it, and the agent type. */
+  subagent?: SubagentLink
+}
+
+/** How a child session names where it came from (src/subagents). */
+export interface SubagentLink {
+  parent: string
+  callId: string
+  agent: string
 }
 
 /**
@@ -100,6 +109,13 @@ export interface EventDataMap {
     mode?: 'default' | 'accept-edits'
     feedback?: string
   }
+  /** A `task` call started a child session (src/subagents). */
+  'subagent/start': { callId: string; child: string; agent: string; description: string }
+  /**
+   * The child's run ended. `outcome` is its last turn's end reason, or `unknown` when repair found it cut off;
+   * `usage` and `cost` (USD) sum the child's own assistant messages.
+   */
+  'subagent/end': { callId: string; child: string; outcome: string; usage: Usage; cost: number }
 }
 
 export type InboxVerb = 'followUp' | 'steer' | 'inject'
@@ -158,6 +174,8 @@ for (const type of [
   'session/title',
   'permission/mode',
   'plan/reviewed',
+  'subagent/start',
+  'subagent/end',
 ]) {
   knownTypes.set(type, { surface: false })
 }

@@ -12,12 +12,13 @@ import {
   type EventType,
   type SessionEvent,
   type SessionHeader,
+  type SubagentLink,
   type SurfaceEvent,
   type SurfaceOp,
 } from './events.js'
 import { LOG_VERSION, readSessionLog } from './load.js'
 import { frozenJsonCopy } from './plain-json.js'
-import { repairTail } from './repair.js'
+import { repairTail, type PendingEvent } from './repair.js'
 import { readSessionLogFromSidecar } from './sidecar-load.js'
 import { SidecarWriter } from './sidecar-writer.js'
 import { normalizedOp, Surface } from './surface.js'
@@ -27,6 +28,16 @@ export interface AppendOptions {
   surfaceOp?: SurfaceOp
   /** Marks an event a reader that does not know its type may skip (required for unregistered types). */
   ignorable?: true
+}
+
+export interface LoadOptions {
+  /**
+   * Rewrites the repair events before they are appended (subagents: a cut-off `task` call's result says what the
+   * child's log holds). Gets the loaded events and `repairTail`'s events; must return events that close the same calls.
+   */
+  amendRepair?: (events: readonly SessionEvent[], repairs: PendingEvent[]) => Promise<PendingEvent[]>
+  /** Read the store's resume sidecar and only the log after it when they agree (see `load`). */
+  fromSidecar?: boolean
 }
 
 /** What `Session.load` did to close a log a crash left open. */
@@ -86,7 +97,7 @@ export class Session {
   /** Starts a new, empty session in `store` whose header is already durable when this resolves. */
   static async create(
     store: SessionStore,
-    options: { cwd: string; parent?: { id: string; seq: number }; id?: string },
+    options: { cwd: string; parent?: { id: string; seq: number }; id?: string; subagent?: SubagentLink },
   ): Promise<Session> {
     const header: SessionHeader = {
       type: 'session',
@@ -95,6 +106,7 @@ export class Session {
       createdAt: Date.now(),
       cwd: resolve(options.cwd),
       ...(options.parent ? { parent: { id: options.parent.id, seq: options.parent.seq } } : {}),
+      ...(options.subagent ? { subagent: { ...options.subagent } } : {}),
     }
     const writer = await store.create(header)
     const session = new Session(writer, Object.freeze(header), [], new Surface())
@@ -111,13 +123,16 @@ export class Session {
    * whole log): `events` then holds only what a running agent reads (see `sparse-log.ts`), for front ends that do not
    * show the history (`rein -p`).
    */
-  static async load(store: SessionStore, id: string, options: { fromSidecar?: boolean } = {}): Promise<Session> {
+  static async load(store: SessionStore, id: string, options: LoadOptions = {}): Promise<Session> {
     // The lease comes first: a read made before it could miss events its previous holder was still appending.
     const lease = await store.lease(id)
     let log: Awaited<ReturnType<typeof readSessionLog>>
     let writer: SessionWriter
+    let repairs: PendingEvent[]
     try {
       log = (options.fromSidecar ? await readSessionLogFromSidecar(store, id) : undefined) ?? (await readSessionLog(store, id))
+      repairs = repairTail(log.events)
+      if (repairs.length && options.amendRepair) repairs = await options.amendRepair(log.events, repairs)
       writer = await store.openAppend(id, log.end, lease)
     } catch (error) {
       await lease.release()
@@ -125,7 +140,7 @@ export class Session {
     }
     const session = new Session(writer, log.header, log.events, log.surface)
     if (store.sidecars) session.sidecar = new SidecarWriter(session, store.sidecars, log.sidecar)
-    const appended = repairTail(log.events).map((pending) => session.append(pending.type, pending.data))
+    const appended = repairs.map((pending) => session.append(pending.type, pending.data))
     session.repair = { appended, ...(log.end.torn ? { tornLine: log.end.torn.line } : {}) }
     if (appended.length) await session.flush()
     return session

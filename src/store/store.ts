@@ -46,6 +46,8 @@ export interface SessionSummary {
   /** Size of the record in bytes. */
   bytes: number
   parent?: { id: string; seq: number }
+  /** Set for a subagent's session: its parent session and agent type. */
+  subagent?: { parent: string; agent: string }
 }
 
 /** A stored session id and the cwd key of the directory it belongs to (see `cwdKey`). */

@@ -11,6 +11,8 @@ export interface SummaryState {
   cwd?: string
   createdAt?: number
   parent?: { id: string; seq: number }
+  /** A subagent's session: the parent session and the agent type (from the header's `subagent`). */
+  subagent?: { parent: string; agent: string }
   turns: number
   updatedAt?: number
   title?: string
@@ -48,6 +50,8 @@ export function feedSummary(state: SummaryState, prefix: string, full: () => str
     if (parent && typeof parent.id === 'string' && typeof parent.seq === 'number') {
       state.parent = { id: parent.id, seq: parent.seq }
     }
+    const link = header.subagent as { parent?: unknown; agent?: unknown } | undefined
+    if (link && typeof link.parent === 'string' && typeof link.agent === 'string') state.subagent = { parent: link.parent, agent: link.agent }
     return
   }
   let time: number | undefined
@@ -86,6 +90,7 @@ export function summaryOf(state: SummaryState, bytes: number): SessionSummary | 
     turns: state.turns,
     bytes,
     ...(state.parent ? { parent: state.parent } : {}),
+    ...(state.subagent ? { subagent: state.subagent } : {}),
   }
 }
 

@@ -82,7 +82,7 @@ describe('loading hook configuration', () => {
     const ws = makeWorkspace()
     writeJson(join(ws.userHome, '.claude', 'settings.json'), {
       hooks: {
-        SubagentStop: [{ hooks: [{ type: 'command', command: 'echo sub' }] }],
+        PostCompact: [{ hooks: [{ type: 'command', command: 'echo sub' }] }],
         PermissionRequest: [{ hooks: [{ type: 'command', command: 'echo perm' }] }],
         Stop: [{ hooks: [{ type: 'prompt', prompt: 'is it done?' }, { type: 'command' }, { type: 'command', command: 'echo ok', timeout: -3 }] }],
         SessionStart: { hooks: [] },
@@ -95,7 +95,7 @@ describe('loading hook configuration', () => {
       expect.stringMatching(/handler 2 of the Stop group 1 .*needs a "command" string/),
       expect.stringMatching(/timeout of handler 3 .*default of 600 s applies/),
       expect.stringMatching(/SessionStart hooks of .*must be a list/),
-      expect.stringMatching(/Rein does not run SubagentStop, PermissionRequest hooks/),
+      expect.stringMatching(/Rein does not run PostCompact, PermissionRequest hooks/),
     ])
   })
 

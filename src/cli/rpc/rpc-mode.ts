@@ -22,7 +22,8 @@ const content = z.union([
 ])
 const command = z.discriminatedUnion('type', [
   z.object({ id: z.unknown().optional(), type: z.literal('prompt'), message: content, mode: z.enum(['steer', 'followUp']).optional() }),
-  z.object({ id: z.unknown().optional(), type: z.literal('steer'), message: content }),
+  // `session` names a running subagent (its session id or a unique prefix) to steer instead of this agent.
+  z.object({ id: z.unknown().optional(), type: z.literal('steer'), message: content, session: z.string().min(1).optional() }),
   z.object({ id: z.unknown().optional(), type: z.literal('follow_up'), message: content }),
   z.object({ id: z.unknown().optional(), type: z.literal('inject'), message: content }),
   z.object({ id: z.unknown().optional(), type: z.literal('cancel') }),
@@ -95,7 +96,14 @@ export async function runRpc(options: RpcOptions): Promise<number> {
             pendingAsks.delete(requestId)
             resolve({ outcome: 'deny' })
           })
-          send({ type: 'permission_request', requestId, call: request.call, reason: request.reason, suggestedRule: request.suggestedRule })
+          send({
+            type: 'permission_request',
+            requestId,
+            call: request.call,
+            reason: request.reason,
+            suggestedRule: request.suggestedRule,
+            ...(request.subagent ? { subagent: request.subagent } : {}),
+          })
         })
     }
     return o.agent.subscribe((event) => send({ type: 'event', event }))
@@ -118,9 +126,19 @@ export async function runRpc(options: RpcOptions): Promise<number> {
         respond(cmd, { messageId: id })
         return true
       }
-      case 'steer':
-        respond(cmd, { messageId: agent.steer(cmd.message) })
+      case 'steer': {
+        if (!cmd.session) {
+          respond(cmd, { messageId: agent.steer(cmd.message) })
+          return true
+        }
+        const children = [...opened.subagents.running.entries()].filter(([id]) => id.startsWith(cmd.session as string))
+        if (children.length !== 1) {
+          reject(cmd.id, cmd.type, children.length ? `More than one running subagent starts with ${cmd.session}; give more of its id.` : `No subagent ${cmd.session} is running; it may have finished.`)
+          return true
+        }
+        respond(cmd, { messageId: children[0][1].steer(cmd.message, { kind: 'rpc' }) })
         return true
+      }
       case 'follow_up':
         respond(cmd, { messageId: agent.followUp(cmd.message) })
         return true

@@ -3,7 +3,10 @@ import type { SessionSummary } from '../../store/store.js'
 /** Characters of an id the list shows; `rein sessions` commands accept any unique prefix. */
 export const SHORT_ID = 8
 
-/** The `rein sessions list` table: short id, last activity (local time), turns, size, title; `withCwd` adds the directory. */
+/**
+ * The `rein sessions list` table: short id, last activity (local time), turns, size, title; `withCwd` adds the
+ * directory. A subagent's session is marked in its title with its type and parent.
+ */
 export function renderSessionTable(summaries: readonly SessionSummary[], withCwd: boolean): string {
   const rows = summaries.map((s) => [
     s.id.slice(0, SHORT_ID),
@@ -11,7 +14,7 @@ export function renderSessionTable(summaries: readonly SessionSummary[], withCwd
     String(s.turns),
     size(s.bytes),
     ...(withCwd ? [s.cwd] : []),
-    s.title || '(no prompt yet)',
+    (s.subagent ? `↳ ${s.subagent.agent} subagent of ${s.subagent.parent.slice(0, SHORT_ID)}: ` : '') + (s.title || '(no prompt yet)'),
   ])
   const head = ['ID', 'UPDATED', 'TURNS', 'SIZE', ...(withCwd ? ['CWD'] : []), 'TITLE']
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))

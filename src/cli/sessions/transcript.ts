@@ -1,4 +1,4 @@
-import type { InputBlock } from '../../llm/messages.js'
+import type { InputBlock, Usage } from '../../llm/messages.js'
 import type { SessionEvent, SessionHeader } from '../../session/events.js'
 
 /**
@@ -12,6 +12,8 @@ type Entry =
   | { kind: 'tool-call'; name: string; arguments: string }
   | { kind: 'tool-result'; name: string; text: string; isError: boolean }
   | { kind: 'title'; text: string }
+  | { kind: 'subagent-start'; agent: string; child: string; description: string }
+  | { kind: 'subagent-end'; child: string; outcome: string; usage: Usage; cost: number }
 
 /** How many lines of a tool result `show` prints before eliding the rest. */
 const RESULT_LINES = 12
@@ -62,6 +64,12 @@ function entriesOf(events: readonly SessionEvent[]): Entry[] {
       case 'session/title':
         entries.push({ kind: 'title', text: e.data.title })
         break
+      case 'subagent/start':
+        entries.push({ kind: 'subagent-start', ...e.data })
+        break
+      case 'subagent/end':
+        entries.push({ kind: 'subagent-end', ...e.data })
+        break
     }
   }
   return entries
@@ -89,7 +97,9 @@ function elide(text: string, lines: number): string {
 export function renderTranscript(header: SessionHeader, events: readonly SessionEvent[]): string {
   const out: string[] = [`session ${header.id}`, `cwd     ${header.cwd}`, `created ${new Date(header.createdAt).toISOString()}`]
   if (header.parent) out.push(`forked  from ${header.parent.id} at seq ${header.parent.seq}`)
-  for (const entry of entriesOf(events)) {
+  if (header.subagent) out.push(`subagent ${header.subagent.agent} of ${header.subagent.parent} (call ${header.subagent.callId})`)
+  const entries = entriesOf(events)
+  for (const entry of entries) {
     switch (entry.kind) {
       case 'turn-start':
         out.push('', `── turn ${entry.turn} ──`)
@@ -121,8 +131,16 @@ export function renderTranscript(header: SessionHeader, events: readonly Session
       case 'title':
         out.push(`[title] ${entry.text}`)
         break
+      case 'subagent-start':
+        out.push(`  ↳ subagent ${entry.agent} (${entry.description}): session ${entry.child}`)
+        break
+      case 'subagent-end':
+        out.push(`  ↳ subagent ${entry.child.slice(0, 8)} ${entry.outcome}: ${usageLine(entry.usage, entry.cost)}`)
+        break
     }
   }
+  const children = subagentTotal(entries)
+  if (children) out.push('', `subagents: ${children}`)
   return `${out.join('\n')}\n`
 }
 
@@ -130,7 +148,9 @@ export function renderTranscript(header: SessionHeader, events: readonly Session
 export function renderMarkdown(header: SessionHeader, events: readonly SessionEvent[]): string {
   const out: string[] = [`# Session ${header.id}`, '', `- cwd: \`${header.cwd}\``, `- created: ${new Date(header.createdAt).toISOString()}`]
   if (header.parent) out.push(`- forked from \`${header.parent.id}\` at seq ${header.parent.seq}`)
-  for (const entry of entriesOf(events)) {
+  if (header.subagent) out.push(`- subagent ${header.subagent.agent} of \`${header.subagent.parent}\` (call \`${header.subagent.callId}\`)`)
+  const entries = entriesOf(events)
+  for (const entry of entries) {
     switch (entry.kind) {
       case 'turn-start':
         out.push('', `## Turn ${entry.turn}`)
@@ -160,9 +180,32 @@ export function renderMarkdown(header: SessionHeader, events: readonly SessionEv
       case 'title':
         out.push('', `*Title: ${entry.text}*`)
         break
+      case 'subagent-start':
+        out.push('', `**Subagent** \`${entry.agent}\` (${entry.description}): session \`${entry.child}\``)
+        break
+      case 'subagent-end':
+        out.push('', `*Subagent \`${entry.child}\` ${entry.outcome}: ${usageLine(entry.usage, entry.cost)}*`)
+        break
     }
   }
+  const children = subagentTotal(entries)
+  if (children) out.push('', `*Subagents: ${children}*`)
   return `${out.join('\n')}\n`
+}
+
+/** Tokens and cost of one child's run, as its `subagent/end` logged them. */
+function usageLine(usage: Usage, cost: number): string {
+  const input = usage.inputUncached + usage.inputCacheRead
+  return `${input} tokens in (${usage.inputCacheRead} cached), ${usage.output} out, $${cost.toFixed(6)}`
+}
+
+/** The children's runs summed, shown apart from the session's own usage; undefined when it ran none. */
+function subagentTotal(entries: readonly Entry[]): string | undefined {
+  const ends = entries.filter((e): e is Entry & { kind: 'subagent-end' } => e.kind === 'subagent-end')
+  if (!ends.length) return undefined
+  const cost = ends.reduce((sum, e) => sum + e.cost, 0)
+  const tokens = ends.reduce((sum, e) => sum + e.usage.inputUncached + e.usage.inputCacheRead + e.usage.output, 0)
+  return `${ends.length} run${ends.length === 1 ? '' : 's'}, ${tokens} tokens, $${cost.toFixed(6)}`
 }
 
 /** A code fence longer than any backtick run inside `text`, so the content can never close it. */

@@ -34,7 +34,10 @@ export function Footer({ model, effort, mode, figures, queued, busy, hint }: Foo
         ctx {formatTokens(figures.contextTokens)} ({percent}%)
       </Text>
       <Text dimColor>cache {figures.cacheHitShare === undefined ? '–' : `${Math.round(figures.cacheHitShare * 100)}%`}</Text>
-      <Text>{formatCost(figures.totalCost)}</Text>
+      <Text>
+        {formatCost(figures.totalCost)}
+        {figures.subagentCost ? <Text dimColor> + {formatCost(figures.subagentCost)} subagents</Text> : null}
+      </Text>
       {queued ? <Text color="yellow">{queued} queued</Text> : null}
       <Text dimColor>{hint ?? (busy ? 'Esc cancel · Enter steers · Tab queues' : '/help')}</Text>
     </Box>

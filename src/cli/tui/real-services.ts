@@ -8,6 +8,8 @@ import { modelOverridesOf } from '../../llm/model-settings.js'
 import { keepingTrust } from '../../trust/workspace.js'
 import { openStore } from '../../store/open-store.js'
 import { listSessions } from '../../store/listing.js'
+import { readSessionLog } from '../../session/load.js'
+import { renderTranscript } from '../sessions/transcript.js'
 import type { TuiServices } from './services.js'
 
 /** More files than this and `@` completion lists only the first ones found: completion must stay instant. */
@@ -45,6 +47,10 @@ export function realServices(options: { home: string; settings: Settings }): Tui
         turns: s.turns,
       })),
     workspaceFiles: listWorkspaceFiles,
+    transcript: async (id) => {
+      const log = await readSessionLog(await (store ??= openStore({ home: options.home })), id)
+      return renderTranscript(log.header, log.events)
+    },
     permissionRules: () => ({
       allow: options.settings.permissions?.allow ?? [],
       ask: options.settings.permissions?.ask ?? [],

@@ -22,6 +22,8 @@ export interface TuiServices {
   /** Workspace files for `@path` completion, relative to `cwd`, ignored files left out. */
   workspaceFiles(cwd: string): Promise<string[]>
   permissionRules(cwd: string): { allow: string[]; ask: string[]; deny: string[] }
+  /** A stored session's readable transcript (`/subagents` opens a child's); absent where no store is at hand. */
+  transcript?(id: string): Promise<string>
 }
 
 /** How the UI asks to leave or to replace its agent (a new, resumed or forked session). */

@@ -2,7 +2,7 @@ import type { SessionEvent, SurfaceEvent } from '../../session/events.js'
 import { counted } from '../../text/count.js'
 import { isSurfaceEvent } from '../../session/events.js'
 import { blocksText } from './transcript.js'
-import { formatCost, formatTokens, type TurnCost } from './usage-ledger.js'
+import { formatCost, formatTokens, type SubagentCost, type TurnCost } from './usage-ledger.js'
 
 /** A rough token count: 4 bytes a token, DeepSeek's tokenizer's average on English and code. */
 export function estimateTokens(text: string): number {
@@ -76,8 +76,8 @@ export function contextReport(events: readonly SessionEvent[]): string {
   return [...lines, `${formatTokens(total).padStart(7)}  total (estimated at 4 bytes a token)`].join('\n')
 }
 
-/** `/cost`: usage and cost by turn. */
-export function costReport(turns: readonly TurnCost[]): string {
+/** `/cost`: usage and cost by turn; the subagents' figures, when any ran, on lines of their own. */
+export function costReport(turns: readonly TurnCost[], children?: SubagentCost): string {
   if (!turns.length) return 'No model usage yet.'
   const lines = turns.map((t) => {
     const prompt = t.usage.inputUncached + t.usage.inputCacheRead
@@ -85,7 +85,14 @@ export function costReport(turns: readonly TurnCost[]): string {
     return `turn ${String(t.turn).padStart(3)}  ${t.model}  in ${formatTokens(prompt)} (${hit}% cached)  out ${formatTokens(t.usage.output)}  ${formatCost(t.cost)}`
   })
   const total = turns.reduce((sum, t) => sum + t.cost, 0)
-  return [...lines, `total ${formatCost(total)}`].join('\n')
+  if (!children?.runs) return [...lines, `total ${formatCost(total)}`].join('\n')
+  const prompt = children.usage.inputUncached + children.usage.inputCacheRead
+  const hit = prompt ? Math.round((children.usage.inputCacheRead / prompt) * 100) : 0
+  return [
+    ...lines,
+    `subagents (${children.runs} run${children.runs === 1 ? '' : 's'})  in ${formatTokens(prompt)} (${hit}% cached)  out ${formatTokens(children.usage.output)}  ${formatCost(children.cost)}`,
+    `total ${formatCost(total)} + ${formatCost(children.cost)} subagents = ${formatCost(total + children.cost)}`,
+  ].join('\n')
 }
 
 /** `/hooks`: every hook that ran in this session and what it decided. */

@@ -55,6 +55,19 @@ export function forkSeqBefore(events: readonly SessionEvent[], promptSeq: number
   return promptSeq > 0 ? promptSeq - 1 : undefined
 }
 
+/** The subagents a session started, newest first, with their outcome once they ended. */
+function subagentRuns(events: readonly SessionEvent[]): { child: string; agent: string; description: string; outcome?: string }[] {
+  const runs = new Map<string, { child: string; agent: string; description: string; outcome?: string }>()
+  for (const event of events) {
+    if (event.type === 'subagent/start') runs.set(event.data.child, { child: event.data.child, agent: event.data.agent, description: event.data.description })
+    else if (event.type === 'subagent/end') {
+      const run = runs.get(event.data.child)
+      if (run) run.outcome = event.data.outcome
+    }
+  }
+  return [...runs.values()].reverse()
+}
+
 /** Runs `/name arg`. Unknown names get a suggestion. */
 export async function runSlash(ctx: SlashContext, name: string, arg: string): Promise<void> {
   const { agent } = ctx
@@ -142,11 +155,24 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
       return
     }
     case 'cost':
-      return ctx.show('Cost by turn', costReport(ctx.ledger.byTurn()))
+      return ctx.show('Cost by turn', costReport(ctx.ledger.byTurn(), ctx.ledger.subagents()))
     case 'context':
       return ctx.show('What the next request contains', contextReport(ctx.events()))
     case 'hooks':
       return ctx.show('Hooks in this session', hooksReport(ctx.events()))
+    case 'subagents': {
+      const children = subagentRuns(ctx.events())
+      if (!children.length) return ctx.say('This session has started no subagents.')
+      const choices = children.map((c) => ({ value: c.child, label: `${c.agent}: ${c.description}`, detail: `${c.outcome ?? 'running'} · ${c.child.slice(0, 8)}` }))
+      return ctx.pick('Open a subagent', choices, (id) => {
+        const read = ctx.services.transcript
+        if (!read) return ctx.say('Subagent transcripts cannot be read here; use `rein sessions show`.', 'warning')
+        read(id).then(
+          (text) => ctx.show(`Subagent ${id.slice(0, 8)}`, text),
+          (error: unknown) => ctx.say(`Could not read subagent ${id.slice(0, 8)}: ${error instanceof Error ? error.message : String(error)}`, 'error'),
+        )
+      })
+    }
     case 'export': {
       const file = resolve(agent.cwd, arg || `rein-${ctx.sessionId().slice(0, 8)}.md`)
       writeFileSync(file, exportMarkdown(ctx.events(), ctx.title()))

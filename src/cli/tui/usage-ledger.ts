@@ -28,8 +28,18 @@ export interface UsageFigures {
   contextShare: number
   /** Cache-read share of the last request's prompt, 0..1; undefined before the first response. */
   cacheHitShare?: number
-  /** USD for the whole session so far. */
+  /** USD for the whole session so far: its own requests only. */
   totalCost: number
+  /** USD its subagents spent (from `subagent/end`), shown apart; absent or 0 when none ran. */
+  subagentCost?: number
+}
+
+/** What the session's subagents used, summed from the `subagent/end` events of its log. */
+export interface SubagentCost {
+  runs: number
+  usage: Usage
+  /** USD. */
+  cost: number
 }
 
 /**
@@ -41,6 +51,7 @@ export class UsageLedger {
   private last?: Usage
   private total = 0
   private turns = new Map<number, TurnCost>()
+  private children: SubagentCost = { runs: 0, usage: zeroUsage, cost: 0 }
 
   constructor(
     private readonly facts: ModelFactsLookup,
@@ -56,6 +67,9 @@ export class UsageLedger {
   apply(e: SessionEvent): void {
     if (e.type === 'request/header') {
       this.model = e.data.config.model
+    } else if (e.type === 'subagent/end') {
+      const c = this.children
+      this.children = { runs: c.runs + 1, usage: addUsage(c.usage, e.data.usage), cost: c.cost + e.data.cost }
     } else if (e.type === 'assistant/message' && e.data.usage) {
       const usage = e.data.usage
       const cost = this.facts(this.model).cost(usage, e.time)
@@ -76,7 +90,12 @@ export class UsageLedger {
       contextShare: window > 0 ? contextTokens / window : 0,
       cacheHitShare: last && prompt > 0 ? last.inputCacheRead / prompt : undefined,
       totalCost: this.total,
+      subagentCost: this.children.cost,
     }
+  }
+
+  subagents(): SubagentCost {
+    return this.children
   }
 
   byTurn(): TurnCost[] {

@@ -24,6 +24,11 @@ export interface MockResponse {
    * expression. Responses that do not fit stay in the script for later requests.
    */
   match?: string | RegExp
+  /**
+   * Take this response only when the system prompt fits (same forms as `match`): tells a subagent's requests from
+   * its parent's, which share a server.
+   */
+  system?: string | RegExp
   text?: string
   reasoning?: string
   toolCalls?: MockToolCall[]
@@ -66,8 +71,8 @@ export class Script {
   }
 
   /** The response for a request whose last user message reads `userText`, or the exhausted answer. */
-  take(userText: string): { response: MockResponse; exhausted: boolean } {
-    const index = this.entries.findIndex((entry) => fits(entry.match, userText))
+  take(userText: string, systemText = ''): { response: MockResponse; exhausted: boolean } {
+    const index = this.entries.findIndex((entry) => fits(entry.match, userText) && fits(entry.system, systemText))
     if (index < 0) return { response: { text: EXHAUSTED_TEXT }, exhausted: true }
     const response = this.entries[index]
     if (!response.repeat) this.entries.splice(index, 1)

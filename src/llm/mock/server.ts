@@ -138,7 +138,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     const { promptTokens, hitTokens } = cache.lookup(prompt)
     record.promptTokens = promptTokens
     record.cacheHitTokens = hitTokens
-    const { response, exhausted } = script.take(lastUserText(request.messages))
+    const { response, exhausted } = script.take(lastUserText(request.messages), systemText(request))
     if (exhausted) record.exhausted = true
 
     if (response.delayMs) await sleep(response.delayMs)
@@ -262,6 +262,19 @@ export function lastUserText(messages: unknown): string {
     if (text.replace(REMINDER, '').trim()) return text
   }
   return ''
+}
+
+/** The system prompt's text on either wire: the chat wire's leading system message, the Anthropic wire's `system`. */
+export function systemText(request: Record<string, unknown>): string {
+  const textOf = (content: unknown): string =>
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((p: { text?: unknown } | null) => (typeof p?.text === 'string' ? p.text : '')).join('\n')
+        : ''
+  if (request.system !== undefined) return textOf(request.system)
+  const first = Array.isArray(request.messages) ? (request.messages[0] as { role?: unknown; content?: unknown } | undefined) : undefined
+  return first?.role === 'system' ? textOf(first.content) : ''
 }
 
 /** The answer as a client following DeepSeek's rules sends it back next time: the end-of-output cache unit. */

@@ -1,0 +1,122 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { builtinTools } from '../tools/registry.js'
+import type { AgentType } from './agent-types.js'
+
+/**
+ * Custom agents from Markdown files in Claude Code's format: YAML frontmatter with `name`, `description`, `tools`
+ * (comma-separated or a list; Claude Code's names or Rein's) and `model`, and the body as the agent's instructions.
+ * Where the same name is defined twice, the first directory wins: the project's `.rein/agents`, its `.claude/agents`,
+ * then `$REIN_HOME/agents` and `~/.claude/agents`. A file that cannot be read as an agent is reported in one sentence
+ * and the others load.
+ */
+export function loadAgentFiles(options: { cwd: string; home: string; userHome: string }): { agents: AgentType[]; problems: string[] } {
+  const dirs = [
+    join(options.cwd, '.rein', 'agents'),
+    join(options.cwd, '.claude', 'agents'),
+    join(options.home, 'agents'),
+    join(options.userHome, '.claude', 'agents'),
+  ]
+  const agents = new Map<string, AgentType>()
+  const problems: string[] = []
+  for (const dir of [...new Set(dirs)]) {
+    for (const file of markdownFiles(dir)) {
+      const parsed = parseAgentFile(readFileSync(file, 'utf8'), file)
+      if (typeof parsed === 'string') problems.push(parsed)
+      else if (!agents.has(parsed.name)) agents.set(parsed.name, parsed)
+    }
+  }
+  return { agents: [...agents.values()], problems }
+}
+
+function markdownFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.md'))
+      .map((e) => join(dir, e.name))
+      .sort()
+  } catch {
+    // No such directory (the common case) or not readable: it defines no agents.
+    return []
+  }
+}
+
+const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i
+/** Claude Code's tool names (as agent files list them) to Rein's, from each tool's own facts; `Task` is the task tool. */
+let reinNames: Map<string, string> | undefined
+const reinNameOf = (peer: string): string | undefined =>
+  (reinNames ??= new Map([
+    ...builtinTools().flatMap((t) => (t.peerNames ? [[t.peerNames.claudeCode.toLowerCase(), t.name] as const] : [])),
+    ['task', 'task'] as const,
+  ])).get(peer)
+/** Claude Code's model aliases: Rein has no such models, so the child runs on the parent's. */
+const INHERIT = new Set(['inherit', 'sonnet', 'opus', 'haiku'])
+
+/** One agent file, or the sentence that says why it is not one. */
+export function parseAgentFile(text: string, file: string): AgentType | string {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text.replace(/^\uFEFF/, ''))
+  if (!match) return `The agent file ${file} has no frontmatter between --- lines; it was not loaded.`
+  const fields = frontmatter(match[1])
+  if (typeof fields === 'string') return `The agent file ${file} has unreadable frontmatter (${fields}); it was not loaded.`
+  const name = fields.get('name')
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    return `The agent file ${file} needs a name of letters, digits, - and _; it was not loaded.`
+  }
+  const description = fields.get('description')
+  if (typeof description !== 'string' || !description.trim()) {
+    return `The agent file ${file} needs a description saying when to use it; it was not loaded.`
+  }
+  const body = match[2].trim()
+  if (!body) return `The agent file ${file} has no instructions after its frontmatter; it was not loaded.`
+  const rawTools = fields.get('tools')
+  const list = typeof rawTools === 'string' ? rawTools.split(',') : rawTools
+  const tools = list?.map((t) => toolName(t)).filter((t) => t !== '')
+  const model = fields.get('model')
+  if (model !== undefined && typeof model !== 'string') return `The agent file ${file} has a model that is not one name; it was not loaded.`
+  return {
+    name,
+    description: description.trim(),
+    ...(tools && tools.length ? { tools } : {}),
+    prompt: body,
+    ...(model && !INHERIT.has(model.trim()) ? { model: model.trim() } : {}),
+    source: file,
+  }
+}
+
+/** `Read` → `read`, `Bash(git log:*)` → `bash`; Rein names and MCP names pass through. */
+function toolName(raw: string): string {
+  const bare = raw.trim().replace(/\(.*\)$/, '').trim()
+  return reinNameOf(bare.toLowerCase()) ?? bare
+}
+
+/**
+ * The small part of YAML agent files use: `key: value` lines (quotes removed), `key: [a, b]`, a key followed by
+ * `- item` lines, and `key: |` or `>` followed by indented lines. Anything else is a problem, named.
+ */
+function frontmatter(text: string): Map<string, string | string[]> | string {
+  const fields = new Map<string, string | string[]>()
+  const lines = text.split(/\r?\n/)
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    if (!line.trim() || line.trim().startsWith('#')) continue
+    const kv = /^([A-Za-z_][\w-]*):\s*(.*)$/.exec(line)
+    if (!kv) return `line ${i + 2} is not "key: value"`
+    const [, key, rest] = kv
+    if (rest === '' || rest === '|' || rest === '>' || rest === '|-' || rest === '>-') {
+      const block: string[] = []
+      while (i + 1 < lines.length && (/^\s+\S/.test(lines[i + 1]) || lines[i + 1].trim() === '')) block.push(lines[++i].trim())
+      const items = block.filter((b) => b.startsWith('- '))
+      if (rest === '' && items.length && items.length === block.filter(Boolean).length) fields.set(key, items.map((b) => unquote(b.slice(2))))
+      else fields.set(key, block.join(rest.startsWith('|') ? '\n' : ' ').trim())
+    } else if (rest.startsWith('[')) {
+      if (!rest.endsWith(']')) return `line ${i + 2} opens a list it does not close`
+      fields.set(key, rest.slice(1, -1).split(',').map(unquote).filter(Boolean))
+    } else fields.set(key, unquote(rest))
+  }
+  return fields
+}
+
+function unquote(value: string): string {
+  const v = value.trim()
+  return (v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'")) ? v.slice(1, -1) : v
+}

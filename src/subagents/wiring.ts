@@ -1,0 +1,98 @@
+import { join } from 'node:path'
+import type { Extension } from '../agent/extensions.js'
+import type { Settings } from '../config/settings.js'
+import { workspaceInstructions } from '../context/workspace.js'
+import type { ModelAdapter } from '../llm/adapter.js'
+import type { ModelOverride } from '../llm/catalog.js'
+import type { PermissionPolicy } from '../permissions/policy.js'
+import type { CommitGuard } from '../session/session.js'
+import type { SessionStore } from '../store/store.js'
+import { createToolState, disposeToolState } from '../tools/registry.js'
+import { createTaskTool } from '../tools/task.js'
+import type { AnyTool, ToolState } from '../tools/tool.js'
+import { loadAgentFiles } from './agent-files.js'
+import type { SessionHeader } from '../session/events.js'
+import { BUILTIN_AGENTS, childSystemPrompt, type AgentType } from './agent-types.js'
+import { SUBAGENT_HOST_KEY, SubagentHost, toolsOfType, type ParentView, type SubagentHooks } from './host.js'
+import { Pool } from './pool.js'
+
+export interface SubagentsOptions {
+  cwd: string
+  home: string
+  userHome: string
+  settings: Settings
+  store: SessionStore
+  adapter: ModelAdapter
+  /** The parent agent once it exists. */
+  parent: () => ParentView
+  /** The parent's tool state: the host is left there for the `task` tool. */
+  toolState: ToolState
+  policy: PermissionPolicy
+  /**
+   * Hooks: `child()` loads a fresh set whose PreToolUse and PostToolUse hooks run for a child's calls (logged in the
+   * child's session); `start`/`stop` run SubagentStart and SubagentStop in the parent's.
+   */
+  hooks: { child: () => Extension } & SubagentHooks
+  commitGuard: CommitGuard
+  modelOverrides: Record<string, ModelOverride>
+}
+
+/**
+ * Subagents for one session (docs/subagents.md): loads the agent types (built-in, then agent files), puts a
+ * `SubagentHost` in the parent's tool state and returns the `task` tool, plus problems found in agent files.
+ */
+export function attachSubagents(options: SubagentsOptions): {
+  tool: AnyTool
+  host: SubagentHost
+  problems: string[]
+  /** For a resumed child session (its header names a known type): its system prompt and how to cut the tools. */
+  resumedChild: (header: SessionHeader) => { system: string; tools: (all: readonly AnyTool[]) => AnyTool[] } | undefined
+} {
+  const files = loadAgentFiles({ cwd: options.cwd, home: options.home, userHome: options.userHome })
+  const types = new Map<string, AgentType>(BUILTIN_AGENTS.map((t) => [t.name, t]))
+  for (const type of files.agents) types.set(type.name, type)
+  const { settings } = options
+  const maxDepth = settings.subagents?.maxDepth ?? 1
+  const parallel = settings.subagents?.parallel ?? 4
+  const hooks = options.hooks
+  const host = new SubagentHost({
+    store: options.store,
+    adapter: options.adapter,
+    parent: options.parent,
+    types,
+    depth: 0,
+    maxDepth,
+    pool: new Pool(parallel),
+    parallel,
+    extensions: () => [
+      childHooks(hooks.child()),
+      workspaceInstructions({ home: options.home }),
+      options.policy,
+    ],
+    toolState: (childId) => {
+      const state = createToolState({
+        spillDir: join(options.home, 'spill', childId),
+        secretEnv: settings.secretEnv ?? [],
+        allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
+      })
+      options.policy.guardTools(state)
+      return state
+    },
+    disposeToolState,
+    commitGuard: options.commitGuard,
+    modelOverrides: options.modelOverrides,
+    hooks: { start: (info) => hooks.start(info), stop: (info) => hooks.stop(info) },
+  })
+  options.toolState.extra.set(SUBAGENT_HOST_KEY, host)
+  const resumedChild = (header: SessionHeader) => {
+    const type = header.subagent ? types.get(header.subagent.agent) : undefined
+    if (!type) return undefined
+    return { system: childSystemPrompt(type, header.cwd), tools: (all: readonly AnyTool[]) => toolsOfType(type, all, 1 < maxDepth) }
+  }
+  return { tool: createTaskTool([...types.values()]), host, problems: files.problems, resumedChild }
+}
+
+/** Only the tool hooks of a hooks extension: a child has no SessionStart, prompt or Stop hooks of its own. */
+function childHooks(hooks: Extension): Extension {
+  return { name: 'hooks', preTool: hooks.preTool?.bind(hooks), postTool: hooks.postTool?.bind(hooks) }
+}
