@@ -5,7 +5,7 @@
 // Needs the build (`npm run build`).
 import { systemPrompt } from '../dist/context/system-prompt.js'
 import { builtinTools, toolSchemas } from '../dist/tools/registry.js'
-import { createTaskTool } from '../dist/tools/task.js'
+import { createTaskTool } from '../dist/subagents/task-tool.js'
 import { BUILTIN_AGENTS } from '../dist/subagents/agent-types.js'
 
 const BUDGET_TOKENS = 1339

@@ -1,4 +1,4 @@
-import type { Skill } from '../skills/catalog.js'
+import type { Skill } from '../tools/skill-catalog.js'
 import { escapeReminderText, systemReminder } from './reminder.js'
 
 /** The `source.kind` of the skills listing messages. */

@@ -1,26 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { parseFrontmatter, textField, toolRulesField } from './frontmatter.js'
-
-/**
- * Agent Skills: a folder holding `SKILL.md` (YAML frontmatter `name`, `description`, optional `allowed-tools`, then
- * the instructions) and any other files the instructions point to. The model is told only names and descriptions;
- * the `skill` tool hands it one skill's instructions when it asks.
- */
-export interface Skill {
-  name: string
-  description: string
-  scope: 'user' | 'project'
-  /** The skill's folder, absolute. */
-  dir: string
-  /** Tool rules the skill pre-approves while it is active (a trusted workspace, or a user-level skill). */
-  allowedTools: string[]
-  /** The instructions after the frontmatter, verbatim. */
-  body: string
-}
-
-/** Where the tools find the skills the listing last offered (`ToolState.extra`), as a function returning them. */
-export const SKILLS_KEY = 'skills.catalog'
+import type { Skill, SkillCatalog } from '../tools/skill-catalog.js'
 
 export interface SkillFolder {
   dir: string
@@ -40,13 +21,6 @@ export function skillFolders(options: { cwd: string; reinHome: string; userHome:
     { dir: join(options.cwd, '.claude', 'skills'), scope: 'project' },
     { dir: join(options.cwd, '.agents', 'skills'), scope: 'project' },
   ]
-}
-
-export interface SkillCatalog {
-  /** In precedence order. */
-  skills: Skill[]
-  /** One sentence per skill folder that could not be loaded. */
-  problems: string[]
 }
 
 /** Names as the Agent Skills format allows them: lowercase letters, digits and single hyphens, at most 64. */
@@ -137,29 +111,3 @@ function parseSkill(file: string, dir: string, folder: SkillFolder, cwd: string)
   }
 }
 
-/** Files below a skill's folder other than SKILL.md, relative to it, at most `limit` (hidden files left out). */
-export function skillFiles(skill: Skill, limit = 50): { files: string[]; more: number } {
-  const files: string[] = []
-  let more = 0
-  const walk = (dir: string, depth: number): void => {
-    let entries
-    try {
-      entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))
-    } catch {
-      // An unreadable subfolder is left out of the listing; the model can still try to read what SKILL.md names.
-      return
-    }
-    for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue
-      const path = join(dir, entry.name)
-      if (entry.isDirectory()) {
-        if (depth < 4) walk(path, depth + 1)
-      } else if (path !== join(skill.dir, 'SKILL.md')) {
-        if (files.length < limit) files.push(relative(skill.dir, path))
-        else more++
-      }
-    }
-  }
-  walk(skill.dir, 0)
-  return { files, more }
-}

@@ -3,7 +3,8 @@ import { producedMessages, surfaceOf, textOfBlocks } from '../context/produced-m
 import { NO_SKILLS_TEXT, SKILLS_LISTING, skillsListingText } from '../context/skills-listing.js'
 import { realPathOf } from '../tools/paths.js'
 import type { ToolState } from '../tools/tool.js'
-import { loadSkills, skillFolders, SKILLS_KEY, type SkillCatalog } from './catalog.js'
+import { loadSkills, skillFolders } from './catalog.js'
+import { SKILLS_KEY, type SkillCatalog } from '../tools/skill-catalog.js'
 import type { ToolGrants } from './grants.js'
 
 export interface SkillsOptions {

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { z } from 'zod'
-import { SKILLS_KEY, skillFiles, type SkillCatalog } from '../skills/catalog.js'
+import { SKILLS_KEY, skillFiles, type SkillCatalog } from './skill-catalog.js'
 import { errorOutput, type Tool } from './tool.js'
 
 const schema = z.object({ name: z.string().min(1) })

@@ -8,7 +8,7 @@ import { DEFAULT_MODEL, modelInfo } from '../../llm/catalog.js'
 import { MISSING_KEY_MESSAGE, resolveApiKey } from '../../llm/credentials.js'
 import type { PermissionMode } from '../../agent/types.js'
 import { reinHome } from '../../store/home.js'
-import { openStore } from '../../store/open-store.js'
+import { openStore } from '../../runtime/open-store.js'
 import { fail } from '../fail.js'
 
 interface AcpFlags {

@@ -4,7 +4,7 @@ import { runLocalBatch } from '../../fleet/local-batch.js'
 import { Progress } from '../../fleet/progress.js'
 import { readTaskFile } from '../../fleet/task.js'
 import { reinHome } from '../../store/home.js'
-import { closeStore, isPostgresUrl, openStoreAt, storeChoice } from '../../store/open-store.js'
+import { closeStore, isPostgresUrl, openStoreAt, storeChoice } from '../../runtime/open-store.js'
 import { counted } from '../../text/count.js'
 
 interface BatchFlags {

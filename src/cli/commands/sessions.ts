@@ -7,7 +7,7 @@ import { isDamage, verifySession, type VerifyCheck } from '../../session/verify.
 import { counted } from '../../text/count.js'
 import { reinHome } from '../../store/home.js'
 import { listSessions, resolveSessionId } from '../../store/listing.js'
-import { openStore } from '../../store/open-store.js'
+import { openStore } from '../../runtime/open-store.js'
 import type { SessionStore } from '../../store/store.js'
 import { importSession } from '../sessions/import.js'
 import { renderMarkdown, renderTranscript } from '../sessions/transcript.js'

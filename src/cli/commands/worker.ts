@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from 'commander'
 import { join, resolve } from 'node:path'
 import { runWorker } from '../../fleet/worker.js'
 import { reinHome } from '../../store/home.js'
-import { isPostgresUrl, storeChoice } from '../../store/open-store.js'
+import { isPostgresUrl, storeChoice } from '../../runtime/open-store.js'
 
 const positiveInt = (value: string): number => {
   const n = Number(value)

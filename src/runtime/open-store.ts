@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { readSettingsFile } from '../config/settings.js'
-import { SessionError } from './errors.js'
-import { JsonlStore } from './jsonl-store.js'
-import type { SessionStore } from './store.js'
+import { SessionError } from '../store/errors.js'
+import { JsonlStore } from '../store/jsonl-store.js'
+import type { SessionStore } from '../store/store.js'
 
 /** Where a store choice came from, for the sentence that refuses a bad one. */
 type StoreSource = '--store' | 'REIN_STORE' | 'store.url in settings'
@@ -38,7 +38,7 @@ export async function openStoreAt(url: string, home: string, source?: StoreSourc
   const trimmed = url.trim()
   if (trimmed === '' || trimmed === 'jsonl') return new JsonlStore(home)
   if (isPostgresUrl(trimmed)) {
-    const { PostgresStore } = await import('./postgres/store.js')
+    const { PostgresStore } = await import('../store/postgres/store.js')
     return new PostgresStore(trimmed, staleMs(process.env))
   }
   throw new SessionError(

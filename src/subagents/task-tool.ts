@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { SUBAGENT_HOST_KEY, type SubagentHost } from '../subagents/host.js'
-import type { AgentType } from '../subagents/agent-types.js'
-import { errorOutput, type Tool } from './tool.js'
+import { SUBAGENT_HOST_KEY, type SubagentHost } from './host.js'
+import type { AgentType } from './agent-types.js'
+import { errorOutput, type Tool } from '../tools/tool.js'
 
 // No length bounds in the schema (they cost tokens in every request); `run` refuses an empty prompt.
 const schema = z.object({
