@@ -2,7 +2,7 @@
 // synthetic 10,000-step session as Claude Code's lines (ClaudeStream: projection + JSON) against Rein's own event
 // lines (JSON of each event), and the cost of the closing result at 10,000 steps. Medians over all steps.
 import { Session } from '../dist/session/session.js'
-import { MemoryStore } from '../dist/store/store.js'
+import { MemoryStore } from '../dist/store/memory-store.js'
 import { modelInfo } from '../dist/llm/catalog.js'
 import { ClaudeStream } from '../dist/cli/print/claude/stream.js'
 

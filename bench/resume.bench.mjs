@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startMockModel } from '../dist/llm/mock/server.js'
 import { Session } from '../dist/session/session.js'
-import { JsonlStore } from '../dist/store/store.js'
+import { JsonlStore } from '../dist/store/jsonl-store.js'
 import { appendRealisticTurn, random } from './session-fixture.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { Session } from '../dist/session/session.js'
-import { JsonlStore } from '../dist/store/store.js'
+import { JsonlStore } from '../dist/store/jsonl-store.js'
 import { startWebServer } from '../dist/web/server.js'
 import { appendRealisticTurn, random } from './session-fixture.mjs'
 

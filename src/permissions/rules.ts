@@ -1,4 +1,5 @@
 import { builtinTools } from '../tools/registry.js'
+import { TASK_TOOL } from '../tools/task-facts.js'
 
 /**
  * Permission rules in the syntax users of other harnesses know: `Tool` or `Tool(pattern)`. Rule names are the
@@ -23,7 +24,7 @@ let canonicalNames: Map<string, string> | undefined
 function canonical(): Map<string, string> {
   if (!canonicalNames) {
     canonicalNames = new Map()
-    for (const tool of builtinTools()) {
+    for (const tool of [...builtinTools(), TASK_TOOL]) {
       if (!tool.peerNames) continue
       canonicalNames.set(tool.name.toLowerCase(), tool.peerNames.claudeCode)
       canonicalNames.set(tool.peerNames.claudeCode.toLowerCase(), tool.peerNames.claudeCode)

@@ -3,6 +3,8 @@ import { isKnownModel } from '../llm/catalog.js'
 import type { PermissionPolicy } from '../permissions/policy.js'
 import type { ToolGrants } from '../skills/grants.js'
 import { childEnv } from '../tools/child-env.js'
+import { builtinTools } from '../tools/registry.js'
+import { toolFacts } from '../tools/tool.js'
 import { commandFolders, loadCommands, type CustomCommand } from './catalog.js'
 import { isBuiltinCommand } from './builtins.js'
 import { expandCommand, type Judge } from './expand.js'
@@ -105,7 +107,8 @@ function judgeWith(options: CustomCommandOptions, agent: ExtensionContext, allow
     options.grants.grant(EXPANSION, allowedTools)
     let decision
     try {
-      const info = { turn: 0, step: 0, callId: 'command-expansion', name: call.name, arguments: JSON.stringify(call.input), input: call.input }
+      const tool = toolFacts(builtinTools().find((t) => t.name === call.name))
+      const info = { turn: 0, step: 0, callId: 'command-expansion', name: call.name, arguments: JSON.stringify(call.input), input: call.input, ...(tool ? { tool } : {}) }
       decision = options.policy.decide(info)
       const answer = decision.action === 'ask' ? await agent.ask({ call: info, reason: decision.reason }) : undefined
       if (answer && answer.outcome !== 'unanswered') {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { builtinTools } from '../tools/registry.js'
+import { TASK_TOOL } from '../tools/task-facts.js'
 import type { AgentType } from './agent-types.js'
 
 /**
@@ -46,8 +47,7 @@ const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i
 let reinNames: Map<string, string> | undefined
 const reinNameOf = (peer: string): string | undefined =>
   (reinNames ??= new Map([
-    ...builtinTools().flatMap((t) => (t.peerNames ? [[t.peerNames.claudeCode.toLowerCase(), t.name] as const] : [])),
-    ['task', 'task'] as const,
+    ...[...builtinTools(), TASK_TOOL].flatMap((t) => (t.peerNames ? [[t.peerNames.claudeCode.toLowerCase(), t.name] as const] : [])),
   ])).get(peer)
 /** Claude Code's model aliases: Rein has no such models, so the child runs on the parent's. */
 const INHERIT = new Set(['inherit', 'sonnet', 'opus', 'haiku'])

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { SUBAGENT_HOST_KEY, type SubagentHost } from './host.js'
 import type { AgentType } from './agent-types.js'
+import { TASK_TOOL } from '../tools/task-facts.js'
 import { errorOutput, type Tool } from '../tools/tool.js'
 
 // No length bounds in the schema (they cost tokens in every request); `run` refuses an empty prompt.
@@ -28,14 +29,10 @@ function description(types: readonly AgentType[]): string {
  */
 export function createTaskTool(types: readonly AgentType[]): Tool<Args> {
   return {
-    name: 'task',
+    ...TASK_TOOL,
     description: description(types),
     schema,
-    readOnly: true,
     kind: 'think',
-    // The call itself changes nothing: every call the child makes is judged by the policy on its own.
-    category: 'free',
-    peerNames: { claudeCode: 'Task' },
     async run(args, ctx) {
       const host = ctx.state.extra.get(SUBAGENT_HOST_KEY) as SubagentHost | undefined
       if (!host) return errorOutput('Error: subagents are not available in this session; do the job yourself.')

@@ -52,7 +52,7 @@ describe('the hooks extension', () => {
   })
 
   it('runs a Codex-file hook whose matcher names Codex’s apply_patch for an edit, still presenting the tool as Edit', async () => {
-    const { ws, ext, agent } = setup(claudeHooks('PreToolUse', 'cat > claude.json', 'apply_patch'), {
+    const { ws, ext, agent } = await setup(claudeHooks('PreToolUse', 'cat > claude.json', 'apply_patch'), {
       codex: claudeHooks('PreToolUse', 'cat > codex.json', '^apply_patch$'),
     })
     await ext.preTool!(call('edit', { file_path: 'a.ts', old_string: 'a', new_string: 'b' }), agent)

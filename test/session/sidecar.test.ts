@@ -7,7 +7,7 @@ import { Session } from '../../src/session/session.js'
 import { sidecarText, type SidecarBody } from '../../src/session/sidecar.js'
 import { readSessionLogFromSidecar } from '../../src/session/sidecar-load.js'
 import { sidecarProblems } from '../../src/session/sidecar-verify.js'
-import { JsonlStore } from '../../src/store/store.js'
+import { JsonlStore } from '../../src/store/jsonl-store.js'
 import { appendTurn } from './conversation.js'
 
 let home: string

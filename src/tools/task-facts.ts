@@ -1,0 +1,14 @@
+import type { ToolFacts } from './tool.js'
+
+/**
+ * The facts of the `task` tool (src/subagents/task-tool.ts), which lives above the tools layer because it runs child
+ * agents. Its name is known here so that permission rules (`Task`) and agent files parse wherever settings are read.
+ * Read-only so that several calls in one step run together; `free` because the call itself changes nothing — every
+ * call the child makes is judged by the policy on its own.
+ */
+export const TASK_TOOL: { name: 'task' } & ToolFacts = {
+  name: 'task',
+  readOnly: true,
+  category: 'free',
+  peerNames: { claudeCode: 'Task' },
+}
