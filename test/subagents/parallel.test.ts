@@ -47,8 +47,12 @@ describe('the task tool', () => {
     const { parent, children } = parentAndChildren(box.home)
     expect(children).toHaveLength(2)
     const calls = ofType(parent, 'tool/call').map((e) => (e.data as { callId: string }).callId)
+    // The two children start at once, so their logs may be listed in either order: take them in call order.
+    const callOf = (child: (typeof children)[number]) => (child.header.subagent as { callId: string } | undefined)?.callId ?? ''
+    children.sort((a, b) => calls.indexOf(callOf(a)) - calls.indexOf(callOf(b)))
     children.forEach((child, i) => expect(child.header.subagent).toEqual({ parent: parent.header.id, callId: calls[i], agent: 'explore' }))
-    expect(ofType(parent, 'subagent/start').map((e) => e.data)).toEqual(
+    const byCall = (a: { callId: string }, b: { callId: string }) => calls.indexOf(a.callId) - calls.indexOf(b.callId)
+    expect(ofType(parent, 'subagent/start').map((e) => e.data as { callId: string }).sort(byCall)).toEqual(
       children.map((c, i) => ({ callId: calls[i], child: c.header.id, agent: 'explore', description: i === 0 ? 'find alpha' : 'find beta' })),
     )
     expect(ofType(parent, 'subagent/end').map((e) => (e.data as { outcome: string }).outcome)).toEqual(['completed', 'completed'])
@@ -56,15 +60,16 @@ describe('the task tool', () => {
     expect(results.map((d) => d.content[0].text)).toEqual(['alpha is in a.txt:1', 'beta is in b.txt:1'])
 
     // Each subagent/end carries exactly what its child's log adds up to.
-    const ends = ofType(parent, 'subagent/end').map((e) => e.data as { usage: Usage; cost: number })
-    children.forEach((child, i) => {
+    const ends = ofType(parent, 'subagent/end').map((e) => e.data as { child: string; usage: Usage; cost: number })
+    children.forEach((child) => {
+      const end = ends.find((e) => e.child === child.header.id)!
       const answered = ofType(child, 'assistant/message') as SessionEvent<'assistant/message'>[]
       const usage = answered.reduce((sum, e) => addUsage(sum, e.data.usage ?? zeroUsage), zeroUsage)
       const model = modelInfo((ofType(child, 'request/header')[0] as SessionEvent<'request/header'>).data.config.model)
       const cost = answered.reduce((sum, e) => sum + costOf(e.data.usage ?? zeroUsage, model, e.time), 0)
       expect(usage.inputUncached + usage.inputCacheRead).toBeGreaterThan(0)
-      expect(ends[i].usage).toEqual(usage)
-      expect(ends[i].cost).toBeCloseTo(cost, 12)
+      expect(end.usage).toEqual(usage)
+      expect(end.cost).toBeCloseTo(cost, 12)
     })
 
     // The children overlapped: both first requests arrived before either child's second.
