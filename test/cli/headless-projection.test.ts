@@ -165,7 +165,31 @@ describe('the result', () => {
   it('counts input once: input_tokens plus cache_read_input_tokens is the prompt', () => {
     const result = summarize(turn, 0, SESSION, undefined, model, 5)
     expect(result.usage.input_tokens + result.usage.cache_read_input_tokens).toBe(1000)
-    expect(result.rein).toEqual({ turn_end_reason: 'error', turns: 1, reasoning_tokens: 10, cache_hit_ratio: 0.9 })
+    expect(result.rein).toMatchObject({ turn_end_reason: 'error', turns: 1, reasoning_tokens: 10, cache_hit_ratio: 0.9 })
+    expect(result.rein.subagents).toMatchObject({ count: 0, total_cost_usd: 0, usage: { input_tokens: 0, output_tokens: 0 } })
+  })
+
+  it("adds each finished child's cost to total_cost_usd, shows children's usage apart, and names each child's model in modelUsage", () => {
+    const childUsage = { inputUncached: 20, inputCacheRead: 80, output: 5, reasoning: 1 }
+    const events = log(
+      ['turn/start', { turn: 1 }],
+      ['step/start', { turn: 1, step: 1 }],
+      ['assistant/message', { turn: 1, step: 1, message: text('ok'), usage }],
+      ['subagent/end', { callId: 'a', child: 'child-a', outcome: 'completed', usage: childUsage, cost: 0.25 }],
+      ['subagent/end', { callId: 'b', child: 'child-b', outcome: 'error', usage: childUsage, cost: 0.5 }],
+      ['step/end', { turn: 1, step: 1 }],
+      ['turn/end', { turn: 1, reason: 'completed' }],
+    )
+    const pro = modelInfo('deepseek-v4-pro')
+    const own = summarize(events.filter((e) => e.type !== 'subagent/end'), 0, SESSION, undefined, model, 5).total_cost_usd
+    // child-b's model is unknown to the printer (it started in another process): it counts under the session's model.
+    const result = summarize(events, 0, SESSION, undefined, model, 5, [], { childModels: new Map([['child-a', pro]]) })
+    expect(result.total_cost_usd).toBeCloseTo(own + 0.75, 6)
+    expect(result.usage).toMatchObject({ input_tokens: 100, cache_read_input_tokens: 900, output_tokens: 50 })
+    expect(result.rein.subagents).toMatchObject({ count: 2, total_cost_usd: 0.75, usage: { input_tokens: 40, cache_read_input_tokens: 160, output_tokens: 10 } })
+    expect(result.modelUsage[pro.id]).toMatchObject({ inputTokens: 20, cacheReadInputTokens: 80, outputTokens: 5, costUSD: 0.25, contextWindow: pro.contextWindow })
+    expect(result.modelUsage[model.id]).toMatchObject({ inputTokens: 120, cacheReadInputTokens: 980, outputTokens: 55 })
+    expect(result.modelUsage[model.id].costUSD).toBeCloseTo(own + 0.5, 6)
   })
 
   it('prefers the outcome the run reported over the log (a turn end that could not be written)', () => {
