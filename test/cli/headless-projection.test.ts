@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { EventType, SessionEvent } from '../../src/session/events.js'
 import { ClaudeMessages } from '../../src/cli/print/claude/messages.js'
 import { PartialMessages } from '../../src/cli/print/claude/partial.js'
+import { ChildStream } from '../../src/cli/print/claude/child-stream.js'
 import { eventUuid, nameUuid } from '../../src/cli/print/claude/ids.js'
 import { parseInputLine } from '../../src/cli/print/stream-input.js'
 import { summarize } from '../../src/cli/print/result.js'
@@ -216,5 +217,30 @@ describe('the model-time clock', () => {
     at(700, 'turn/end')
     expect(clock.take()).toBe(30 + 60 + 50)
     expect(clock.take()).toBe(0)
+  })
+})
+
+describe("a subagent's lines", () => {
+  const CHILD = '99999999-2222-4333-8444-555555555555'
+  const childLog = log(
+    ['turn/start', { turn: 1 }],
+    ['step/start', { turn: 1, step: 1 }],
+    ['user/message', { id: 'p', content: [{ type: 'text', text: 'Where is alpha?' }], source: { kind: 'subagent' } }],
+    ['llm/retry', { turn: 1, step: 1, attempt: 1, delayMs: 0, error: { code: 'rate-limit', message: 'Slow down.', status: 429 } }],
+    ['assistant/message', { turn: 1, step: 1, message: text('alpha is in a.txt'), usage }],
+  )
+
+  it("carry the task call id and the child's session, drop system lines, and print a held response when the child goes idle", () => {
+    const lines: { type: string; session_id: string; parent_tool_use_id?: string | null }[] = []
+    const stream = new ChildStream({ sessionId: CHILD, callId: 'call-7', modelId: 'deepseek-flash', partial: true, write: (l) => lines.push(l) })
+    const feed = (events: SessionEvent[]) => events.forEach((event) => stream.live({ type: 'event', event }))
+    feed(childLog.slice(0, 4))
+    stream.live({ type: 'text-delta', turn: 1, step: 1, text: 'alpha' })
+    feed(childLog.slice(4))
+    // The retry prints nothing; the response is held until the event after it shows how it stopped.
+    expect(lines.map((l) => l.type)).toEqual(['user', 'stream_event', 'stream_event', 'stream_event'])
+    stream.live({ type: 'idle' })
+    expect(lines.map((l) => l.type)).toEqual(['user', 'stream_event', 'stream_event', 'stream_event', 'stream_event', 'stream_event', 'stream_event', 'assistant'])
+    lines.forEach((l) => expect(l).toMatchObject({ session_id: CHILD, parent_tool_use_id: 'call-7' }))
   })
 })
