@@ -155,6 +155,37 @@ describe('rein -p with subagents', () => {
     expect(result.modelUsage[parentModel].costUSD).toBeCloseTo(logCost(parent), 6)
   })
 
+  it("a grandchild's lines name the child's task call, and the result's cost counts every level once", async () => {
+    const box = sandbox()
+    writeFileSync(join(box.home, 'settings.json'), JSON.stringify({ subagents: { maxDepth: 2 } }))
+    mock = await startMockModel({
+      script: [
+        { system: PARENT, toolCalls: [{ name: 'task', arguments: { description: 'outer', prompt: 'Outer job.' } }] },
+        { system: childOf('general'), match: 'Outer job.', toolCalls: [{ name: 'task', arguments: { description: 'inner', prompt: 'Inner job.' } }] },
+        { system: childOf('general'), match: 'Inner job.', text: 'inner done' },
+        { system: childOf('general'), match: 'Outer job.', text: 'outer done' },
+        { system: PARENT, text: 'all done' },
+      ],
+    })
+    const r = await runCli(['-p', 'go', '--output-format', 'stream-json'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const lines = linesOf(r.stdout)
+    const { parent, children } = parentAndChildren(box.home)
+    const outer = children.find((c) => c.header.subagent?.parent === parent.header.id) as StoredLog
+    const inner = children.find((c) => c.header.subagent?.parent === outer.header.id) as StoredLog
+    lines.filter((l) => l.session_id === outer.header.id).forEach((l) => expect(l.parent_tool_use_id).toBe(callIds(parent)[0]))
+    const innerLines = lines.filter((l) => l.session_id === inner.header.id)
+    expect(innerLines.map((l) => l.type)).toEqual(['user', 'assistant'])
+    innerLines.forEach((l) => expect(l.parent_tool_use_id).toBe(callIds(outer)[0]))
+
+    const result = lines[lines.length - 1] as { total_cost_usd: number; rein: { subagents: { count: number; total_cost_usd: number } } }
+    // One direct child, whose end includes the grandchild's cost.
+    expect(result.rein.subagents.count).toBe(1)
+    expect(result.rein.subagents.total_cost_usd).toBeCloseTo(logCost(outer) + logCost(inner), 6)
+    expect(result.total_cost_usd).toBeCloseTo(logCost(parent) + logCost(outer) + logCost(inner), 6)
+  })
+
   it("events tags a child's lines with its session id and the task call id, and leaves the session's own lines as they were", async () => {
     const box = sandbox()
     mock = await startMockModel({ script: twoExplorers(box.cwd) })
