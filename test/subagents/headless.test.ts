@@ -186,6 +186,28 @@ describe('rein -p with subagents', () => {
     expect(result.total_cost_usd).toBeCloseTo(logCost(parent) + logCost(outer) + logCost(inner), 6)
   })
 
+  it("a child whose model fails still shows its prompt under the task call, and the run ends with the parent's answer and the child counted", async () => {
+    const box = sandbox()
+    mock = await startMockModel({
+      script: [
+        { system: PARENT, toolCalls: [{ name: 'task', arguments: { description: 'doomed', prompt: 'Fail please.', subagent_type: 'explore' } }] },
+        { system: childOf('explore'), error: { status: 400, body: { error: { message: 'The request is invalid.', type: 'invalid_request_error' } } } },
+        { system: PARENT, text: 'The helper failed; nothing found.' },
+      ],
+    })
+    const r = await runCli(['-p', 'go', '--output-format', 'stream-json'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.code).toBe(0)
+    const lines = linesOf(r.stdout)
+    const { parent, children } = parentAndChildren(box.home)
+    const mine = lines.filter((l) => l.session_id === children[0].header.id)
+    expect(mine.map((l) => l.type)).toEqual(['user'])
+    expect(mine[0].parent_tool_use_id).toBe(callIds(parent)[0])
+    // The parent's task result says why, in one sentence, and the parent goes on.
+    const results = lines.find((l) => l.type === 'user' && l.session_id === parent.header.id && JSON.stringify(l).includes('tool_result'))
+    expect(JSON.stringify(results)).toContain('The subagent stopped (error)')
+    expect(lines[lines.length - 1]).toMatchObject({ type: 'result', subtype: 'success', result: 'The helper failed; nothing found.', rein: { subagents: { count: 1, total_cost_usd: 0 } } })
+  })
+
   it("events tags a child's lines with its session id and the task call id, and leaves the session's own lines as they were", async () => {
     const box = sandbox()
     mock = await startMockModel({ script: twoExplorers(box.cwd) })
