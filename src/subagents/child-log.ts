@@ -10,8 +10,9 @@ export interface ChildSummary {
   outcome: string
   /** The one sentence a failed or blocked turn logged. */
   error?: string
+  /** The child's responses and, from its own `subagent/end` events, its subagents' (nested children). */
   usage: Usage
-  /** USD, each response priced at its own time with the model of the header in force. */
+  /** USD, each response priced at its own time with the model of the header in force; its subagents' included. */
   cost: number
 }
 
@@ -46,6 +47,11 @@ export function summarizeChild(events: readonly SessionEvent[], overrides: Recor
         }
         break
       }
+      case 'subagent/end':
+        // A grandchild's own end already sums what lies below it, so each response is counted once.
+        usage = addUsage(usage, event.data.usage)
+        cost += event.data.cost
+        break
     }
   }
   return { answer, outcome, ...(error ? { error } : {}), usage, cost }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { EventType, SessionEvent } from '../../src/session/events.js'
 import { ClaudeMessages } from '../../src/cli/print/claude/messages.js'
 import { PartialMessages } from '../../src/cli/print/claude/partial.js'
+import { ChildStream } from '../../src/cli/print/claude/child-stream.js'
 import { eventUuid, nameUuid } from '../../src/cli/print/claude/ids.js'
 import { parseInputLine } from '../../src/cli/print/stream-input.js'
 import { summarize } from '../../src/cli/print/result.js'
@@ -165,7 +166,31 @@ describe('the result', () => {
   it('counts input once: input_tokens plus cache_read_input_tokens is the prompt', () => {
     const result = summarize(turn, 0, SESSION, undefined, model, 5)
     expect(result.usage.input_tokens + result.usage.cache_read_input_tokens).toBe(1000)
-    expect(result.rein).toEqual({ turn_end_reason: 'error', turns: 1, reasoning_tokens: 10, cache_hit_ratio: 0.9 })
+    expect(result.rein).toMatchObject({ turn_end_reason: 'error', turns: 1, reasoning_tokens: 10, cache_hit_ratio: 0.9 })
+    expect(result.rein.subagents).toMatchObject({ count: 0, total_cost_usd: 0, usage: { input_tokens: 0, output_tokens: 0 } })
+  })
+
+  it("adds each finished child's cost to total_cost_usd, shows children's usage apart, and names each child's model in modelUsage", () => {
+    const childUsage = { inputUncached: 20, inputCacheRead: 80, output: 5, reasoning: 1 }
+    const events = log(
+      ['turn/start', { turn: 1 }],
+      ['step/start', { turn: 1, step: 1 }],
+      ['assistant/message', { turn: 1, step: 1, message: text('ok'), usage }],
+      ['subagent/end', { callId: 'a', child: 'child-a', outcome: 'completed', usage: childUsage, cost: 0.25 }],
+      ['subagent/end', { callId: 'b', child: 'child-b', outcome: 'error', usage: childUsage, cost: 0.5 }],
+      ['step/end', { turn: 1, step: 1 }],
+      ['turn/end', { turn: 1, reason: 'completed' }],
+    )
+    const pro = modelInfo('deepseek-v4-pro')
+    const own = summarize(events.filter((e) => e.type !== 'subagent/end'), 0, SESSION, undefined, model, 5).total_cost_usd
+    // child-b's model is unknown to the printer (it started in another process): it counts under the session's model.
+    const result = summarize(events, 0, SESSION, undefined, model, 5, [], { childModels: new Map([['child-a', pro]]) })
+    expect(result.total_cost_usd).toBeCloseTo(own + 0.75, 6)
+    expect(result.usage).toMatchObject({ input_tokens: 100, cache_read_input_tokens: 900, output_tokens: 50 })
+    expect(result.rein.subagents).toMatchObject({ count: 2, total_cost_usd: 0.75, usage: { input_tokens: 40, cache_read_input_tokens: 160, output_tokens: 10 } })
+    expect(result.modelUsage[pro.id]).toMatchObject({ inputTokens: 20, cacheReadInputTokens: 80, outputTokens: 5, costUSD: 0.25, contextWindow: pro.contextWindow })
+    expect(result.modelUsage[model.id]).toMatchObject({ inputTokens: 120, cacheReadInputTokens: 980, outputTokens: 55 })
+    expect(result.modelUsage[model.id].costUSD).toBeCloseTo(own + 0.5, 6)
   })
 
   it('prefers the outcome the run reported over the log (a turn end that could not be written)', () => {
@@ -192,5 +217,30 @@ describe('the model-time clock', () => {
     at(700, 'turn/end')
     expect(clock.take()).toBe(30 + 60 + 50)
     expect(clock.take()).toBe(0)
+  })
+})
+
+describe("a subagent's lines", () => {
+  const CHILD = '99999999-2222-4333-8444-555555555555'
+  const childLog = log(
+    ['turn/start', { turn: 1 }],
+    ['step/start', { turn: 1, step: 1 }],
+    ['user/message', { id: 'p', content: [{ type: 'text', text: 'Where is alpha?' }], source: { kind: 'subagent' } }],
+    ['llm/retry', { turn: 1, step: 1, attempt: 1, delayMs: 0, error: { code: 'rate-limit', message: 'Slow down.', status: 429 } }],
+    ['assistant/message', { turn: 1, step: 1, message: text('alpha is in a.txt'), usage }],
+  )
+
+  it("carry the task call id and the child's session, drop system lines, and print a held response when the child goes idle", () => {
+    const lines: { type: string; session_id: string; parent_tool_use_id?: string | null }[] = []
+    const stream = new ChildStream({ sessionId: CHILD, callId: 'call-7', modelId: 'deepseek-flash', partial: true, write: (l) => lines.push(l) })
+    const feed = (events: SessionEvent[]) => events.forEach((event) => stream.live({ type: 'event', event }))
+    feed(childLog.slice(0, 4))
+    stream.live({ type: 'text-delta', turn: 1, step: 1, text: 'alpha' })
+    feed(childLog.slice(4))
+    // The retry prints nothing; the response is held until the event after it shows how it stopped.
+    expect(lines.map((l) => l.type)).toEqual(['user', 'stream_event', 'stream_event', 'stream_event'])
+    stream.live({ type: 'idle' })
+    expect(lines.map((l) => l.type)).toEqual(['user', 'stream_event', 'stream_event', 'stream_event', 'stream_event', 'stream_event', 'stream_event', 'assistant'])
+    lines.forEach((l) => expect(l).toMatchObject({ session_id: CHILD, parent_tool_use_id: 'call-7' }))
   })
 })

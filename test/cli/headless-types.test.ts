@@ -82,6 +82,35 @@ async function compactingRun(): Promise<Line[]> {
   }
 }
 
+/** A one-shot run whose parent starts two explore children at once, with partial messages: the children's lines. */
+async function subagentRun(): Promise<Line[]> {
+  const box = sandbox()
+  writeFileSync(join(box.cwd, 'a.txt'), 'alpha\n')
+  const child = 'subagent of type "explore"'
+  const script = [
+    {
+      system: 'You are Rein, a coding agent',
+      toolCalls: [
+        { name: 'task', arguments: { description: 'find alpha', prompt: 'Where is alpha?', subagent_type: 'explore' } },
+        { name: 'task', arguments: { description: 'find beta', prompt: 'Where is beta?', subagent_type: 'explore' } },
+      ],
+    },
+    { system: child, match: 'Where is alpha?', reasoning: 'Grep for it.', toolCalls: [{ name: 'grep', arguments: { pattern: 'alpha', path: box.cwd } }] },
+    { system: child, match: 'Where is beta?', text: 'beta is nowhere.' },
+    { system: child, match: 'Where is alpha?', text: 'alpha is in a.txt:1' },
+    { system: 'You are Rein, a coding agent', text: 'alpha is in a.txt; beta is nowhere.' },
+  ]
+  const parentMock = await startMockModel({ script })
+  try {
+    const args = ['-p', 'Find alpha and beta.', '--output-format', 'stream-json', '--include-partial-messages']
+    const r = await runCli(args, { cwd: box.cwd, env: cliEnv({ url: parentMock.url, home: box.home }) })
+    expect(r.code, r.stderr).toBe(0)
+    return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line)
+  } finally {
+    await parentMock.close()
+  }
+}
+
 /** The SDK type each line is assigned to in the generated file. */
 function sdkType(line: Line): string {
   switch (line.type) {
@@ -106,16 +135,21 @@ describe('stream-json read by a consumer written for Claude Code', () => {
   let run: Awaited<ReturnType<typeof multiStepRun>>
   let runMock: MockModel
   let compacted: Line[]
+  let withChildren: Line[]
   beforeAll(async () => {
     run = await multiStepRun()
     runMock = mock!
     mock = undefined
     compacted = await compactingRun()
+    withChildren = await subagentRun()
     return () => runMock.close()
   }, 120_000)
 
   it('every line of a multi-step run compiles as its Agent SDK message type under tsc --strict', async () => {
-    const lines = [...run.lines, ...compacted]
+    const lines = [...run.lines, ...compacted, ...withChildren]
+    // The children's lines are in: assistant, user and stream_event lines that name a task call.
+    const childKinds = new Set(withChildren.filter((l) => typeof l.parent_tool_use_id === 'string').map((l) => l.type))
+    expect([...childKinds].sort()).toEqual(['assistant', 'stream_event', 'user'])
     const kinds = new Set(lines.map((l) => (l.subtype && l.type !== 'result' ? `${l.type}/${l.subtype}` : l.type)))
     expect([...kinds].sort()).toEqual(['assistant', 'result', 'stream_event', 'system/api_retry', 'system/compact_boundary', 'system/init', 'user'])
 

@@ -60,9 +60,10 @@ describe('the task tool', () => {
     expect(results.map((d) => d.content[0].text)).toEqual(['alpha is in a.txt:1', 'beta is in b.txt:1'])
 
     // Each subagent/end carries exactly what its child's log adds up to.
+    // Ends come in the order the children finished, so each is found by its child's id.
     const ends = ofType(parent, 'subagent/end').map((e) => e.data as { child: string; usage: Usage; cost: number })
     children.forEach((child) => {
-      const end = ends.find((e) => e.child === child.header.id)!
+      const end = ends.find((e) => e.child === child.header.id) as (typeof ends)[number]
       const answered = ofType(child, 'assistant/message') as SessionEvent<'assistant/message'>[]
       const usage = answered.reduce((sum, e) => addUsage(sum, e.data.usage ?? zeroUsage), zeroUsage)
       const model = modelInfo((ofType(child, 'request/header')[0] as SessionEvent<'request/header'>).data.config.model)

@@ -4,6 +4,9 @@ import { onExitSignals } from '../exit-signals.js'
 import { maxLineBytes } from '../line-limit.js'
 import { initLine, type InitServer } from './claude/init.js'
 import { ClaudeStream } from './claude/stream.js'
+import { ChildStream } from './claude/child-stream.js'
+import { modelInfo, type ModelInfo } from '../../llm/catalog.js'
+import { modelOverrides } from '../../runtime/model-choice.js'
 import { ApiClock } from './api-clock.js'
 import { exitCodeFor, lastAssistantText, summarize, type PermissionDenial } from './result.js'
 import { inputLines } from './stream-input.js'
@@ -52,6 +55,25 @@ export async function runPrint(options: PrintOptions): Promise<number> {
   const write = (value: unknown): void => {
     out.write(`${JSON.stringify(value)}\n`)
   }
+  // Subagents at any depth, as each starts: its model for the result's `modelUsage`, and its lines in the stream.
+  const childModels = new Map<string, ModelInfo>()
+  const stopChildren = opened.subagents.onChild((child) => {
+    const sessionId = child.agent.session.id
+    childModels.set(sessionId, modelInfo(child.agent.config.model, modelOverrides(opened.settings)))
+    if (options.outputFormat === 'stream-json') {
+      const stream = new ChildStream({
+        sessionId,
+        callId: child.callId,
+        modelId: child.agent.config.model,
+        partial: options.includePartialMessages ?? false,
+        write,
+      })
+      child.agent.subscribe((event) => stream.live(event))
+    } else if (options.outputFormat === 'events') {
+      // Rein's own stream tags a child's lines with the child's session and the parent's `task` call; the session's own lines carry neither.
+      child.agent.subscribe((event) => write({ ...event, session_id: sessionId, parent_tool_use_id: child.callId }))
+    }
+  })
   const claude =
     options.outputFormat === 'stream-json'
       ? new ClaudeStream({
@@ -64,6 +86,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
           partial: options.includePartialMessages ?? false,
           write,
           started,
+          childModels,
         })
       : undefined
   // json and events: the result's model time, and with stream-json input the idle period each result covers.
@@ -73,6 +96,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     const result = summarize(agent.session.events, period.fromSeq, agent.session.id, outcome, opened.model, performance.now() - period.started, denials.slice(period.denials), {
       apiMs: api.take(),
       runFromSeq: fromSeq,
+      childModels,
     })
     Object.assign(period, { fromSeq: agent.session.length, started: performance.now(), denials: denials.length })
     return result
@@ -125,6 +149,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
       outcome = await agent.whenIdle()
     }
     unsubscribe()
+    stopChildren()
     claude?.finish(outcome)
     if (options.outputFormat === 'text') {
       const text = lastAssistantText(agent.session.events, fromSeq)

@@ -61,11 +61,11 @@ export interface ResultLine {
   duration_ms: number
   /** Time spent waiting on the model: from each request's `request/sent` to its response or failure. */
   duration_api_ms: number
-  /** The run's cost so far (cumulative across turns when stdin streams prompts). */
+  /** The run's cost so far (cumulative across turns when stdin streams prompts), its subagents' included. */
   total_cost_usd: number
   /** This turn's (or run's) tokens. */
   usage: ResultUsage
-  /** The run's totals per model so far. */
+  /** The run's totals per model so far, its subagents' models included. */
   modelUsage: Record<string, ModelUsageEntry>
   /** Calls refused because they needed approval and nothing could ask. */
   permission_denials: PermissionDenial[]
@@ -77,7 +77,16 @@ export interface ResultLine {
     reasoning_tokens: number
     /** Share of prompt tokens read from DeepSeek's cache, 0 to 1. */
     cache_hit_ratio: number
+    /** The subagents the run has finished so far (their `subagent/end` events), apart from the session's own figures. */
+    subagents: SubagentTotals
   }
+}
+
+/** What a run's finished subagents used: `total_cost_usd` is part of the result's own `total_cost_usd`. */
+export interface SubagentTotals {
+  count: number
+  usage: ResultUsage
+  total_cost_usd: number
 }
 
 /** What a result needs besides the log. */
@@ -85,6 +94,8 @@ export interface ResultTiming {
   apiMs?: number
   /** Where the run began, for the cumulative cost and model totals; default `fromSeq`. */
   runFromSeq?: number
+  /** Each child session's model, for `modelUsage`; a child not listed is counted under the session's model. */
+  childModels?: ReadonlyMap<string, ModelInfo>
 }
 
 /**
@@ -101,8 +112,9 @@ export function summarize(
   denials: readonly PermissionDenial[] = [],
   timing: ResultTiming = {},
 ): ResultLine {
-  const range = tally(events, fromSeq, model)
-  const run = timing.runFromSeq === undefined || timing.runFromSeq === fromSeq ? range : tally(events, timing.runFromSeq, model)
+  const childModels = timing.childModels ?? new Map<string, ModelInfo>()
+  const range = tally(events, fromSeq, model, childModels)
+  const run = timing.runFromSeq === undefined || timing.runFromSeq === fromSeq ? range : tally(events, timing.runFromSeq, model, childModels)
   const reason = outcome?.reason ?? range.lastEnd?.reason ?? 'completed'
   const message = outcome ? outcome.message : range.lastEnd?.error?.message
   const subtype = reason === 'completed' ? 'success' : reason === 'max-steps' ? 'error_max_turns' : 'error_during_execution'
@@ -119,7 +131,7 @@ export function summarize(
     num_turns: range.responses,
     duration_ms: Math.round(durationMs),
     duration_api_ms: Math.round(timing.apiMs ?? 0),
-    total_cost_usd: round(run.cost),
+    total_cost_usd: round(run.cost + run.children.cost),
     usage: resultUsage(usage),
     modelUsage: Object.fromEntries(
       [...run.byModel].map(([id, u]) => [
@@ -132,8 +144,8 @@ export function summarize(
           cacheCreationInputTokens: 0,
           webSearchRequests: 0,
           costUSD: round(u.cost),
-          contextWindow: model.contextWindow,
-          maxOutputTokens: model.maxOutput,
+          contextWindow: u.info.contextWindow,
+          maxOutputTokens: u.info.maxOutput,
         },
       ]),
     ),
@@ -143,6 +155,7 @@ export function summarize(
       turns: range.turns,
       reasoning_tokens: usage.reasoning,
       cache_hit_ratio: prompt ? Number((usage.inputCacheRead / prompt).toFixed(4)) : 0,
+      subagents: { count: run.children.count, usage: resultUsage(run.children.usage), total_cost_usd: round(run.children.cost) },
     },
   }
 }
@@ -159,9 +172,13 @@ export function lastAssistantText(events: readonly SessionEvent[], fromSeq: numb
 }
 
 interface Tally {
+  /** The session's own responses. */
   usage: Usage
   cost: number
-  byModel: Map<string, { usage: Usage; cost: number }>
+  /** Finished subagents, from the session's `subagent/end` events. */
+  children: { count: number; usage: Usage; cost: number }
+  /** The session's own and its subagents', by model id. */
+  byModel: Map<string, { usage: Usage; cost: number; info: ModelInfo }>
   responses: number
   turns: number
   lastText: string
@@ -169,8 +186,8 @@ interface Tally {
   lastEnd: SessionEvent<'turn/end'>['data'] | undefined
 }
 
-function tally(events: readonly SessionEvent[], fromSeq: number, model: ModelInfo): Tally {
-  const t: Tally = { usage: zeroUsage, cost: 0, byModel: new Map(), responses: 0, turns: 0, lastText: '', stopReason: null, lastEnd: undefined }
+function tally(events: readonly SessionEvent[], fromSeq: number, model: ModelInfo, childModels: ReadonlyMap<string, ModelInfo>): Tally {
+  const t: Tally = { usage: zeroUsage, cost: 0, children: { count: 0, usage: zeroUsage, cost: 0 }, byModel: new Map(), responses: 0, turns: 0, lastText: '', stopReason: null, lastEnd: undefined }
   let current = model.id
   let answered = false
   for (let i = fromSeq; i < events.length; i++) {
@@ -204,9 +221,15 @@ function tally(events: readonly SessionEvent[], fromSeq: number, model: ModelInf
           const cost = costOf(event.data.usage, model, e.time)
           t.usage = addUsage(t.usage, event.data.usage)
           t.cost += cost
-          const entry = t.byModel.get(current) ?? { usage: zeroUsage, cost: 0 }
-          t.byModel.set(current, { usage: addUsage(entry.usage, event.data.usage), cost: entry.cost + cost })
+          addModel(t, current, model, event.data.usage, cost)
         }
+        break
+      }
+      case 'subagent/end': {
+        const { usage, cost } = e.data
+        const info = childModels.get(e.data.child) ?? model
+        t.children = { count: t.children.count + 1, usage: addUsage(t.children.usage, usage), cost: t.children.cost + cost }
+        addModel(t, info.id, info, usage, cost)
         break
       }
       default:
@@ -215,6 +238,11 @@ function tally(events: readonly SessionEvent[], fromSeq: number, model: ModelInf
   }
   if (!answered) t.stopReason = null
   return t
+}
+
+function addModel(t: Tally, id: string, info: ModelInfo, usage: Usage, cost: number): void {
+  const entry = t.byModel.get(id) ?? { usage: zeroUsage, cost: 0, info }
+  t.byModel.set(id, { usage: addUsage(entry.usage, usage), cost: entry.cost + cost, info: entry.info })
 }
 
 function resultUsage(usage: Usage): ResultUsage {

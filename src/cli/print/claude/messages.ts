@@ -30,6 +30,8 @@ export class ClaudeMessages {
   constructor(
     private readonly sessionId: string,
     initialModel: string,
+    /** The parent's `task` call id when these are a subagent's lines. */
+    private readonly parentToolUseId: string | null = null,
   ) {
     this.model = initialModel
   }
@@ -60,7 +62,7 @@ export class ClaudeMessages {
         out.push({
           type: 'user',
           message: { role: 'user', content: userContent(data.content) },
-          parent_tool_use_id: null,
+          parent_tool_use_id: this.parentToolUseId,
           session_id: this.sessionId,
           uuid: eventUuid(this.sessionId, event.seq, data.id),
           ...(event.type === 'context/message' ? { isSynthetic: true as const } : {}),
@@ -115,7 +117,7 @@ export class ClaudeMessages {
       {
         type: 'user',
         message: { role: 'user', content: batch.blocks },
-        parent_tool_use_id: null,
+        parent_tool_use_id: this.parentToolUseId,
         session_id: this.sessionId,
         uuid: eventUuid(this.sessionId, batch.seq),
       },
@@ -140,7 +142,7 @@ export class ClaudeMessages {
         diagnostics: null,
         usage: messageUsage(event.data.usage),
       },
-      parent_tool_use_id: null,
+      parent_tool_use_id: this.parentToolUseId,
       session_id: this.sessionId,
       uuid,
     }

@@ -26,6 +26,8 @@ export class PartialMessages {
   constructor(
     private readonly sessionId: string,
     private readonly model: () => string,
+    /** The parent's `task` call id when these are a subagent's deltas. */
+    private readonly parentToolUseId: string | null = null,
   ) {}
 
   delta(delta: Delta): StreamEventLine[] {
@@ -111,7 +113,7 @@ export class PartialMessages {
   }
 
   private line(event: StreamEvent): StreamEventLine {
-    return { type: 'stream_event', event, parent_tool_use_id: null, session_id: this.sessionId, uuid: randomUUID() as Uuid }
+    return { type: 'stream_event', event, parent_tool_use_id: this.parentToolUseId, session_id: this.sessionId, uuid: randomUUID() as Uuid }
   }
 }
 

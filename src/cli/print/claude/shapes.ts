@@ -3,7 +3,8 @@ import type { Uuid } from './ids.js'
 /**
  * The lines of `--output-format stream-json`, in the shapes of Claude Code's headless mode (its Agent SDK's
  * `SDKMessage` types). Field names are Claude Code's, so they break this project's camelCase on purpose. Every line
- * carries `session_id`, `uuid` and `parent_tool_use_id` (null until subagents exist). Rein's own additions sit
+ * carries `session_id` and `uuid`; `assistant`, `user` and `stream_event` lines also `parent_tool_use_id` (the `task`
+ * call that runs a subagent's line, null on the parent's own). Rein's own additions sit
  * under one key, `rein`, which Claude Code consumers ignore.
  */
 
@@ -54,7 +55,8 @@ export interface AssistantBody {
 interface LineBase {
   session_id: string
   uuid: Uuid
-  parent_tool_use_id: null
+  /** The parent's `task` call id on a subagent's line; null on the session's own. */
+  parent_tool_use_id: string | null
 }
 
 export interface AssistantLine extends LineBase {

@@ -23,6 +23,8 @@ export interface ClaudeStreamOptions {
   write: (line: ClaudeLine) => void
   /** When the run began, on `performance.now()`'s clock. */
   started: number
+  /** Each subagent session's model, for the result's `modelUsage`. */
+  childModels?: ReadonlyMap<string, ModelInfo>
 }
 
 /**
@@ -103,6 +105,7 @@ export class ClaudeStream {
       summarize(this.options.events(), turn.fromSeq, this.options.sessionId, outcome, this.options.model, performance.now() - turn.started, denials, {
         apiMs: this.api.take(),
         runFromSeq: this.options.fromSeq,
+        childModels: this.options.childModels,
       }),
     )
   }
