@@ -30,8 +30,10 @@ export function parentAndChildren(home: string): { parent: StoredLog; children: 
   const parents = logs.filter((l) => !l.header.subagent)
   if (parents.length !== 1) throw new Error(`expected one parent log, found ${parents.length}`)
   const parent = parents[0]
-  const order = parent.events.filter((e) => e.type === 'subagent/start').map((e) => (e.data as { child: string }).child)
-  const children = logs.filter((l) => l.header.subagent).sort((a, b) => order.indexOf(a.header.id) - order.indexOf(b.header.id))
+  // Children in the order the model called them: parallel children may start, and be listed, in either order.
+  const order = parent.events.filter((e) => e.type === 'tool/call').map((e) => (e.data as { callId: string }).callId)
+  const callOf = (log: StoredLog) => (log.header.subagent as { callId: string } | undefined)?.callId ?? ''
+  const children = logs.filter((l) => l.header.subagent).sort((a, b) => order.indexOf(callOf(a)) - order.indexOf(callOf(b)))
   return { parent, children }
 }
 
