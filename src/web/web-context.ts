@@ -71,7 +71,12 @@ export class WebContext {
 
   /** True when another process holds the session's writer lease; a store that cannot tell shows none as held. */
   private async leasedElsewhere(id: string): Promise<boolean> {
-    return (await this.store.isLeased?.(id)) ?? false
+    try {
+      return (await this.store.isLeased?.(id)) ?? false
+    } catch {
+      // Removed since it was listed, or its lock unreadable: the row still shows, as not held (its page says more).
+      return false
+    }
   }
 
   /** Every session this server may show, newest activity first, with model, state, cost and cache-hit share. */
