@@ -6,7 +6,7 @@ import { JsonlStore } from '../store/jsonl-store.js'
 import type { SessionStore } from '../store/store.js'
 
 /** Where a store choice came from, for the sentence that refuses a bad one. */
-type StoreSource = '--store' | 'REIN_STORE' | 'store.url in settings'
+export type StoreSource = '--store' | 'REIN_STORE' | 'store.url in settings'
 
 /**
  * The store a command uses: `--store`, else `$REIN_STORE`, else `store.url` in the user's settings

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path'
 import type { SessionHeader } from '../session/events.js'
 import { damagedLine, SessionError } from './errors.js'
 import { cwdKey } from './home.js'
-import { busyError, takeFileLease, type SessionLease } from './lease.js'
+import { busyError, fileLeaseIsHeld, takeFileLease, type SessionLease } from './lease.js'
 import { scanLines } from './line-reader.js'
 import { JsonlSidecars } from './jsonl-sidecar.js'
 import type { ReadEnd, ReadStart, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from './store.js'
@@ -108,6 +108,15 @@ export class JsonlStore implements SessionStore {
   async lease(id: string): Promise<SessionLease> {
     const path = await this.find(id)
     return this.takeLease(path, id)
+  }
+
+  async isLeased(id: string): Promise<boolean> {
+    const lock = `${await this.find(id)}.lock`
+    try {
+      return fileLeaseIsHeld(lock, staleMs())
+    } catch (error) {
+      throw fileError(error, lock, 'read')
+    }
   }
 
   async openAppend(id: string, end: ReadEnd, lease: SessionLease): Promise<SessionWriter> {

@@ -66,6 +66,12 @@ export function takeFileLease(path: string, id: string, staleMs = DEFAULT_STALE_
   throw busyError(id, readLease(path)?.owner)
 }
 
+/** True when the lease file at `path` exists and is not stale: its holder would refuse another writer. */
+export function fileLeaseIsHeld(path: string, staleMs = DEFAULT_STALE_MS): boolean {
+  const current = readLease(path)
+  return current !== undefined && !isStale(current, staleMs)
+}
+
 class FileLease implements SessionLease {
   private released = false
   private readonly timer: NodeJS.Timeout

@@ -59,6 +59,11 @@ export class MemoryStore implements SessionStore {
     }
   }
 
+  async isLeased(id: string): Promise<boolean> {
+    this.get(id)
+    return this.leases.has(id)
+  }
+
   async openAppend(id: string, end: ReadEnd, lease: SessionLease): Promise<SessionWriter> {
     const lines = this.get(id)
     if (!lease.held()) throw busyError(id, undefined)

@@ -89,6 +89,12 @@ export interface SessionStore {
   /** Summaries of the sessions of one working directory (`cwd`) or of all of them, in no particular order. */
   summaries(cwd: string | 'all'): Promise<SessionSummary[]>
   /**
+   * Optional: true when some process holds the writer lease of session `id` now; false when nobody does (never
+   * taken, released, or gone stale so the next taker would take it over). Only reads: never takes or refreshes the
+   * lease. Readers (the web listing) use it to tell a session running elsewhere from one a crash left open.
+   */
+  isLeased?(id: string): Promise<boolean>
+  /**
    * Optional: resume sidecars (src/session/sidecar.ts). A store without them resumes by reading the whole log; one
    * with them lets a resume read the sidecar and only the log's tail.
    */

@@ -8,7 +8,8 @@ import { loadSettings } from '../config/settings.js'
 import { costOf, modelInfo } from '../llm/catalog.js'
 import { modelOverridesOf } from '../llm/model-settings.js'
 import { SessionError } from '../store/errors.js'
-import { JsonlStore } from '../store/jsonl-store.js'
+import { closeStore, openStoreAt, type StoreSource } from '../runtime/open-store.js'
+import type { SessionStore } from '../store/store.js'
 import { loadAssets, UI_DIR } from './assets.js'
 import { WebError } from './directories.js'
 import type { Pricing } from './figures.js'
@@ -32,6 +33,11 @@ export interface WebServerOptions {
   port?: number
   /** Default: 32 random bytes, hex. */
   token?: string
+  /**
+   * The session store as `storeChoice` picked it (`jsonl` or a postgres:// URL, and where that came from); default
+   * the JSONL store under `home`. Listing and reading use it, and agents the server opens write to it.
+   */
+  store?: { url: string; source?: StoreSource }
   /** Flags for every agent the server opens (model, effort, permission mode, allow rules, trust). */
   agent?: AgentDefaults
   /** The built page; default dist/web-ui. */
@@ -70,7 +76,14 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const root = resolve(options.root)
   const host = options.host ?? '127.0.0.1'
   const token = options.token ?? randomBytes(32).toString('hex')
-  const store = new JsonlStore(options.home)
+  const storeUrl = options.store?.url ?? 'jsonl'
+  const store = await openStoreAt(storeUrl, options.home, options.store?.source)
+  try {
+    await reachable(store)
+  } catch (error) {
+    await closeStore(store)
+    throw error
+  }
   let overrides = {}
   try {
     overrides = modelOverridesOf(loadSettings(root, options.home, { workspaceTrusted: false }).models)
@@ -78,7 +91,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     // Broken settings are reported when a session opens (as the terminal does); prices fall back to the catalog's.
   }
   const price: Pricing = (model, usage, time) => costOf(usage, modelInfo(model, overrides), time)
-  const sessions = new SessionHost({ ...options.agent, home: options.home }, options.home)
+  const sessions = new SessionHost({ ...options.agent, home: options.home, store: storeUrl }, options.home)
   const ctx = new WebContext(
     root,
     options.all === true,
@@ -134,7 +147,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     return c.json({ error: sentence(error instanceof Error ? error.message : String(error)) }, 500)
   })
 
-  const server = await new Promise<ReturnType<typeof serve>>((resolveServer, reject) => {
+  const listening = new Promise<ReturnType<typeof serve>>((resolveServer, reject) => {
     const s = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
       port = info.port
       resolveServer(s)
@@ -148,6 +161,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         ),
       ),
     )
+  })
+  const server = await listening.catch(async (error: unknown) => {
+    await closeStore(store)
+    throw error
   })
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
   return {
@@ -164,6 +181,15 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       })
     },
   }
+}
+
+/**
+ * Fails now, in one sentence, when the store cannot be used (a database that is down or refuses the login), rather
+ * than on the first page load. A store with a schema to bring up to date (PostgreSQL) does so here.
+ */
+async function reachable(store: SessionStore): Promise<void> {
+  const migrating = store as SessionStore & { migrated?: () => Promise<void> }
+  if (typeof migrating.migrated === 'function') await migrating.migrated()
 }
 
 /** A message as one sentence: capitalized and ending in a full stop. */

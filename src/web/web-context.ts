@@ -1,8 +1,6 @@
-import { statSync } from 'node:fs'
 import type { SessionEvent } from '../session/events.js'
 import { readSessionLog } from '../session/load.js'
-import { DEFAULT_STALE_MS } from '../store/lease.js'
-import type { JsonlStore } from '../store/jsonl-store.js'
+import type { SessionStore } from '../store/store.js'
 import { isInside } from '../tools/paths.js'
 import { WebError } from './directories.js'
 import { sessionFigures, type Pricing, type SessionFigures } from './figures.js'
@@ -41,7 +39,8 @@ export class WebContext {
     /** Serve every workspace's sessions (`--all`), not only those whose directory lies inside `root`. */
     readonly all: boolean,
     readonly home: string,
-    readonly store: JsonlStore,
+    /** The store `rein web` was pointed at (`--store`, REIN_STORE, settings); read through its interface only. */
+    readonly store: SessionStore,
     readonly reader: SessionReader,
     readonly host: SessionHost,
     readonly inspector: Inspector,
@@ -67,14 +66,15 @@ export class WebContext {
   async loggedState(id: string, events: readonly SessionEvent[]): Promise<{ state: ShownState }> {
     const logged = sessionFigures(events, this.price).state
     if (logged !== 'open') return { state: logged }
-    return { state: (await this.leaseIsFresh(id)) ? 'running' : 'interrupted' }
+    return { state: (await this.leasedElsewhere(id)) ? 'running' : 'interrupted' }
   }
 
-  private async leaseIsFresh(id: string): Promise<boolean> {
+  /** True when another process holds the session's writer lease; a store that cannot tell shows none as held. */
+  private async leasedElsewhere(id: string): Promise<boolean> {
     try {
-      return Date.now() - statSync(`${await this.store.location(id)}.lock`).mtimeMs < DEFAULT_STALE_MS
+      return (await this.store.isLeased?.(id)) ?? false
     } catch {
-      // No lock file: nobody holds the session.
+      // Removed since it was listed, or its lock unreadable: the row still shows, as not held (its page says more).
       return false
     }
   }
@@ -103,7 +103,7 @@ export class WebContext {
           ? 'running'
           : 'idle'
         : f.state === 'open'
-          ? (await this.leaseIsFresh(s.id))
+          ? (await this.leasedElsewhere(s.id))
             ? 'running'
             : 'interrupted'
           : f.state

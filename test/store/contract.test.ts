@@ -257,6 +257,18 @@ describe.each(fixtures)('the store contract: $name', (fixture) => {
       await won[0].value.close()
     })
 
+    it('tells a reader whether a session is held for writing, without taking the lease', async () => {
+      const store = await fixture.make()
+      const session = await sessionWith(store, '/repo', ['one'])
+      expect(await store.isLeased?.(session.id)).toBe(false)
+      const holder = await Session.load(store, session.id)
+      expect(await store.isLeased?.(session.id)).toBe(true)
+      expect(await store.isLeased?.(session.id)).toBe(true)
+      await holder.close()
+      expect(await store.isLeased?.(session.id)).toBe(false)
+      await expect(store.isLeased?.('no-such-session')).rejects.toThrow(/no session no-such-session/)
+    })
+
     it('lets a reader read a session while a writer holds it', async () => {
       const store = await fixture.make()
       const session = await sessionWith(store, '/repo', ['one'])

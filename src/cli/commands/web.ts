@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import { PERMISSION_MODES } from '../../agent/types.js'
+import { storeChoice } from '../../runtime/open-store.js'
 import { reinHome } from '../../store/home.js'
 import { onExitSignals } from '../exit-signals.js'
 import { fail } from '../fail.js'
@@ -29,6 +30,7 @@ export function registerWebCommand(program: Command): void {
     .option('--no-open', 'do not open a browser')
     .option('--all', 'show the sessions of every workspace, not only those inside the working directory')
     .option('--cwd <dir>', 'the workspace: new sessions start inside it (default: the current directory)')
+    .option('--store <url>', 'session store to list, read and write: jsonl (default) or postgres://user@host/db (also REIN_STORE, store.url)')
     .option('--model <id>', 'model id for new sessions')
     .addOption(new Option('--effort <level>', 'thinking effort').choices(['off', 'low', 'high', 'max']))
     .addOption(new Option('--permission-mode <mode>', 'permission mode').choices([...PERMISSION_MODES]))
@@ -47,10 +49,12 @@ export function registerWebCommand(program: Command): void {
 async function runWeb(flags: WebFlags): Promise<number> {
   const { cwd, model, effort, permissionMode, allow, trustProject } = agentOptions({ ...flags, outputFormat: 'text' })
   const { startWebServer, isLoopback } = await import('../../web/server.js')
+  const home = reinHome()
   const server = await startWebServer({
     root: cwd,
     all: flags.all === true,
-    home: reinHome(),
+    home,
+    store: storeChoice({ home, flag: flags.store }),
     host: flags.host,
     port: flags.port,
     agent: { model, effort, permissionMode, allow, trustProject },

@@ -45,6 +45,13 @@ export async function takePostgresLease(pool: Pool, id: string, staleMs: number)
   return new PostgresLease(pool, id, token, owner, staleMs)
 }
 
+/** True when a live process holds session `id`'s lease row: unexpired, and not left by a dead process on this host. */
+export async function postgresLeaseIsHeld(pool: Pool, id: string): Promise<boolean> {
+  const found = await pool.query<{ owner: LeaseOwner }>('SELECT owner FROM rein_leases WHERE session_id = $1 AND expires_at >= now()', [id])
+  const owner = found.rows[0]?.owner
+  return owner !== undefined && !(owner.host === hostname() && !processExists(owner.pid))
+}
+
 export class PostgresLease implements SessionLease {
   private released = false
   private lost = false

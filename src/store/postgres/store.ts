@@ -6,7 +6,7 @@ import { busyError, DEFAULT_STALE_MS, type SessionLease } from '../lease.js'
 import type { ReadEnd, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from '../store.js'
 import { emptySummaryState, feedSummary, PREFIX_CHARS, summaryOf, type SummaryState } from '../summary-scan.js'
 import { connectionError, safeUrl } from './connection.js'
-import { PostgresLease, takePostgresLease } from './lease.js'
+import { PostgresLease, postgresLeaseIsHeld, takePostgresLease } from './lease.js'
 import { migrate } from './migrations.js'
 
 /** Records fetched per round trip while streaming a session. */
@@ -82,6 +82,11 @@ export class PostgresStore implements SessionStore {
       for (const record of page.rows) sink(JSON.parse(record.record), record.seq + 2)
     }
     return { records: row.records, validBytes: 0, endsWithNewline: true }
+  }
+
+  async isLeased(id: string): Promise<boolean> {
+    await this.row(id)
+    return this.query(() => postgresLeaseIsHeld(this.pool, id))
   }
 
   async openAppend(id: string, end: ReadEnd, lease: SessionLease): Promise<SessionWriter> {
