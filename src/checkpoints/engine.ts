@@ -163,6 +163,10 @@ export class Checkpoints {
     if (!existsSync(join(this.gitDir, 'HEAD'))) {
       mkdirSync(this.gitDir, { recursive: true })
       await this.git(['init', '--quiet', '--bare'], undefined, true)
+      // The untracked cache lets `status` skip directories whose mtime did not change: most of a big workspace.
+      await this.git(['config', 'core.untrackedCache', 'true'], undefined, true)
+      // HEAD names the latest snapshot, so `status` lists only what changed since it.
+      await this.git(['symbolic-ref', 'HEAD', REF], undefined, true)
     }
     mkdirSync(join(this.gitDir, 'info'), { recursive: true })
     writeFileSync(join(this.gitDir, 'info', 'exclude'), REIN_IGNORE.join('\n') + '\n')

@@ -29,7 +29,9 @@ export interface ShadowGitOptions {
  */
 export function shadowGit(options: ShadowGitOptions) {
   const base = gitEnv(options.env ?? process.env, options.secretEnv)
-  for (const name of Object.keys(base)) if (name.startsWith('GIT_') && name !== 'GIT_OPTIONAL_LOCKS') delete base[name]
+  // GIT_OPTIONAL_LOCKS goes too: in Rein's own repository `status` should write back refreshed stat data, or every
+  // later snapshot re-reads files whose timestamps looked racy.
+  for (const name of Object.keys(base)) if (name.startsWith('GIT_')) delete base[name]
   const env: NodeJS.ProcessEnv = {
     ...base,
     GIT_CONFIG_NOSYSTEM: '1',
