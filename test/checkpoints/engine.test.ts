@@ -141,4 +141,32 @@ describe('checkpoint engine', () => {
     expect(existsSync(decoy)).toBe(false)
     expect(existsSync(join(cwd, 'decoy-index'))).toBe(false)
   })
+
+  it('a restore brings back the executable bit a command removed', async () => {
+    const { cwd, engine } = workspace()
+    sh(cwd, 'printf "#!/bin/sh\\n" > run.sh && chmod 755 run.sh')
+    const before = await engine.snapshot()
+    sh(cwd, 'chmod 644 run.sh')
+    expect(await engine.changesSince(before.commit)).toEqual([{ path: 'run.sh', kind: 'modified' }])
+    await engine.restore(before.commit)
+    expect(lstatSync(join(cwd, 'run.sh')).mode & 0o111).not.toBe(0)
+  })
+
+  it('file names with spaces, quotes, newlines and leading dashes are recorded and restored exactly', async () => {
+    const { cwd, engine } = workspace()
+    const before = await engine.snapshot()
+    const names = ['with space.txt', 'quote"d.txt', 'new\nline.txt', '-rf', ':(exclude)magic', 'ünïcode.txt']
+    for (const name of names) writeFileSync(join(cwd, name), name)
+    expect(sorted(await engine.changesSince(before.commit)).map((c) => c.path)).toEqual([...names].sort((a, b) => a.localeCompare(b)))
+    await engine.restore(before.commit)
+    for (const name of names) expect(existsSync(join(cwd, name))).toBe(false)
+  })
+
+  it('an oversized file whose name looks like pathspec magic is still only skipped', async () => {
+    const { cwd, engine } = workspace()
+    writeFileSync(join(cwd, ':(glob)*'), 'x'.repeat(4096))
+    const snapshot = await engine.snapshot()
+    expect(snapshot.skipped.map((s) => s.path)).toEqual([':(glob)*'])
+    expect(snapshot.files).toBe(3)
+  })
 })
