@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path'
 import { Agent } from '../agent/agent.js'
 import type { Extension, ToolCallInfo } from '../agent/extensions.js'
 import type { PermissionMode } from '../agent/types.js'
+import { Checkpoints } from '../checkpoints/engine.js'
+import { checkpointExtension } from '../checkpoints/extension.js'
 import { Compactor } from '../compaction/compactor.js'
 import { loadSettings, type Settings } from '../config/settings.js'
 import { fileChanges } from '../context/file-changes.js'
@@ -79,7 +81,7 @@ export interface OpenedAgent {
  * The composition root: opens (or resumes, or forks) a session and wires every part of Rein around an agent —
  * settings, trust, the model adapter, MCP servers, hooks, context producers, the permission policy and compaction.
  * Extensions run in this order: hooks, workspace instructions, runtime context, file changes, permissions,
- * compaction, then the caller's.
+ * compaction, checkpoints, then the caller's.
  */
 export async function openAgentWithContext(options: OpenAgentOptions): Promise<OpenedAgent> {
   const env = options.env ?? process.env
@@ -217,6 +219,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       ...workflow.after,
       policy,
       compactor,
+      // Checkpoints (docs/checkpoints.md): a snapshot of the workspace before each step's first mutating tool.
+      checkpointExtension({ engine: new Checkpoints({ home, cwd, env, secretEnv: settings.secretEnv }) }),
       ...(options.onPermissionRefused ? [refusals(options.onPermissionRefused)] : []),
       ...(options.extensions ?? []),
     ],

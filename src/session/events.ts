@@ -116,6 +116,21 @@ export interface EventDataMap {
    * `usage` and `cost` (USD) sum the child's own assistant messages.
    */
   'subagent/end': { callId: string; child: string; outcome: string; usage: Usage; cost: number }
+  /**
+   * The workspace was snapshotted before the step's first mutating tool (src/checkpoints). `commit` names the
+   * snapshot in `$REIN_HOME/checkpoints/<workspace>`; `files` is how many files it holds; `skipped` names what it left
+   * out (over the size limit, nested repositories). `error` instead of `commit`: the snapshot failed, the step ran on.
+   */
+  'checkpoint/created': {
+    turn: number
+    step: number
+    commit?: string
+    files?: number
+    skipped?: { path: string; reason: string; bytes?: number }[]
+    error?: string
+  }
+  /** What the step's tools changed in the workspace, compared with the step's snapshot. */
+  'checkpoint/changes': { turn: number; step: number; paths: { path: string; kind: 'added' | 'modified' | 'deleted' }[] }
 }
 
 export type InboxVerb = 'followUp' | 'steer' | 'inject'
@@ -176,6 +191,8 @@ for (const type of [
   'plan/reviewed',
   'subagent/start',
   'subagent/end',
+  'checkpoint/created',
+  'checkpoint/changes',
 ]) {
   knownTypes.set(type, { surface: false })
 }

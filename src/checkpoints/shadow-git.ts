@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process'
+import { gitEnv, safeGitArgs } from '../trust/git.js'
+
+/** A git command that failed: the command line (without the safety flags) and git's own message. */
+export class ShadowGitError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly stderr: string,
+    readonly exitCode: number | null,
+  ) {
+    super(`git ${args.join(' ')} failed (exit ${exitCode ?? 'signal'}): ${stderr.trim().split('\n').at(-1) ?? ''}`)
+  }
+}
+
+export interface ShadowGitOptions {
+  /** Rein's own repository (`$REIN_HOME/checkpoints/<workspace key>`). */
+  gitDir: string
+  /** The user's workspace; git reads and writes files there, never its `.git`. */
+  workTree: string
+  env?: NodeJS.ProcessEnv
+  secretEnv?: readonly string[]
+}
+
+/**
+ * Runs git against the shadow repository only. Every `GIT_*` variable the caller inherited is dropped (a
+ * `GIT_DIR` or `GIT_INDEX_FILE` left by a hook would point git at the user's repository), global and system config
+ * are not read (so no filter, hook or fsmonitor program the user configured can run), and `safeGitArgs` turns off
+ * every setting that could start a program. Output is returned as a Buffer: paths are bytes, not text.
+ */
+export function shadowGit(options: ShadowGitOptions) {
+  const base = gitEnv(options.env ?? process.env, options.secretEnv)
+  // GIT_OPTIONAL_LOCKS goes too: in Rein's own repository `status` should write back refreshed stat data, or every
+  // later snapshot re-reads files whose timestamps looked racy.
+  for (const name of Object.keys(base)) if (name.startsWith('GIT_')) delete base[name]
+  const env: NodeJS.ProcessEnv = {
+    ...base,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: 'Rein',
+    GIT_AUTHOR_EMAIL: 'checkpoints@rein.invalid',
+    GIT_COMMITTER_NAME: 'Rein',
+    GIT_COMMITTER_EMAIL: 'checkpoints@rein.invalid',
+  }
+  const safe = [...safeGitArgs(), '-c', 'core.autocrlf=false', '-c', 'core.symlinks=true', '--git-dir', options.gitDir]
+  const prefix = [...safe, '--work-tree', options.workTree]
+
+  /**
+   * Runs `git <args>`, feeding `input` on stdin; resolves stdout, rejects with a `ShadowGitError`. `bare` runs
+   * without the work tree (creating the repository).
+   */
+  return function run(args: readonly string[], input?: Buffer | string, bare = false): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const argv = [...(bare ? safe : prefix), ...args]
+      const child = spawn('git', argv, { cwd: options.workTree, env, stdio: ['pipe', 'pipe', 'pipe'] })
+      const out: Buffer[] = []
+      const err: Buffer[] = []
+      child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
+      child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+      child.on('error', (error) => reject(new ShadowGitError(args, error.message, null)))
+      child.on('close', (code) => {
+        if (code === 0) resolve(Buffer.concat(out))
+        else reject(new ShadowGitError(args, Buffer.concat(err).toString(), code))
+      })
+      // A git that exits before reading stdin closes the pipe; its exit code already reports what went wrong.
+      child.stdin.on('error', () => {})
+      child.stdin.end(input ?? '')
+    })
+  }
+}
+
+export type ShadowGit = ReturnType<typeof shadowGit>
