@@ -1,24 +1,10 @@
 import type { Usage } from '../llm/messages.js'
 import type { AnyEvent, SessionEvent } from '../session/events.js'
+import type { StepFigures } from './api-types.js'
 
 /** USD for one response's usage by `model`, at the prices in force at `time` (ms since the epoch). */
 export type Pricing = (model: string, usage: Usage, time: number) => number
 
-/** One model response's figures. `cacheHitShare` is cache-read tokens over prompt tokens, 0..1. */
-export interface StepFigures {
-  turn: number
-  step: number
-  /** The seq of the `assistant/message` (or `compaction/end`) that reported the usage. */
-  seq: number
-  purpose: 'step' | 'compaction'
-  model: string
-  promptTokens: number
-  cachedTokens: number
-  outputTokens: number
-  reasoningTokens: number
-  cost: number
-  cacheHitShare: number
-}
 
 /**
  * The figures of every response the log records usage for, in log order. The model that answered is the one named

@@ -2,22 +2,9 @@ import { deriveRequests, type DerivedRequest } from '../session/replay.js'
 import { adaptersFor } from '../cli/sessions/requests.js'
 import type { Message } from '../llm/messages.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
-import { stepFigures, type Pricing, type StepFigures } from './figures.js'
+import type { InspectedStep, StepFigures } from './api-types.js'
+import { stepFigures, type Pricing } from './figures.js'
 
-/** One request of the session as the inspector lists it: where it is in the log, its digest check and its figures. */
-export interface InspectedStep {
-  /** The seq of its `request/sent`. */
-  seq: number
-  turn: number
-  step: number
-  purpose: 'step' | 'compaction'
-  bytes: number
-  sha256: string
-  loggedSha256: string
-  matches: boolean
-  messages: number
-  figures?: StepFigures
-}
 
 /** One message of a re-derived request, labelled with the event and producer it came from. */
 export interface InspectedMessage {

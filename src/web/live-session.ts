@@ -17,7 +17,7 @@ export type StreamMessage =
   | { kind: 'state'; state: LiveState }
   | { kind: 'ask'; id: string; request: PermissionRequest }
   | { kind: 'ask-settled'; id: string }
-  | { kind: 'logged-state'; state: { hosted: false; state: import('./web-context.js').ShownState } }
+  | { kind: 'logged-state'; state: { hosted: false; state: import('./api-types.js').ShownState } }
 
 /** The session's controls as the page shows them. */
 export interface LiveState {

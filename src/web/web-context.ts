@@ -7,26 +7,7 @@ import { sessionFigures, type Pricing, type SessionFigures } from './figures.js'
 import type { Inspector } from './inspector.js'
 import type { SessionHost } from './session-host.js'
 import type { SessionReader } from './session-reader.js'
-
-/** A session's state as the listing shows it. */
-export type ShownState = 'running' | 'idle' | 'interrupted'
-
-export interface SessionRow {
-  id: string
-  cwd: string
-  title: string
-  createdAt: number
-  updatedAt: number
-  turns: number
-  bytes: number
-  parent?: { id: string; seq: number }
-  model: string
-  state: ShownState
-  /** True when this server holds the session open for writing. */
-  hosted: boolean
-  cost: number
-  cacheHitShare?: number
-}
+import type { SessionRow, ShownState } from './api-types.js'
 
 const ID = /^[A-Za-z0-9-]{1,128}$/
 

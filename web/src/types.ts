@@ -1,7 +1,9 @@
-/**
- * The shapes the page reads from the server's JSON API (src/web). They restate only what the page uses; the server's
- * types and docs/session-log.md are the reference.
- */
+import type { InspectedStep, SessionRow, ShownState, StepFigures } from '../../src/web/api-types.js'
+
+// The listing, figure and inspector shapes come from the server's own definitions (type imports only, erased by the
+// build); the shapes below restate only what the page reads of the log's events (docs/session-log.md is the reference).
+export type { InspectedStep, SessionRow, ShownState, StepFigures }
+
 export type Block =
   | { type: 'text'; text: string }
   | { type: 'reasoning'; text: string }
@@ -48,54 +50,12 @@ export interface LiveState {
   state?: 'running' | 'idle' | 'interrupted'
 }
 
-export interface SessionRow {
-  id: string
-  cwd: string
-  title: string
-  createdAt: number
-  updatedAt: number
-  turns: number
-  bytes: number
-  model: string
-  state: 'running' | 'idle' | 'interrupted'
-  hosted: boolean
-  cost: number
-  cacheHitShare?: number
-}
-
 export interface Info {
   root: string
   all: boolean
   models: string[]
   efforts: string[]
   modes: string[]
-}
-
-export interface StepFigures {
-  turn: number
-  step: number
-  seq: number
-  purpose: 'step' | 'compaction'
-  model: string
-  promptTokens: number
-  cachedTokens: number
-  outputTokens: number
-  reasoningTokens: number
-  cost: number
-  cacheHitShare: number
-}
-
-export interface InspectedStep {
-  seq: number
-  turn: number
-  step: number
-  purpose: 'step' | 'compaction'
-  bytes: number
-  sha256: string
-  loggedSha256: string
-  matches: boolean
-  messages: number
-  figures?: StepFigures
 }
 
 export interface InspectedRequest extends InspectedStep {
