@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { cliEnv, sandbox, spawnCli } from '../support/cli.js'
-import { rpc } from './rpc-support.js'
+import { rpc } from '../support/rpc-client.js'
 import { childOf, ofType, PARENT, parentAndChildren } from './support.js'
 
 let mock: MockModel | undefined
