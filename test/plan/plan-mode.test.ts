@@ -1,25 +1,16 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { messagesOf, requireBuiltCli, runRein, userText } from '../context/cli-support.js'
-import { envFor, fixtureWorkspace } from '../slash/support.js'
+import { describe, expect, it } from 'vitest'
+import type { MockModel } from '../support/mock-model.js'
+import { messagesOf, runRein, userText } from '../context/cli-support.js'
+import { eachTestInFixture, envFor, type FixtureWorkspace } from '../slash/support.js'
 import { AskingRpc, sessionEvents } from './support.js'
 
 /** Plan mode that ends in an approved plan, through the built CLI against the mock model. */
 
-let ws: ReturnType<typeof fixtureWorkspace>
+let ws: FixtureWorkspace
 let mock: MockModel
-
-beforeAll(requireBuiltCli)
-beforeEach(async () => {
-  ws = fixtureWorkspace()
-  mock = await startMockModel()
-})
-afterEach(async () => {
-  await mock.close()
-  rmSync(ws.base, { recursive: true, force: true })
-})
+eachTestInFixture((w, m) => ((ws = w), (mock = m)))
 
 const PLAN = '## Plan\n\n1. Add `sub` to src/app.ts\n2. Write a test'
 const exitPlan = { toolCalls: [{ name: 'exit_plan_mode', arguments: { plan: PLAN } }] }

@@ -1,25 +1,16 @@
-import { rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { messagesOf, requireBuiltCli, runRein } from '../context/cli-support.js'
-import { envFor, fixtureWorkspace } from '../slash/support.js'
+import { describe, expect, it } from 'vitest'
+import type { MockModel } from '../support/mock-model.js'
+import { messagesOf, runRein } from '../context/cli-support.js'
+import { eachTestInFixture, envFor, type FixtureWorkspace } from '../slash/support.js'
 import { trustWorkspace, workspaceTrust } from '../../src/trust/workspace.js'
 
 /** A skill's allowed-tools pre-approve its tools while it is active, only in a trusted workspace; trust covers them. */
 
-let ws: ReturnType<typeof fixtureWorkspace>
+let ws: FixtureWorkspace
 let mock: MockModel
-
-beforeAll(requireBuiltCli)
-beforeEach(async () => {
-  ws = fixtureWorkspace()
-  mock = await startMockModel()
-})
-afterEach(async () => {
-  await mock.close()
-  rmSync(ws.base, { recursive: true, force: true })
-})
+eachTestInFixture((w, m) => ((ws = w), (mock = m)))
 
 const loadThenLog = [
   { toolCalls: [{ name: 'skill', arguments: { name: 'changelog' } }] },

@@ -1,24 +1,15 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { messagesOf, ReinRpc, requireBuiltCli, userText, type WireMessage } from '../context/cli-support.js'
-import { envFor, fixtureWorkspace } from '../slash/support.js'
+import { describe, expect, it } from 'vitest'
+import type { MockModel } from '../support/mock-model.js'
+import { messagesOf, ReinRpc, userText, type WireMessage } from '../context/cli-support.js'
+import { eachTestInFixture, envFor, type FixtureWorkspace } from '../slash/support.js'
 
 /** Skills through the built CLI (`rein rpc`) against the mock model: what each request holds. */
 
-let ws: ReturnType<typeof fixtureWorkspace>
+let ws: FixtureWorkspace
 let mock: MockModel
-
-beforeAll(requireBuiltCli)
-beforeEach(async () => {
-  ws = fixtureWorkspace()
-  mock = await startMockModel()
-})
-afterEach(async () => {
-  await mock.close()
-  rmSync(ws.base, { recursive: true, force: true })
-})
+eachTestInFixture((w, m) => ((ws = w), (mock = m)))
 
 const isListing = (m: WireMessage) => m.role === 'user' && userText(m).startsWith('<system-reminder>\nSkills are available.')
 

@@ -1,24 +1,15 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { messagesOf, ReinRpc, requireBuiltCli, runRein, userText } from '../context/cli-support.js'
-import { envFor, fixtureWorkspace } from './support.js'
+import { describe, expect, it } from 'vitest'
+import type { MockModel } from '../support/mock-model.js'
+import { messagesOf, ReinRpc, runRein, userText } from '../context/cli-support.js'
+import { eachTestInFixture, envFor, type FixtureWorkspace } from './support.js'
 
 /** Custom commands from `rein -p "/name args"`: what the model receives and what the log keeps. */
 
-let ws: ReturnType<typeof fixtureWorkspace>
+let ws: FixtureWorkspace
 let mock: MockModel
-
-beforeAll(requireBuiltCli)
-beforeEach(async () => {
-  ws = fixtureWorkspace()
-  mock = await startMockModel()
-})
-afterEach(async () => {
-  await mock.close()
-  rmSync(ws.base, { recursive: true, force: true })
-})
+eachTestInFixture((w, m) => ((ws = w), (mock = m)))
 
 /** The fixture holds two broken command files and a broken skill; each run reports them, one sentence each, on stderr. */
 const FIXTURE_PROBLEMS = [

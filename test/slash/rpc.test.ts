@@ -1,23 +1,13 @@
-import { rmSync } from 'node:fs'
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { messagesOf, ReinRpc, requireBuiltCli, userText } from '../context/cli-support.js'
-import { envFor, fixtureWorkspace } from './support.js'
+import { describe, expect, it } from 'vitest'
+import type { MockModel } from '../support/mock-model.js'
+import { messagesOf, ReinRpc, userText } from '../context/cli-support.js'
+import { eachTestInFixture, envFor, type FixtureWorkspace } from './support.js'
 
 /** Custom commands through `rein rpc`: listed by `get_commands`, expanded when a prompt names one. */
 
-let ws: ReturnType<typeof fixtureWorkspace>
+let ws: FixtureWorkspace
 let mock: MockModel
-
-beforeAll(requireBuiltCli)
-beforeEach(async () => {
-  ws = fixtureWorkspace()
-  mock = await startMockModel()
-})
-afterEach(async () => {
-  await mock.close()
-  rmSync(ws.base, { recursive: true, force: true })
-})
+eachTestInFixture((w, m) => ((ws = w), (mock = m)))
 
 describe('custom commands in RPC', () => {
   it('get_commands lists the custom commands, the shadowed ones and the skills', async () => {
