@@ -133,6 +133,8 @@ export interface ExtensionContext {
 export interface CommandResult {
   outcome: string
   message: string
+  /** What the command produced for the front end to act on (the fork a rewind made), in the command's own shape. */
+  data?: JsonValue
 }
 
 /**
@@ -141,10 +143,12 @@ export interface CommandResult {
  */
 export type ExtensionCommand = (input: CommandInput, signal: AbortSignal, context: ExtensionContext) => Promise<CommandResult>
 
-/** A command's arguments as front ends pass them: free text (a focus) and an optional count. */
+/** A command's arguments as front ends pass them: free text (a focus), an optional count, or structured arguments. */
 export interface CommandInput {
   text?: string
   keep?: number
+  /** Structured arguments a command defines for itself (a rewind's turn and what to restore). */
+  args?: { readonly [key: string]: JsonValue }
 }
 
 /**
