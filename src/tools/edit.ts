@@ -4,6 +4,7 @@ import { unifiedDiff } from './diff-meta.js'
 import { checkFresh, freshnessError, writeTracked } from './file-versions.js'
 import { fileTarget } from './paths.js'
 import { errorOutput, type Tool } from './tool.js'
+import { counted } from '../text/count.js'
 
 const schema = z.object({
   file_path: z.string(),
@@ -58,7 +59,7 @@ export const editTool: Tool<Args> = {
     const diff = await unifiedDiff(shown, before, after)
     const count = args.replace_all ? match.count : 1
     return {
-      content: [{ type: 'text', text: `Edited ${shown}: replaced ${count} occurrence${count === 1 ? '' : 's'}.` }],
+      content: [{ type: 'text', text: `Edited ${shown}: replaced ${counted(count, 'occurrence')}.` }],
       meta: { path: absolute, replacements: count, ...(diff !== undefined ? { diff } : { diffOmitted: true }) },
     }
   },

@@ -8,6 +8,7 @@ import { readGuardOf } from './read-guard.js'
 import { fileTarget } from './paths.js'
 import { unseenImage } from './read-image.js'
 import { errorOutput, type Tool, type ToolOutput, type ToolState } from './tool.js'
+import { counted } from '../text/count.js'
 
 export const MAX_LINES = 2000
 export const MAX_LINE_CHARS = 2000
@@ -56,7 +57,7 @@ export const readTool: Tool<Args> = {
     const image = imageType(head)
     if (image) return unseenImage(ctx.state, absolute, shown, image, info.size) ?? readImage(ctx.state, absolute, shown, image, info.size)
     if (head.includes(0)) {
-      return fail(`Error: ${shown} is a binary file (${info.size} bytes); read only text files, or inspect it with bash.`)
+      return fail(`Error: ${shown} is a binary file (${counted(info.size, 'byte')}); read only text files, or inspect it with bash.`)
     }
     return readLines(ctx.state, absolute, shown, args.offset ?? 1, args.limit ?? MAX_LINES, info)
   },
@@ -87,13 +88,13 @@ function imageType(head: Buffer): string | undefined {
 
 async function readImage(state: ToolState, absolute: string, shown: string, mimeType: string, size: number) {
   if (size > IMAGE_BYTE_CAP) {
-    return fail(`Error: ${shown} is an image of ${size} bytes, over the ${IMAGE_BYTE_CAP}-byte limit for images.`)
+    return fail(`Error: ${shown} is an image of ${counted(size, 'byte')}, over the ${IMAGE_BYTE_CAP}-byte limit for images.`)
   }
   const before = await stat(absolute)
   const bytes = await readFile(absolute)
   state.files.set(absolute, { mtimeMs: before.mtimeMs, size: bytes.length, sha256: hashBytes(bytes) })
   const content: InputBlock[] = [
-    { type: 'text', text: `Image ${shown} (${mimeType}, ${size} bytes), attached as an image block.` },
+    { type: 'text', text: `Image ${shown} (${mimeType}, ${counted(size, 'byte')}), attached as an image block.` },
     { type: 'image', mimeType, data: bytes.toString('base64') },
   ]
   return { content, meta: { path: absolute, image: mimeType } }
@@ -167,7 +168,7 @@ async function readLines(
   state.files.set(absolute, { mtimeMs: before.mtimeMs, size: before.size, sha256: digest.digest('hex') })
 
   if (total === 0) return { content: [{ type: 'text', text: `(${shown} is empty)` }], meta: { path: absolute, lines: 0 } }
-  if (offset > total) return fail(`Error: offset ${offset} is past the end of ${shown}, which has ${total} lines.`)
+  if (offset > total) return fail(`Error: offset ${offset} is past the end of ${shown}, which has ${counted(total, 'line')}.`)
   let text = out.join('\n')
   if (lastShown < total) {
     const why = budgetHit ? `the ${READ_BYTE_CAP / 1024} KiB limit per read` : 'the line limit'

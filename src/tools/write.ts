@@ -4,6 +4,7 @@ import { unifiedDiff } from './diff-meta.js'
 import { checkFresh, freshnessError, writeTracked } from './file-versions.js'
 import { fileTarget } from './paths.js'
 import { errorOutput, type Tool } from './tool.js'
+import { counted } from '../text/count.js'
 
 const schema = z.object({
   file_path: z.string(),
@@ -46,7 +47,7 @@ export const writeTool: Tool<Args> = {
     const lines = args.content === '' ? 0 : args.content.split('\n').length - (args.content.endsWith('\n') ? 1 : 0)
     const diff = await unifiedDiff(shown, before, args.content)
     return {
-      content: [{ type: 'text', text: `${exists ? 'Replaced' : 'Created'} ${shown} (${lines} lines).` }],
+      content: [{ type: 'text', text: `${exists ? 'Replaced' : 'Created'} ${shown} (${counted(lines, 'line')}).` }],
       meta: { path: absolute, created: !exists, ...(diff !== undefined ? { diff } : { diffOmitted: true }) },
     }
   },

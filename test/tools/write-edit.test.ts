@@ -20,7 +20,7 @@ describe('write', () => {
   it('creates a new file and its parent directories, with a diff in meta and a short confirmation', async () => {
     const out = await ws.run(writeTool, { file_path: 'src/deep/new.ts', content: 'export const a = 1\n' })
     expect(out.isError).toBeFalsy()
-    expect(textOf(out)).toBe('Created src/deep/new.ts (1 lines).')
+    expect(textOf(out)).toBe('Created src/deep/new.ts (1 line).')
     expect(readFileSync(file('src/deep/new.ts'), 'utf8')).toBe('export const a = 1\n')
     expect((out.meta as { diff: string }).diff).toContain('+export const a = 1')
   })

@@ -7,6 +7,7 @@ import { loadHookCatalog, recordTrust, type HookDefinition } from '../../hooks/i
 import { reinHome } from '../../store/home.js'
 import { workspaceTrust } from '../../trust/workspace.js'
 import { fail, UsageError } from '../fail.js'
+import { counted } from '../../text/count.js'
 
 export interface HooksCommandOptions {
   cwd: string
@@ -74,7 +75,7 @@ export function trustHooks(options: HooksCommandOptions): number {
   recordTrust(options.home, catalog.untrusted)
   const names = catalog.untrusted.map((d) => `  ${d.event} [${d.matcher || '*'}] ${d.command} (${displayPath(d.file.path, options.cwd)})`)
   const count = catalog.untrusted.length
-  options.write(`Trusted ${count} project hook${count === 1 ? '' : 's'}:\n${names.join('\n')}\n`)
+  options.write(`Trusted ${counted(count, 'project hook')}:\n${names.join('\n')}\n`)
   return 0
 }
 

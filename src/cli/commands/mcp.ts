@@ -5,6 +5,7 @@ import { loadMcpConfig, McpManager, readProjectMcpFile, trustProjectMcp, type Mc
 import { workspaceTrust } from '../../trust/workspace.js'
 import { reinHome } from '../../store/home.js'
 import { fail } from '../fail.js'
+import { counted } from '../../text/count.js'
 
 export interface McpListOptions {
   cwd: string
@@ -21,7 +22,7 @@ function describeServer(status: McpServerStatus, descriptions: Map<string, strin
   const where = [status.transport, status.origin].filter(Boolean).join(', ')
   const head =
     status.state === 'connected'
-      ? `${status.name} (${where}): connected, ${status.tools.length} tool${status.tools.length === 1 ? '' : 's'}`
+      ? `${status.name} (${where}): connected, ${counted(status.tools.length, 'tool')}`
       : `${status.name} (${where}): ${status.state}${status.error ? ` — ${status.error}` : ''}`
   const width = Math.max(0, ...status.tools.map((tool) => tool.length))
   const tools = status.tools.map((tool) => {
@@ -92,7 +93,7 @@ export function trustMcpServers(options: { cwd: string; home: string; settings?:
   options.write(
     names.length === 0
       ? `${readProjectMcpFile(options.cwd).path} defines no servers; nothing was trusted.\n`
-      : `Trusted ${names.length} project MCP server${names.length === 1 ? '' : 's'} in ${options.cwd}: ${names.join(', ')}.\n`,
+      : `Trusted ${counted(names.length, 'project MCP server')} in ${options.cwd}: ${names.join(', ')}.\n`,
   )
   return 0
 }
