@@ -103,6 +103,10 @@ export class Agent implements AgentApi {
   get busy(): boolean {
     return this.loop !== null || this.phase.is === 'command'
   }
+  /** Aborted when the running turn or command is cancelled; undefined while idle. */
+  get activeSignal(): AbortSignal | undefined {
+    return this.phase.is === 'turn' || this.phase.is === 'command' ? this.phase.abort.signal : undefined
+  }
   /** The queued inputs not yet delivered, oldest first. */
   get queued(): readonly InboxItem[] {
     return this.inbox.list()

@@ -16,6 +16,8 @@ export interface ContextSource {
   setPermissionMode(mode: PermissionMode): void
   setModel(config: Partial<ModelConfig>): void
   readonly permissionAsker?: PermissionAsker
+  /** The running turn's or command's signal: a question it asked closes when it is cancelled. */
+  readonly activeSignal?: AbortSignal
 }
 
 /** The narrow view of one agent that every extension point receives (see `ExtensionContext`). */
@@ -43,7 +45,10 @@ export function extensionContext(agent: ContextSource): ExtensionContext {
     setModel: (model) => agent.setModel({ model }),
     ask: async (request) => {
       const asker = agent.permissionAsker
-      return asker ? asker(request, new AbortController().signal) : undefined
+      if (!asker) return undefined
+      const signal = agent.activeSignal ?? new AbortController().signal
+      if (signal.aborted) return { outcome: 'deny', note: 'The question was cancelled with its turn.' }
+      return asker(request, signal)
     },
     record: (type, data) => {
       if (isSurfaceType(type)) throw new Error(`an extension cannot record ${type}: model input enters through inject or steer.`)

@@ -204,6 +204,35 @@ describe('the extension context', () => {
     expect(() => (surface as SessionEvent[]).push(surface[0])).toThrow(TypeError)
     await h.close()
   })
+
+  it('closes a question an extension asked when its turn is cancelled, and the extension reads a refusal', async () => {
+    let answer: PermissionAnswer | undefined
+    let asked: () => void = () => undefined
+    const questionOpen = new Promise<void>((resolve) => (asked = resolve))
+    const reviewer: Extension = {
+      name: 'reviewer',
+      async preTool(call, context) {
+        answer = await context.ask({ call, reason: 'Approve the plan?' })
+      },
+    }
+    const h = await harness({ script: [{ toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] }, { text: 'ok' }], extensions: [reviewer] })
+    let closedBySignal = false
+    h.agent.permissionAsker = (_request, signal) =>
+      new Promise<PermissionAnswer>((resolve) => {
+        asked()
+        signal.addEventListener('abort', () => {
+          closedBySignal = true
+          resolve({ outcome: 'deny', note: 'The request was cancelled.' })
+        })
+      })
+    h.agent.followUp('go')
+    await questionOpen
+    h.agent.cancel()
+    expect((await h.agent.whenIdle())?.reason).toBe('aborted')
+    expect(closedBySignal).toBe(true)
+    expect(answer).toEqual({ outcome: 'deny', note: 'The request was cancelled.' })
+    await h.close()
+  })
 })
 
 describe('permission through extension points', () => {
