@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SessionEvent, SessionHeader } from '../../src/session/events.js'
-import { cliEnv, runCli, type CliResult } from '../support/cli.js'
+import { spawn } from 'node:child_process'
+import { CLI, cliEnv, runCli, type CliResult } from '../support/cli.js'
 
 /** A test's workspace, REIN_HOME and mock URL. */
 export interface RewindBox {
@@ -56,4 +57,18 @@ export function tree(dir: string, skip: readonly string[] = ['.git', 'node_modul
     else out[rel] = readFileSync(join(dir, rel)).toString('base64')
   }
   return out
+}
+
+/** `rein <args>` under a pseudo-terminal (util-linux `script`), typing `input`; the output is what the terminal showed. */
+export function inTerminal(box: RewindBox, args: string[], input: string): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: box.cwd, env: cliEnv({ url: box.url, home: box.home }) })
+    let output = ''
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, output }))
+    child.stdin.write(input)
+  })
 }
