@@ -15,8 +15,8 @@ const rewindRequest = z.strictObject({
   dryRun: z.boolean().optional(),
 })
 
-/** The sentence front ends show when conflicts could not be asked about; a front end names its own flags. */
-const ANSWERS = 'run it again choosing to overwrite them or to keep them (rein rewind --overwrite or --keep-conflicts)'
+/** How to answer the conflict question without being asked, for the sentence a rewind that could not ask ends with. */
+const ANSWERS = 'run it again choosing to overwrite them or to keep them (rein rewind --overwrite or --keep-conflicts; conflicts "overwrite" or "keep" over RPC)'
 
 export interface RewindCommandOptions {
   engine: Checkpoints

@@ -70,12 +70,10 @@ async function rewind(sessionArg: string, flags: RewindFlags): Promise<number> {
   }
   const outcome = result.data as RewindOutcome | undefined
   if (flags.json) process.stdout.write(`${JSON.stringify({ outcome: result.outcome, message: result.message, ...(outcome ?? {}) })}\n`)
-  else process.stdout.write(report(result, outcome))
-  if (result.outcome === 'cancelled') {
-    if (!flags.json) process.stderr.write(`rein: ${result.message}\n`)
-    return 1
-  }
-  return 0
+  else if (result.outcome !== 'cancelled') process.stdout.write(report(result, outcome))
+  if (result.outcome !== 'cancelled') return 0
+  if (!flags.json) process.stderr.write(`rein: ${result.message}\n`)
+  return 1
 }
 
 /** The request the flags describe, checked before anything is opened. */
