@@ -55,7 +55,7 @@ export function rewindCommand(options: RewindCommandOptions): ExtensionCommand {
       const target = firstSnapshotFrom(events, entry.startSeq)
       if (!target) {
         outcome.code = { target: null, changes: [], conflicts: [], kept: [] }
-        sentences.push(`Rein changed no file from turn ${entry.turn} on, so there is no code to put back.`)
+        sentences.push(nothingToRestore(events, entry.startSeq, entry.turn))
       } else {
         const result = await restoreCode({
           engine: options.engine,
@@ -106,6 +106,13 @@ export function firstSnapshotFrom(events: readonly SessionEvent[], fromSeq: numb
     if (event.type === 'checkpoint/created' && event.data.commit) return { commit: event.data.commit, seq }
   }
   return undefined
+}
+
+/** Why there is no snapshot to restore: the agent changed nothing, or every snapshot from then on failed. */
+function nothingToRestore(events: readonly SessionEvent[], fromSeq: number, turn: number): string {
+  const failed = events.find((e, seq) => seq >= fromSeq && e.type === 'checkpoint/created' && e.data.error)
+  if (failed?.type === 'checkpoint/created') return `No snapshot was taken from turn ${turn} on (${failed.data.error?.replace(/\.$/, '')}), so there is no code to put back.`
+  return `Rein changed no file from turn ${turn} on, so there is no code to put back.`
 }
 
 function parse(args: CommandInput['args']): z.infer<typeof rewindRequest> {

@@ -78,7 +78,7 @@ describe('rewinding code, conversation or both', () => {
 })
 
 describe('undoing a rewind', () => {
-  it('--undo puts back the files the rewind replaced, and a second undo finds nothing left', async () => {
+  it('--undo puts back the files the rewind replaced, and a second undo finds nothing left and says so', async () => {
     const box = await boxWith([...bashTurn('echo agent > a.txt; echo made > b.txt')], { 'a.txt': 'original\n' })
     await prompt(box, 'work')
     const [source] = sessions(box.home)
@@ -94,8 +94,8 @@ describe('undoing a rewind', () => {
     expect(eventsOf(log, 'checkpoint/rewind-undone').map((e) => e.data.rewind)).toEqual([rewind.seq])
 
     const again = await rein(box, ['rewind', source.id, '--undo'])
-    expect(again.code).toBe(0)
-    expect(again.stdout).toContain('no rewind of the code')
+    expect(again.code).toBe(1)
+    expect(again.stderr).toBe('rein: There is no rewind of the code in this session to undo.\n')
     expect((await rein(box, ['sessions', 'verify', source.id])).code).toBe(0)
   })
 
