@@ -84,7 +84,16 @@ export function rewindCommand(options: RewindCommandOptions): ExtensionCommand {
     const record = { turn: entry.turn, ...(code ? codeRecord(code, after) : {}) }
     if (wantConversation) {
       const seq = entry.startSeq > 0 ? entry.startSeq - 1 : null
-      const fork = await options.history.fork(seq)
+      let fork
+      try {
+        fork = await options.history.fork(seq)
+      } catch (error) {
+        if (!code) throw error
+        // The files are back already: the source must still say so, or the rewind could not be undone.
+        context.record('checkpoint/rewind', record)
+        const reason = error instanceof Error ? error.message : String(error)
+        throw new RewindError('failed', `The files were put back as they were at the start of turn ${entry.turn} (rein rewind --undo restores them), but the conversation could not be forked: ${reason.replace(/\.$/, '')}.`)
+      }
       try {
         fork.append('checkpoint/rewind', record)
       } finally {
