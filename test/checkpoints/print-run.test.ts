@@ -43,7 +43,7 @@ describe('rein -p with checkpoints', () => {
     expect(created.map((e) => [e.data.turn, e.data.step, e.data.files])).toEqual([[1, 2, 2]])
     expect(created[0].data.commit).toMatch(/^[0-9a-f]{40}$/)
     const changes = eventsOf(log, 'checkpoint/changes')
-    expect(changes.map((e) => e.data)).toEqual([
+    expect(changes.map(({ data: { turn, step, paths } }) => ({ turn, step, paths }))).toEqual([
       {
         turn: 1,
         step: 2,
@@ -53,6 +53,12 @@ describe('rein -p with checkpoints', () => {
           { path: 'c.txt', kind: 'added' },
         ],
       },
+    ])
+    // What each path holds after the step (null: gone), so a rewind can tell later edits by someone else.
+    expect(changes[0].data.after?.map((a) => [a.path, a.id === null ? null : /^[0-9a-f]{40}$/.test(a.id)])).toEqual([
+      ['a.txt', true],
+      ['b.txt', null],
+      ['c.txt', true],
     ])
     const order = log.map((e) => e.type)
     const call = log.findIndex((e) => e.type === 'tool/call' && e.data.name === 'bash')
