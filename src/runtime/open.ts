@@ -5,6 +5,8 @@ import type { Extension, ToolCallInfo } from '../agent/extensions.js'
 import type { PermissionMode } from '../agent/types.js'
 import { Checkpoints } from '../checkpoints/engine.js'
 import { checkpointExtension } from '../checkpoints/extension.js'
+import { startRetention } from '../checkpoints/retention-schedule.js'
+import { checkpointConfig } from '../checkpoints/settings.js'
 import { Compactor } from '../compaction/compactor.js'
 import { loadSettings, type Settings } from '../config/settings.js'
 import { fileChanges } from '../context/file-changes.js'
@@ -198,6 +200,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     preCompact: (trigger, focus) => hooks.runPreCompact(trigger === 'manual' ? 'manual' : 'auto', focus),
   })
 
+  const checkpoints = checkpointConfig(settings)
   const agent = await Agent.create({
     session,
     adapter,
@@ -220,7 +223,9 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       policy,
       compactor,
       // Checkpoints (docs/checkpoints.md): a snapshot of the workspace before each step's first mutating tool.
-      checkpointExtension({ engine: new Checkpoints({ home, cwd, env, secretEnv: settings.secretEnv }) }),
+      ...(checkpoints.enabled
+        ? [checkpointExtension({ engine: new Checkpoints({ home, cwd, env, secretEnv: settings.secretEnv, sessionId: session.id, maxFileBytes: checkpoints.maxFileBytes }) })]
+        : []),
       ...(options.onPermissionRefused ? [refusals(options.onPermissionRefused)] : []),
       ...(options.extensions ?? []),
     ],
@@ -231,6 +236,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   })
   agentRef = agent
   mcp.onToolsChanged(() => agent.setTools(tools()))
+  // Retention (docs/checkpoints.md): at most once a day per workspace, in the background; never awaited.
+  if (checkpoints.enabled) startRetention({ home, cwd, env, secretEnv: settings.secretEnv, rules: checkpoints, keep: session.id })
   return { agent, model: model.info, settings, mcp, problems, subagents: subagents.host }
 }
 
