@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { cwdKey } from '../store/home.js'
 import { detachedHead, LEGACY_REF, looseRef, sessionRef } from './refs.js'
@@ -75,6 +75,7 @@ export class Checkpoints {
   private readonly git: ShadowGit
   /** The session's ref, or the error that its id cannot name one (reported by the first snapshot). */
   private readonly ref: string | Error
+  private readonly sessionId: string | undefined
   /** What the detached HEAD (the workspace's latest snapshot, any session's) named when last read. */
   private head: Head | null | undefined
   /** This session's latest snapshot when last read; undefined until the first snapshot looks. */
@@ -87,6 +88,7 @@ export class Checkpoints {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES
     this.git = shadowGit({ gitDir: this.gitDir, workTree: this.cwd, env: options.env, secretEnv: options.secretEnv })
     this.ref = refFor(options.sessionId)
+    this.sessionId = options.sessionId
   }
 
   /**
@@ -100,9 +102,10 @@ export class Checkpoints {
       const staged = await this.stage()
       const tip = await this.sessionTip(this.ref)
       if (tip && staged.tree === tip.tree) return { commit: tip.commit, files: tip.files, skipped: staged.skipped }
-      const commit = await this.commitTree(staged.tree, tip?.commit, message)
+      const commit = await this.commitTree(staged.tree, tip?.commit, this.sessionId ? `${message}\n\nSession: ${this.sessionId}` : message)
       // One transaction: the session's ref and HEAD move together, both to the new snapshot.
-      await this.git(['update-ref', '--no-deref', '--stdin'], `update ${this.ref} ${commit}\nupdate HEAD ${commit}\n`)
+      // No reflog: it would keep every snapshot alive past retention (git writes one when a work tree is given).
+      await this.git(['-c', 'core.logAllRefUpdates=false', 'update-ref', '--no-deref', '--stdin'], `update ${this.ref} ${commit}\nupdate HEAD ${commit}\n`)
       const files = this.head && staged.tree === this.head.tree ? this.head.files : countEntries(await this.git(['ls-files', '-z']))
       this.head = { commit, tree: staged.tree, files }
       this.tip = this.head
@@ -225,8 +228,10 @@ export class Checkpoints {
     writeFileSync(join(this.gitDir, WORKSPACE_FILE), this.cwd + '\n')
     if (!detachedHead(this.gitDir)) {
       const legacy = await this.resolve(LEGACY_REF)
-      if (legacy) await this.git(['update-ref', '--no-deref', 'HEAD', legacy])
+      if (legacy) await this.git(['-c', 'core.logAllRefUpdates=false', 'update-ref', '--no-deref', 'HEAD', legacy])
     }
+    // Reflogs the older layout wrote would keep every snapshot reachable, so nothing could ever be pruned.
+    rmSync(join(this.gitDir, 'logs'), { recursive: true, force: true })
     this.head = null
   }
 

@@ -120,8 +120,11 @@ export interface PruneOptions extends RetentionTarget {
   gc: 'wait' | 'detach'
 }
 
-/** Collects every object no ref, HEAD or the index reaches; session refs stay loose (src/checkpoints/refs.ts). */
-const GC = ['-c', 'gc.packRefs=false', 'gc', '--prune=now', '--quiet']
+/**
+ * Collects every object no ref, HEAD or the index reaches. Reflogs expire first (older repositories wrote them, and
+ * they would keep everything); session refs stay loose (src/checkpoints/refs.ts).
+ */
+const GC = ['-c', 'gc.packRefs=false', '-c', 'gc.reflogExpire=now', '-c', 'gc.reflogExpireUnreachable=now', 'gc', '--prune=now', '--quiet']
 
 /** Deletes the refs the rules remove, then collects the objects only they reached (`git gc --prune=now`). */
 export async function pruneRepository(options: PruneOptions): Promise<PruneReport> {
