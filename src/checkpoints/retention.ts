@@ -46,14 +46,25 @@ export function planRetention(refs: readonly SnapshotRef[], rules: RetentionRule
   return plan
 }
 
-/** A shadow repository that cannot be read: says which, and that its snapshots are beyond repair. */
+/** A shadow repository that is gone or cannot be read: one sentence naming it and what follows. */
 export class CheckpointRepositoryError extends Error {
   readonly code = 'CheckpointRepositoryError'
-  constructor(
+  private constructor(
     readonly gitDir: string,
-    detail: string,
+    message: string,
   ) {
-    super(`The checkpoint repository ${gitDir} is damaged (${detail}); delete that directory to start afresh (its snapshots cannot be restored).`)
+    super(message)
+  }
+
+  static damaged(gitDir: string, detail: string): CheckpointRepositoryError {
+    return new CheckpointRepositoryError(
+      gitDir,
+      `The checkpoint repository ${gitDir} is damaged (${detail}); delete that directory to start afresh (its snapshots cannot be restored).`,
+    )
+  }
+
+  static missing(gitDir: string): CheckpointRepositoryError {
+    return new CheckpointRepositoryError(gitDir, `The checkpoint repository ${gitDir} no longer exists, so the snapshots it held cannot be restored.`)
   }
 }
 
@@ -69,14 +80,15 @@ function repositoryGit(target: RetentionTarget) {
   const run = shadowGit({ gitDir: target.gitDir, workTree: target.gitDir, env: target.env, secretEnv: target.secretEnv })
   return (args: readonly string[], input?: string) =>
     run(args, input, true).catch((error: unknown) => {
-      if (error instanceof ShadowGitError) throw new CheckpointRepositoryError(target.gitDir, `git ${args.filter((a) => !a.includes('=') && a !== '-c')[0]}: ${lastLine(error.stderr) || `exit ${error.exitCode}`}`)
+      if (error instanceof ShadowGitError) throw CheckpointRepositoryError.damaged(target.gitDir, `git ${args.filter((a) => !a.includes('=') && a !== '-c')[0]}: ${lastLine(error.stderr) || `exit ${error.exitCode}`}`)
       throw error
     })
 }
 
 /** Every retention unit in a shadow repository, newest snapshot first. */
 export async function snapshotRefs(target: RetentionTarget): Promise<SnapshotRef[]> {
-  if (!existsSync(join(target.gitDir, 'HEAD'))) throw new CheckpointRepositoryError(target.gitDir, 'it has no HEAD')
+  if (!existsSync(target.gitDir)) throw CheckpointRepositoryError.missing(target.gitDir)
+  if (!existsSync(join(target.gitDir, 'HEAD'))) throw CheckpointRepositoryError.damaged(target.gitDir, 'it has no HEAD')
   const git = repositoryGit(target)
   const out = await git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(committerdate:unix)', 'refs/rein/'])
   const refs: SnapshotRef[] = []

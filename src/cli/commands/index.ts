@@ -28,6 +28,7 @@ const subcommands: Record<string, () => Promise<Register>> = {
   web: async () => (await import('./web.js')).registerWebCommand,
   batch: async () => (await import('./batch.js')).registerBatchCommand,
   worker: async () => (await import('./worker.js')).registerWorkerCommand,
+  checkpoints: async () => (await import('./checkpoints.js')).registerCheckpointsCommand,
 }
 
 /** Registers the root command and the subcommands `argv` can reach. */
