@@ -133,12 +133,20 @@ export interface PruneOptions extends RetentionTarget {
 }
 
 /**
- * Collects every object no ref, HEAD or the index reaches. Reflogs expire first (older repositories wrote them, and
- * they would keep everything); session refs stay loose (src/checkpoints/refs.ts).
+ * How old (by file time) an unreachable object must be before gc deletes it, in seconds. Another Rein process may
+ * be taking a snapshot while this prune runs: its new blobs, trees and commit are unreachable until its ref moves,
+ * and this grace keeps them. Objects of pruned sessions are as old as those sessions' snapshots; any written in the
+ * last few minutes are collected by the next prune.
  */
-const GC = ['-c', 'gc.packRefs=false', '-c', 'gc.reflogExpire=now', '-c', 'gc.reflogExpireUnreachable=now', 'gc', '--prune=now', '--quiet']
+export const PRUNE_GRACE_SECONDS = 600
 
-/** Deletes the refs the rules remove, then collects the objects only they reached (`git gc --prune=now`). */
+/**
+ * Collects every object no ref, HEAD or the index reaches (after the grace above). Reflogs expire first (older
+ * repositories wrote them, and they would keep everything); session refs stay loose (src/checkpoints/refs.ts).
+ */
+const GC = ['-c', 'gc.packRefs=false', '-c', 'gc.reflogExpire=now', '-c', 'gc.reflogExpireUnreachable=now', 'gc', `--prune=${PRUNE_GRACE_SECONDS}.seconds.ago`, '--quiet']
+
+/** Deletes the refs the rules remove, then collects the objects only they reached (`git gc`, see `GC`). */
 export async function pruneRepository(options: PruneOptions): Promise<PruneReport> {
   const refs = await snapshotRefs(options)
   const plan = planRetention(refs, options.rules, options.now, options.keep)

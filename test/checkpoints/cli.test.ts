@@ -5,7 +5,7 @@ import type { SessionEvent } from '../../src/session/events.js'
 import { RETENTION_STAMP, shadowRepository } from '../../src/checkpoints/retention-schedule.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { cliEnv, runCli, sandbox } from '../support/cli.js'
-import { backdate, fingerprint, sessionRefs, shadow } from './shadow-support.js'
+import { ageObjects, backdate, fingerprint, hasObject, sessionRefs, shadow } from './shadow-support.js'
 
 let mock: MockModel | undefined
 afterEach(async () => {
@@ -148,7 +148,8 @@ describe('rein checkpoints prune', () => {
     const old = await agentRun(box, 'echo first > first.txt')
     const recent = await agentRun(box, 'echo second > second.txt')
     const gitDir = shadowRepository(box.home, box.cwd)
-    backdate(gitDir, `refs/rein/sessions/${old}`, 45)
+    const oldCommit = backdate(gitDir, `refs/rein/sessions/${old}`, 45)
+    ageObjects(gitDir, 45)
 
     const dry = await rein(box, 'checkpoints', 'prune', '--dry-run')
     expect(dry.code).toBe(0)
@@ -160,6 +161,7 @@ describe('rein checkpoints prune', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(new RegExp(`^.*: removed the snapshots of 1 session \\(${old.slice(0, 8)}\\); 1 session kept; freed \\d+(\\.\\d)? (B|KiB|MiB)\\.\\n$`))
     expect(sessionRefs(gitDir)).toEqual([`refs/rein/sessions/${recent}`])
+    expect(hasObject(gitDir, oldCommit)).toBe(false)
 
     expect((await rein(box, 'checkpoints', 'list', old)).stdout).toContain('(pruned: cannot be restored)')
     expect((await rein(box, 'checkpoints', 'list', recent)).stdout).not.toContain('pruned')

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { planRetention, pruneRepository, snapshotRefs, type SnapshotRef } from '../../src/checkpoints/retention.js'
 import { RETENTION_STAMP, retentionDue, startRetention } from '../../src/checkpoints/retention-schedule.js'
-import { backdate, blobOf, engineFor, fingerprint, hasObject, sessionRefs, shadow, workspace } from './shadow-support.js'
+import { ageObjects, backdate, blobOf, engineFor, fingerprint, hasObject, sessionRefs, shadow, workspace, writeLooseBlob } from './shadow-support.js'
 
 const DAY = 24 * 60 * 60 * 1000
 const NOW = Date.UTC(2026, 5, 1)
@@ -62,6 +62,7 @@ describe('pruning a shadow repository', () => {
     const first = await kept.snapshot()
     writeFileSync(join(box.cwd, 'a.txt'), 'second version\n')
     await kept.snapshot()
+    ageObjects(box.gitDir, 60)
 
     const report = await pruneRepository({ gitDir: box.gitDir, rules: { keepSessions: 1, keepDays: 30 }, now: Date.now(), gc: 'wait' })
     expect(report.removed.map((r) => r.session)).toEqual(['old'])
@@ -74,6 +75,18 @@ describe('pruning a shadow repository', () => {
     await kept.restore(first.commit)
     expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('alpha\n')
     expect(readFileSync(join(box.cwd, 'only-old.txt'), 'utf8')).toBe('replaced\n')
+  })
+
+  it('keeps the objects another process is writing for a snapshot it has not recorded yet', async () => {
+    const box = workspace()
+    await engineFor(box, 'old').snapshot()
+    backdate(box.gitDir, 'refs/rein/sessions/old', 60)
+    await engineFor(box, 'new').snapshot()
+    ageObjects(box.gitDir, 60)
+    const inFlight = writeLooseBlob(box.gitDir, 'written by a snapshot still in progress\n')
+    const report = await pruneRepository({ gitDir: box.gitDir, rules: { keepSessions: 1, keepDays: 30 }, now: Date.now(), gc: 'wait' })
+    expect(report.removed).toHaveLength(1)
+    expect(hasObject(box.gitDir, inFlight)).toBe(true)
   })
 
   it('a dry run says what it would remove and changes nothing', async () => {
@@ -129,6 +142,7 @@ describe('pruning a shadow repository', () => {
     const legacyBlob = blobOf(box.gitDir, 'from before the upgrade\n')
     writeFileSync(join(box.cwd, 'legacy.txt'), 'now\n')
     await engineFor(box, 'new').snapshot()
+    ageObjects(box.gitDir, 90)
     const report = await pruneRepository({ gitDir: box.gitDir, rules: { keepSessions: 1, keepDays: 30 }, now: Date.now(), gc: 'wait' })
     expect(report.removed.map((r) => r.ref)).toEqual(['refs/rein/checkpoints'])
     expect(hasObject(box.gitDir, legacyBlob)).toBe(false)

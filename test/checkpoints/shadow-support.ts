@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { Checkpoints } from '../../src/checkpoints/engine.js'
@@ -74,4 +74,22 @@ export function fingerprint(dir: string, root = dir, out: Record<string, string>
 /** The blob id git gives some content. */
 export function blobOf(gitDir: string, content: string): string {
   return execFileSync('git', ['--git-dir', gitDir, 'hash-object', '--stdin'], { input: content, env: GIT_ENV }).toString().trim()
+}
+
+/** Sets every object file's time `days` back, as if the snapshots that wrote them were that old (no clock waits). */
+export function ageObjects(gitDir: string, days: number): void {
+  const when = new Date(Date.now() - days * 24 * 60 * 60 * 1000)
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else utimesSync(path, when, when)
+    }
+  }
+  walk(join(gitDir, 'objects'))
+}
+
+/** Writes a blob no ref reaches, as a snapshot in progress in another process would; returns its id. */
+export function writeLooseBlob(gitDir: string, content: string): string {
+  return execFileSync('git', ['--git-dir', gitDir, 'hash-object', '-w', '--stdin'], { input: content, env: GIT_ENV }).toString().trim()
 }
