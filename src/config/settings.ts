@@ -146,7 +146,10 @@ export function loadSettings(cwd: string, home: string, options: { workspaceTrus
 /** Modes an untrusted project may still set: they only narrow what runs without asking. */
 export const NARROWING_MODES: readonly unknown[] = ['default', 'plan']
 
-/** A project file's settings with everything that widens what is allowed removed (deny and ask rules stay). */
+/**
+ * A project file's settings with everything that widens what is allowed removed (deny and ask rules stay), and
+ * without its `checkpoints` block.
+ */
 export function inertProjectSettings(settings: Settings): Settings {
   const out: Settings = { ...settings }
   if (settings.permissions) {
@@ -154,6 +157,8 @@ export function inertProjectSettings(settings: Settings): Settings {
     out.permissions = defaultMode && NARROWING_MODES.includes(defaultMode) ? { ...narrowing, defaultMode } : narrowing
   }
   if (settings.webFetch?.allowPrivate) out.webFetch = { ...settings.webFetch, allowPrivate: false }
+  // Checkpoints are the user's undo: a workspace cannot turn them off, shrink them or prune them until trusted.
+  delete out.checkpoints
   return out
 }
 

@@ -59,3 +59,31 @@ describe('the checkpoints settings block', () => {
     expect(error.message).toMatch(/line 2: checkpoints: /)
   })
 })
+
+describe('the checkpoints block in a workspace', () => {
+  function project(text: string): { cwd: string; home: string } {
+    const root = mkdtempSync(join(tmpdir(), 'rein-checkpoint-settings-'))
+    const cwd = join(root, 'project')
+    const home = join(root, 'home')
+    mkdirSync(join(cwd, '.rein'), { recursive: true })
+    mkdirSync(home)
+    writeFileSync(join(cwd, '.rein', 'settings.json'), text)
+    return { cwd, home }
+  }
+
+  it('is ignored until the workspace is trusted, so a cloned repository cannot turn off or prune the undo', () => {
+    const { cwd, home } = project('{"checkpoints": {"enabled": false, "keepSessions": 0, "keepDays": 0}}')
+    expect(checkpointConfig(loadSettings(cwd, home)).enabled).toBe(true)
+    expect(checkpointConfig(loadSettings(cwd, home)).keepSessions).toBe(20)
+  })
+
+  it('applies once the workspace is trusted', () => {
+    const { cwd, home } = project('{"checkpoints": {"enabled": false}}')
+    expect(checkpointConfig(loadSettings(cwd, home, { workspaceTrusted: true })).enabled).toBe(false)
+  })
+
+  it('is still checked in an untrusted workspace: a bad value stops Rein with its file and line', () => {
+    const { cwd, home } = project('{\n  "checkpoints": {"keepSessions": "all"}\n}')
+    expect(() => loadSettings(cwd, home)).toThrow(/settings\.json, line 2: checkpoints\.keepSessions: /)
+  })
+})

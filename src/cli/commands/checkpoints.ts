@@ -10,6 +10,7 @@ import { readSessionLog } from '../../session/load.js'
 import { openStore } from '../../runtime/open-store.js'
 import { reinHome } from '../../store/home.js'
 import { resolveSessionId } from '../../store/listing.js'
+import { workspaceTrust } from '../../trust/workspace.js'
 import { renderInventory, renderPrune, renderSteps } from '../checkpoints/render.js'
 
 const STORE_HELP = 'session store: jsonl (default) or postgres://user@host/db (also REIN_STORE, store.url)'
@@ -68,7 +69,8 @@ export function registerCheckpointsCommand(program: Command): void {
           try {
             // Each workspace is judged by its own settings; a repository that does not name its workspace by the user's.
             const workspace = flags.allWorkspaces ? workspaceOf(gitDir) : cwd
-            const rules = checkpointConfig(loadSettings(workspace && existsSync(workspace) ? workspace : gitDir, home))
+            const dir = workspace && existsSync(workspace) ? workspace : gitDir
+            const rules = checkpointConfig(loadSettings(dir, home, { workspaceTrusted: workspaceTrust({ cwd: dir, home }).trusted }))
             const report = await pruneRepository({ gitDir, rules, now: Date.now(), dryRun: flags.dryRun, gc: 'wait' })
             reports.push(report)
             if (!flags.json) process.stdout.write(renderPrune(report, flags.dryRun === true))
