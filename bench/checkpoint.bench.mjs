@@ -18,7 +18,7 @@ for (let d = 0; d < 100; d++) {
 // Files written in the same second as the index are "racily clean" to git and re-read by every status until the
 // index is written later; a real workspace's files are older than its snapshots, so the tree ages first.
 await new Promise((resolve) => setTimeout(resolve, 1100))
-const engine = new Checkpoints({ home: join(root, 'home'), cwd })
+const engine = new Checkpoints({ home: join(root, 'home'), cwd, sessionId: 'bench-session' })
 
 async function median(round) {
   const times = []
@@ -39,6 +39,8 @@ const edited = await median(async (i) => {
   writeFileSync(join(cwd, 'dir7', 'file3.ts'), `export const edited = ${i}\n`)
   await engine.snapshot()
 })
+// Each new session's first snapshot gets a commit of its own (its ref must reach it), even when nothing changed.
+const newSession = await median((i) => new Checkpoints({ home: join(root, 'home'), cwd, sessionId: `bench-other-${i}` }).snapshot())
 const step = await median(async (i) => {
   const before = await engine.snapshot()
   writeFileSync(join(cwd, 'dir9', 'file5.ts'), `export const step = ${i}\n`)
@@ -50,5 +52,6 @@ console.log(`${FILES} files, median of ${ROUNDS} rounds`)
 row('first snapshot (creates the repository)', cold, '(no target)')
 row('snapshot, nothing changed', unchanged, 'target < 50 ms')
 row('snapshot after one edit', edited, 'target < 150 ms')
+row("a new session's first snapshot, unchanged", newSession, '(no target)')
 row('per mutating step (snapshot + changes)', step, '(one edit between)')
 rmSync(root, { recursive: true, force: true })

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { cwdKey } from '../store/home.js'
+import { detachedHead, LEGACY_REF, looseRef, sessionRef } from './refs.js'
 import { shadowGit, type ShadowGit } from './shadow-git.js'
 import { parseRawDiff, type ContentChange } from './tree-diff.js'
 
@@ -10,14 +11,19 @@ export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 /** Paths no snapshot holds, whatever `.gitignore` says (gitignore syntax, in the shadow repository's info/exclude). */
 export const REIN_IGNORE: readonly string[] = ['.git', 'node_modules/']
 
-/** The ref that keeps every snapshot of a workspace reachable, newest first. */
-const REF = 'refs/rein/checkpoints'
+/** The file in a shadow repository that names the workspace it covers (for listings and `prune --all-workspaces`). */
+export const WORKSPACE_FILE = 'rein-workspace'
 
 export interface CheckpointOptions {
   /** `$REIN_HOME`; the repository lives at `checkpoints/<cwdKey(cwd)>` under it. */
   home: string
   /** The workspace snapshots cover. */
   cwd: string
+  /**
+   * The session whose snapshots these are: they chain on `refs/rein/sessions/<id>` (src/checkpoints/refs.ts). Without
+   * one (an engine that only restores or diffs), snapshots chain on the legacy workspace-wide ref.
+   */
+  sessionId?: string
   maxFileBytes?: number
   env?: NodeJS.ProcessEnv
   secretEnv?: readonly string[]
@@ -68,7 +74,13 @@ export class Checkpoints {
   readonly cwd: string
   private readonly maxFileBytes: number
   private readonly git: ShadowGit
+  /** The session's ref, or the error that its id cannot name one (reported by the first snapshot). */
+  private readonly ref: string | Error
+  private readonly sessionId: string | undefined
+  /** What the detached HEAD (the workspace's latest snapshot, any session's) named when last read. */
   private head: Head | null | undefined
+  /** This session's latest snapshot when last read; undefined until the first snapshot looks. */
+  private tip: Head | null | undefined
   private queue: Promise<unknown> = Promise.resolve()
 
   constructor(options: CheckpointOptions) {
@@ -76,21 +88,58 @@ export class Checkpoints {
     this.gitDir = join(resolve(options.home), 'checkpoints', cwdKey(this.cwd))
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES
     this.git = shadowGit({ gitDir: this.gitDir, workTree: this.cwd, env: options.env, secretEnv: options.secretEnv })
+    this.ref = refFor(options.sessionId)
+    this.sessionId = options.sessionId
   }
 
-  /** Records the workspace as it stands. When nothing changed since the last snapshot, returns that one again. */
+  /**
+   * Records the workspace as it stands, as the newest snapshot of this engine's session. When nothing changed since
+   * the session's last snapshot, returns that one again and writes nothing. The commit returned is always reachable
+   * from the session's own ref, so pruning other sessions never takes it away.
+   */
   snapshot(message = 'checkpoint'): Promise<Snapshot> {
     return this.serial(async () => {
+      if (this.ref instanceof Error) throw this.ref
       const staged = await this.stage()
-      const head = this.head
-      if (head && staged.tree === head.tree) return { commit: head.commit, files: head.files, skipped: staged.skipped }
-      const parent = head ? ['-p', head.commit] : []
-      const commit = (await this.git(['commit-tree', staged.tree, ...parent, '-m', message])).toString().trim()
-      await this.git(['update-ref', REF, commit])
-      const files = countEntries(await this.git(['ls-files', '-z']))
+      const tip = await this.sessionTip(this.ref)
+      if (tip && staged.tree === tip.tree) return { commit: tip.commit, files: tip.files, skipped: staged.skipped }
+      const commit = await this.commitTree(staged.tree, tip?.commit, this.sessionId ? `${message}\n\nSession: ${this.sessionId}` : message)
+      // One transaction: the session's ref and HEAD move together, both to the new snapshot.
+      // No reflog: it would keep every snapshot alive past retention (git writes one when a work tree is given).
+      await this.git(['-c', 'core.logAllRefUpdates=false', 'update-ref', '--no-deref', '--stdin'], `update ${this.ref} ${commit}\nupdate HEAD ${commit}\n`)
+      const files = this.head && staged.tree === this.head.tree ? this.head.files : countEntries(await this.git(['ls-files', '-z']))
       this.head = { commit, tree: staged.tree, files }
+      this.tip = this.head
       return { commit, files, skipped: staged.skipped }
     })
+  }
+
+  /** A commit of `tree` after `parent`; parentless when the parent was pruned meanwhile (by another process). */
+  private async commitTree(tree: string, parent: string | undefined, message: string): Promise<string> {
+    const run = (args: string[]) => this.git(['commit-tree', tree, ...args, '-m', message]).then((out) => out.toString().trim())
+    if (!parent) return run([])
+    return run(['-p', parent]).catch(async (error: unknown) => {
+      if (await this.exists(parent)) throw error
+      return run([])
+    })
+  }
+
+  private async exists(commit: string): Promise<boolean> {
+    return this.git(['cat-file', '-e', `${commit}^{commit}`]).then(
+      () => true,
+      () => false,
+    )
+  }
+
+  /**
+   * The session's latest snapshot. Read from the loose ref file when it still names the cached one (no git process
+   * on the common path); otherwise asked of git, which also covers a packed ref and a ref pruned meanwhile.
+   */
+  private async sessionTip(ref: string): Promise<Head | null> {
+    if (this.tip && looseRef(this.gitDir, ref) === this.tip.commit) return this.tip
+    const commit = await this.resolve(ref)
+    this.tip = commit ? (commit === this.head?.commit ? this.head : await this.describe(commit)) : null
+    return this.tip
   }
 
   /** The paths that differ between a snapshot and the workspace as it stands now (nothing is committed). */
@@ -171,6 +220,7 @@ export class Checkpoints {
   /** Brings the index in line with the workspace and returns the tree it holds. */
   private async stage(): Promise<{ tree: string; skipped: SkippedPath[] }> {
     await this.ensureRepository()
+    await this.readHead()
     const status = parseStatus(
       await this.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']),
     )
@@ -209,7 +259,10 @@ export class Checkpoints {
     return changes
   }
 
-  /** Creates the shadow repository on first use and reads where the last snapshot stands. */
+  /**
+   * Creates the shadow repository on first use, and brings an older one to the current layout: a `HEAD` still
+   * pointing at the legacy chain is detached at its tip (the chain itself stays, restorable until pruned).
+   */
   private async ensureRepository(): Promise<void> {
     if (this.head !== undefined) return
     if (!existsSync(join(this.gitDir, 'HEAD'))) {
@@ -217,25 +270,43 @@ export class Checkpoints {
       await this.git(['init', '--quiet', '--bare'], undefined, true)
       // The untracked cache lets `status` skip directories whose mtime did not change: most of a big workspace.
       await this.git(['config', 'core.untrackedCache', 'true'], undefined, true)
-      // HEAD names the latest snapshot, so `status` lists only what changed since it.
-      await this.git(['symbolic-ref', 'HEAD', REF], undefined, true)
+      // Retention's gc must leave session refs loose: a snapshot checks its ref by reading the file (refs.ts).
+      await this.git(['config', 'gc.packRefs', 'false'], undefined, true)
     }
     mkdirSync(join(this.gitDir, 'info'), { recursive: true })
     writeFileSync(join(this.gitDir, 'info', 'exclude'), REIN_IGNORE.join('\n') + '\n')
     // Highest-precedence attributes: no filter, end-of-line or encoding conversion, so snapshots are byte-exact.
     writeFileSync(join(this.gitDir, 'info', 'attributes'), '* -text -eol -filter -ident -working-tree-encoding\n')
-    const commit = await this.git(['rev-parse', '--verify', '--quiet', `${REF}^{commit}`]).then(
+    writeFileSync(join(this.gitDir, WORKSPACE_FILE), this.cwd + '\n')
+    if (!detachedHead(this.gitDir)) {
+      const legacy = await this.resolve(LEGACY_REF)
+      if (legacy) await this.git(['-c', 'core.logAllRefUpdates=false', 'update-ref', '--no-deref', 'HEAD', legacy])
+    }
+    // Reflogs the older layout wrote would keep every snapshot reachable, so nothing could ever be pruned.
+    rmSync(join(this.gitDir, 'logs'), { recursive: true, force: true })
+    this.head = null
+  }
+
+  /** Follows the detached HEAD, which another process's snapshot may have moved since this engine last looked. */
+  private async readHead(): Promise<void> {
+    const commit = detachedHead(this.gitDir)
+    if (commit === (this.head?.commit ?? null)) return
+    this.head = commit ? await this.describe(commit) : null
+  }
+
+  /** The commit a ref names, or '' when it names none. */
+  private resolve(ref: string): Promise<string> {
+    return this.git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).then(
       (out) => out.toString().trim(),
-      // The ref does not exist yet: no snapshot was taken, and the first one starts the history.
+      // No such ref (never written, or pruned): there is no snapshot to build on.
       () => '',
     )
-    if (!commit) {
-      this.head = null
-      return
-    }
+  }
+
+  private async describe(commit: string): Promise<Head> {
     const tree = (await this.git(['rev-parse', `${commit}^{tree}`])).toString().trim()
     const files = countEntries(await this.git(['ls-tree', '-r', '-z', '--name-only', tree]))
-    this.head = { commit, tree, files }
+    return { commit, tree, files }
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -259,6 +330,16 @@ export function parseStatus(out: Buffer): StatusEntry[] {
     entries.push({ path: record.slice(3), deleted: record[1] === 'D' || (record[0] === 'D' && record[1] === ' ') })
   }
   return entries
+}
+
+/** A session's ref, or the error that its id cannot name one; no session means the legacy workspace-wide chain. */
+function refFor(sessionId: string | undefined): string | Error {
+  if (sessionId === undefined) return LEGACY_REF
+  try {
+    return sessionRef(sessionId)
+  } catch (error) {
+    return error as Error
+  }
 }
 
 function countEntries(out: Buffer): number {

@@ -28,21 +28,7 @@ export interface ShadowGitOptions {
  * every setting that could start a program. Output is returned as a Buffer: paths are bytes, not text.
  */
 export function shadowGit(options: ShadowGitOptions) {
-  const base = gitEnv(options.env ?? process.env, options.secretEnv)
-  // GIT_OPTIONAL_LOCKS goes too: in Rein's own repository `status` should write back refreshed stat data, or every
-  // later snapshot re-reads files whose timestamps looked racy.
-  for (const name of Object.keys(base)) if (name.startsWith('GIT_')) delete base[name]
-  const env: NodeJS.ProcessEnv = {
-    ...base,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_AUTHOR_NAME: 'Rein',
-    GIT_AUTHOR_EMAIL: 'checkpoints@rein.invalid',
-    GIT_COMMITTER_NAME: 'Rein',
-    GIT_COMMITTER_EMAIL: 'checkpoints@rein.invalid',
-  }
-  const safe = [...safeGitArgs(), '-c', 'core.autocrlf=false', '-c', 'core.symlinks=true', '--git-dir', options.gitDir]
+  const { env, safe } = shadowGitInvocation(options)
   const prefix = [...safe, '--work-tree', options.workTree]
 
   /**
@@ -72,3 +58,26 @@ export function shadowGit(options: ShadowGitOptions) {
 }
 
 export type ShadowGit = ReturnType<typeof shadowGit>
+
+/**
+ * The environment and leading arguments every shadow git call uses (without the work tree), for a caller that
+ * must start git itself: retention's `git gc` runs detached, so a short Rein run never waits for it.
+ */
+export function shadowGitInvocation(options: Pick<ShadowGitOptions, 'gitDir' | 'env' | 'secretEnv'>): { env: NodeJS.ProcessEnv; safe: string[] } {
+  const base = gitEnv(options.env ?? process.env, options.secretEnv)
+  // GIT_OPTIONAL_LOCKS goes too: in Rein's own repository `status` should write back refreshed stat data, or every
+  // later snapshot re-reads files whose timestamps looked racy.
+  for (const name of Object.keys(base)) if (name.startsWith('GIT_')) delete base[name]
+  const env: NodeJS.ProcessEnv = {
+    ...base,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: 'Rein',
+    GIT_AUTHOR_EMAIL: 'checkpoints@rein.invalid',
+    GIT_COMMITTER_NAME: 'Rein',
+    GIT_COMMITTER_EMAIL: 'checkpoints@rein.invalid',
+  }
+  const safe = [...safeGitArgs(), '-c', 'core.autocrlf=false', '-c', 'core.symlinks=true', '--git-dir', options.gitDir]
+  return { env, safe }
+}

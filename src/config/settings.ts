@@ -38,6 +38,8 @@ export interface Settings {
   mcpServers?: unknown
   /** Subagents (docs/subagents.md): how deep children may nest (1: children cannot start children) and how many run at once. */
   subagents?: { maxDepth?: number; parallel?: number }
+  /** Checkpoints (docs/checkpoints.md): on or off, how many sessions and days of snapshots to keep, the file size limit. */
+  checkpoints?: CheckpointSettings
   [key: string]: unknown
 }
 
@@ -89,7 +91,27 @@ const settingsSchema = z.looseObject({
   stopHooks: z.looseObject({ maxContinuations: count.optional(), maxIdenticalReasons: count.optional() }).optional(),
   store: z.looseObject({ url: z.string().optional() }).optional(),
   subagents: z.looseObject({ maxDepth: z.number().int().min(0).optional(), parallel: count.optional() }).optional(),
+  checkpoints: z
+    .looseObject({
+      enabled: z.boolean().optional(),
+      keepSessions: z.number().int().min(0).optional(),
+      keepDays: z.number().min(0).optional(),
+      maxFileBytes: count.optional(),
+    })
+    .optional(),
 })
+
+/** `checkpoints` in settings; defaults in src/checkpoints/settings.ts. */
+export interface CheckpointSettings {
+  /** false: no snapshots, no shadow repository, no retention. */
+  enabled?: boolean
+  /** Keep the snapshots of this many most recent sessions per workspace. */
+  keepSessions?: number
+  /** Keep the snapshots of every session whose last snapshot is younger than this many days. */
+  keepDays?: number
+  /** Files larger than this (bytes) are left out of snapshots. */
+  maxFileBytes?: number
+}
 
 /** The settings files in the order they refine each other: user, project (committable), local (personal). */
 export function settingsFiles(cwd: string, home: string): string[] {
@@ -124,7 +146,10 @@ export function loadSettings(cwd: string, home: string, options: { workspaceTrus
 /** Modes an untrusted project may still set: they only narrow what runs without asking. */
 export const NARROWING_MODES: readonly unknown[] = ['default', 'plan']
 
-/** A project file's settings with everything that widens what is allowed removed (deny and ask rules stay). */
+/**
+ * A project file's settings with everything that widens what is allowed removed (deny and ask rules stay), and
+ * without its `checkpoints` block.
+ */
 export function inertProjectSettings(settings: Settings): Settings {
   const out: Settings = { ...settings }
   if (settings.permissions) {
@@ -132,6 +157,8 @@ export function inertProjectSettings(settings: Settings): Settings {
     out.permissions = defaultMode && NARROWING_MODES.includes(defaultMode) ? { ...narrowing, defaultMode } : narrowing
   }
   if (settings.webFetch?.allowPrivate) out.webFetch = { ...settings.webFetch, allowPrivate: false }
+  // Checkpoints are the user's undo: a workspace cannot turn them off, shrink them or prune them until trusted.
+  delete out.checkpoints
   return out
 }
 

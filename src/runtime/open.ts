@@ -5,7 +5,9 @@ import type { Extension, ToolCallInfo } from '../agent/extensions.js'
 import type { PermissionMode } from '../agent/types.js'
 import { Checkpoints } from '../checkpoints/engine.js'
 import { checkpointExtension } from '../checkpoints/extension.js'
+import { startRetention } from '../checkpoints/retention-schedule.js'
 import { sessionHistory } from '../checkpoints/rewind-history.js'
+import { checkpointConfig } from '../checkpoints/settings.js'
 import { Compactor } from '../compaction/compactor.js'
 import { loadSettings, type Settings } from '../config/settings.js'
 import { fileChanges } from '../context/file-changes.js'
@@ -199,6 +201,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     preCompact: (trigger, focus) => hooks.runPreCompact(trigger === 'manual' ? 'manual' : 'auto', focus),
   })
 
+  const checkpoints = checkpointConfig(settings)
   const agent = await Agent.create({
     session,
     adapter,
@@ -222,7 +225,14 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       compactor,
       // Checkpoints (docs/checkpoints.md): a snapshot of the workspace before each step's first mutating tool.
       // Rewind reads the whole log and forks it through the store (the `rewind` and `rewind-undo` commands).
-      checkpointExtension({ engine: new Checkpoints({ home, cwd, env, secretEnv: settings.secretEnv }), history: sessionHistory(store, session) }),
+      ...(checkpoints.enabled
+        ? [
+            checkpointExtension({
+              engine: new Checkpoints({ home, cwd, env, secretEnv: settings.secretEnv, sessionId: session.id, maxFileBytes: checkpoints.maxFileBytes }),
+              history: sessionHistory(store, session),
+            }),
+          ]
+        : []),
       ...(options.onPermissionRefused ? [refusals(options.onPermissionRefused)] : []),
       ...(options.extensions ?? []),
     ],
@@ -233,6 +243,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   })
   agentRef = agent
   mcp.onToolsChanged(() => agent.setTools(tools()))
+  // Retention (docs/checkpoints.md): at most once a day per workspace, in the background; never awaited.
+  if (checkpoints.enabled) startRetention({ home, cwd, env, secretEnv: settings.secretEnv, rules: checkpoints, keep: session.id })
   return { agent, model: model.info, settings, mcp, problems, subagents: subagents.host }
 }
 

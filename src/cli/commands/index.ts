@@ -29,6 +29,7 @@ const subcommands: Record<string, () => Promise<Register>> = {
   batch: async () => (await import('./batch.js')).registerBatchCommand,
   worker: async () => (await import('./worker.js')).registerWorkerCommand,
   rewind: async () => (await import('./rewind.js')).registerRewindCommand,
+  checkpoints: async () => (await import('./checkpoints.js')).registerCheckpointsCommand,
 }
 
 /** Registers the root command and the subcommands `argv` can reach. */
