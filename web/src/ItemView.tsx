@@ -1,5 +1,6 @@
 import { markdownHtml } from './markdown'
 import type { Item } from './transcript'
+import { StepChanges } from './StepChanges'
 
 const LABEL: Record<'user' | 'context' | 'steering', string> = {
   user: 'You',
@@ -21,7 +22,7 @@ function prettyJson(text: string): string {
 }
 
 /** One transcript entry. Injected context and steering say so, with their producer; forks start at a message. */
-export function ItemView({ item, onFork }: { item: Item; onFork: (seq: number) => void }) {
+export function ItemView({ item, onFork, sessionId }: { item: Item; onFork: (seq: number) => void; sessionId: string }) {
   switch (item.kind) {
     case 'user':
     case 'context':
@@ -111,6 +112,8 @@ export function ItemView({ item, onFork }: { item: Item; onFork: (seq: number) =
           </details>
         </article>
       )
+    case 'changes':
+      return <StepChanges sessionId={sessionId} turn={item.turn} step={item.step} paths={item.paths} />
     case 'notice':
       return (
         <p class={`notice ${item.level}`} role={item.level === 'error' ? 'alert' : 'status'}>

@@ -221,7 +221,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
         items={model.current.items}
         version={model.current.version}
         keyOf={(item) => item.key}
-        render={(item) => <ItemView item={item} onFork={(seq) => void fork(seq)} />}
+        render={(item) => <ItemView item={item} sessionId={id} onFork={(seq) => void fork(seq)} />}
         onTop={loadEarlier}
         label="Transcript"
       />

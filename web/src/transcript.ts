@@ -17,6 +17,8 @@ export type Item =
       progress: string
     }
   | { kind: 'notice'; key: string; seq?: number; level: 'info' | 'warning' | 'error'; text: string }
+  /** What a step changed in the workspace (`checkpoint/changes`), shown after the step's tool cards. */
+  | { kind: 'changes'; key: string; seq: number; turn: number; step: number; paths: { path: string; kind: string }[] }
   | { kind: 'streaming'; key: string; turn: number; step: number; text: string; reasoning: string; tools: string }
 
 function textOf(content: unknown): { text: string; images: number } {
@@ -44,11 +46,32 @@ export class TranscriptModel {
   private streaming: number | undefined
   /** Bumped on every change, so a component can tell the list changed. */
   version = 0
+  /** A step's changes, logged before its last tool result, wait here for the step's end. */
+  private waitingChanges: Extract<Item, { kind: 'changes' }> | undefined
+  private lastEnded: { turn: number; step: number } | undefined
 
   apply(event: LogEvent): void {
     const d = event.data
     const key = `e${event.seq}`
+    if (this.waitingChanges && (event.type === 'step/end' || event.type === 'step/start' || event.type === 'turn/start' || event.type === 'turn/end')) {
+      this.items.push(this.waitingChanges)
+      this.waitingChanges = undefined
+      this.version++
+    }
     switch (event.type) {
+      case 'checkpoint/changes': {
+        const paths = Array.isArray(d.paths) ? (d.paths as { path?: unknown; kind?: unknown }[]).map((p) => ({ path: str(p.path), kind: str(p.kind) })) : []
+        if (!paths.length) return
+        const item: Extract<Item, { kind: 'changes' }> = { kind: 'changes', key, seq: event.seq, turn: Number(d.turn), step: Number(d.step), paths }
+        // Listed after its step ended (the step's last call never ran): shown at once.
+        const ended = this.lastEnded?.turn === item.turn && this.lastEnded.step === item.step
+        if (ended) this.items.push(item)
+        else this.waitingChanges = item
+        break
+      }
+      case 'step/end':
+        this.lastEnded = { turn: Number(d.turn), step: Number(d.step) }
+        return
       case 'user/message':
       case 'context/message':
       case 'steering/message': {

@@ -1,0 +1,17 @@
+import type { Change } from './engine.js'
+import { counted } from '../text/count.js'
+
+/** `a.txt (modified), b.txt (added)`: every path with its kind, in the order the step's listing gave them. */
+export function describeChanges(paths: readonly Change[]): string {
+  return paths.map((p) => `${p.path} (${p.kind})`).join(', ')
+}
+
+/**
+ * `3 files changed: a.txt, b.txt, c.txt`, folded after `shown` paths (`… and 4 more`): one short line that stays
+ * short however many files a step changed.
+ */
+export function summarizeChanges(paths: readonly Change[], shown = 3): string {
+  const names = paths.slice(0, shown).map((p) => p.path)
+  const rest = paths.length - names.length
+  return `${counted(paths.length, 'file')} changed: ${names.join(', ')}${rest > 0 ? `, … and ${rest} more` : ''}`
+}
