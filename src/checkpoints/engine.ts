@@ -1,7 +1,8 @@
-import { existsSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { cwdKey } from '../store/home.js'
 import { shadowGit, type ShadowGit } from './shadow-git.js'
+import { parseRawDiff, type ContentChange } from './tree-diff.js'
 
 /** Files larger than this (bytes) are left out of snapshots by default, and each snapshot names them. */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -113,6 +114,57 @@ export class Checkpoints {
       const changes = await this.diffTrees(commit, now.tree)
       await this.git(['read-tree', '--reset', '-u', commit])
       return changes
+    })
+  }
+
+  // Rewind (src/checkpoints/rewind.ts): content ids, existence checks and a restore that leaves some paths alone.
+
+  /**
+   * The paths that differ between a snapshot and the workspace as it stands, with the content id each has in the
+   * snapshot (`was`) and now (`now`). Only the shadow index is written.
+   */
+  compare(commit: string): Promise<ContentChange[]> {
+    return this.serial(async () => parseRawDiff(await this.git(['diff-tree', '-r', '-z', '--no-renames', '--raw', commit, (await this.stage()).tree])))
+  }
+
+  /** Whether `commit` is a snapshot the shadow repository still holds (retention may have pruned it). */
+  hasSnapshot(commit: string): Promise<boolean> {
+    return this.serial(async () => {
+      await this.ensureRepository()
+      return this.git(['cat-file', '-e', `${commit}^{commit}`]).then(
+        () => true,
+        // cat-file -e exits non-zero exactly when the object is missing or is not a commit.
+        () => false,
+      )
+    })
+  }
+
+  /**
+   * `restore(commit)`, except that every path in `keep` stays exactly as it is in the workspace (content, absence,
+   * mode). Returns what it changed, as seen from `commit`. The tree to restore is built on a private index, so the
+   * main index keeps its stat data and unchanged files are not rewritten.
+   */
+  restoreExcept(commit: string, keep: readonly string[]): Promise<Change[]> {
+    return this.serial(async () => {
+      const now = await this.stage()
+      const differing = parseRawDiff(await this.git(['diff-tree', '-r', '-z', '--no-renames', '--raw', commit, now.tree]))
+      const kept = new Set(keep)
+      let target = commit
+      if (differing.some((c) => kept.has(c.path))) {
+        const index = join(this.gitDir, `rewind-index-${process.pid}`)
+        try {
+          await this.git(['read-tree', commit], undefined, false, index)
+          const entries = differing
+            .filter((c) => kept.has(c.path))
+            .map((c) => (c.now === null ? `0 ${'0'.repeat(40)}\t${c.path}\0` : `${c.nowMode ?? '100644'} ${c.now}\t${c.path}\0`))
+          await this.git(['update-index', '-z', '--index-info'], entries.join(''), false, index)
+          target = (await this.git(['write-tree'], undefined, false, index)).toString().trim()
+        } finally {
+          rmSync(index, { force: true })
+        }
+      }
+      await this.git(['read-tree', '--reset', '-u', target])
+      return differing.filter((c) => !kept.has(c.path)).map(({ path, kind }) => ({ path, kind }))
     })
   }
 

@@ -1,6 +1,10 @@
 import type { Extension, ExtensionContext, ToolCallInfo } from '../agent/extensions.js'
 import { toolCallsOf } from '../llm/messages.js'
 import type { Checkpoints, Snapshot } from './engine.js'
+import { rewindCommand } from './rewind.js'
+import type { RewindHistory } from './rewind-history.js'
+import { REWIND_COMMAND, UNDO_REWIND_COMMAND } from './rewind-types.js'
+import { undoRewindCommand } from './rewind-undo.js'
 
 /** How long a snapshot may hold up a step before the step runs without one (ms). */
 export const DEFAULT_SNAPSHOT_BUDGET_MS = 10_000
@@ -8,6 +12,8 @@ export const DEFAULT_SNAPSHOT_BUDGET_MS = 10_000
 export interface CheckpointExtensionOptions {
   engine: Checkpoints
   budgetMs?: number
+  /** The session's log and forks of it: with it, the extension offers the `rewind` and `rewind-undo` commands. */
+  history?: RewindHistory
 }
 
 /** A call that may change the workspace: a tool not marked read-only, or one that edits files or runs commands. */
@@ -79,18 +85,32 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
   }
 
   const changesOf = (turn: number, step: number, commit: string, context: ExtensionContext): Promise<void> =>
-    engine.changesSince(commit).then(
-      (paths) => {
+    engine.compare(commit).then(
+      (changes) => {
         // A late listing (the fallback below) must not land inside another turn: the log would not verify.
         const open = openTurn(context)
         if (open !== undefined && open !== turn) return
-        context.record('checkpoint/changes', { turn, step, paths: paths.map((p) => ({ ...p })) })
+        context.record('checkpoint/changes', {
+          turn,
+          step,
+          paths: changes.map(({ path, kind }) => ({ path, kind })),
+          // What each path holds now: a rewind compares it with the workspace to find later edits by someone else.
+          after: changes.map(({ path, now }) => ({ path, id: now })),
+        })
       },
       (error: unknown) => context.notify('warning', `Could not list what step ${step} changed: ${error instanceof Error ? error.message : String(error)}.`),
     )
 
   return {
     name: 'checkpoints',
+    ...(options.history
+      ? {
+          commands: {
+            [REWIND_COMMAND]: rewindCommand({ engine, history: options.history }),
+            [UNDO_REWIND_COMMAND]: undoRewindCommand({ engine, history: options.history }),
+          },
+        }
+      : {}),
     async preTool(call, context) {
       if (!mayMutate(call)) return
       if (taken && taken.turn === call.turn && taken.step === call.step) return

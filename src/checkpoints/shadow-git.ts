@@ -47,12 +47,14 @@ export function shadowGit(options: ShadowGitOptions) {
 
   /**
    * Runs `git <args>`, feeding `input` on stdin; resolves stdout, rejects with a `ShadowGitError`. `bare` runs
-   * without the work tree (creating the repository).
+   * without the work tree (creating the repository). `indexFile` puts git on another index of the shadow repository
+   * (a rewind builds a tree there without disturbing the main index).
    */
-  return function run(args: readonly string[], input?: Buffer | string, bare = false): Promise<Buffer> {
+  return function run(args: readonly string[], input?: Buffer | string, bare = false, indexFile?: string): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       const argv = [...(bare ? safe : prefix), ...args]
-      const child = spawn('git', argv, { cwd: options.workTree, env, stdio: ['pipe', 'pipe', 'pipe'] })
+      const childEnv = indexFile ? { ...env, GIT_INDEX_FILE: indexFile } : env
+      const child = spawn('git', argv, { cwd: options.workTree, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] })
       const out: Buffer[] = []
       const err: Buffer[] = []
       child.stdout.on('data', (chunk: Buffer) => out.push(chunk))

@@ -5,6 +5,7 @@ import type { Extension, ToolCallInfo } from '../agent/extensions.js'
 import type { PermissionMode } from '../agent/types.js'
 import { Checkpoints } from '../checkpoints/engine.js'
 import { checkpointExtension } from '../checkpoints/extension.js'
+import { sessionHistory } from '../checkpoints/rewind-history.js'
 import { Compactor } from '../compaction/compactor.js'
 import { loadSettings, type Settings } from '../config/settings.js'
 import { fileChanges } from '../context/file-changes.js'
@@ -220,7 +221,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       policy,
       compactor,
       // Checkpoints (docs/checkpoints.md): a snapshot of the workspace before each step's first mutating tool.
-      checkpointExtension({ engine: new Checkpoints({ home, cwd, env, secretEnv: settings.secretEnv }) }),
+      // Rewind reads the whole log and forks it through the store (the `rewind` and `rewind-undo` commands).
+      checkpointExtension({ engine: new Checkpoints({ home, cwd, env, secretEnv: settings.secretEnv }), history: sessionHistory(store, session) }),
       ...(options.onPermissionRefused ? [refusals(options.onPermissionRefused)] : []),
       ...(options.extensions ?? []),
     ],

@@ -129,8 +129,48 @@ export interface EventDataMap {
     skipped?: { path: string; reason: string; bytes?: number }[]
     error?: string
   }
-  /** What the step's tools changed in the workspace, compared with the step's snapshot. */
-  'checkpoint/changes': { turn: number; step: number; paths: { path: string; kind: 'added' | 'modified' | 'deleted' }[] }
+  /**
+   * What the step's tools changed in the workspace, compared with the step's snapshot. `after` gives the git blob id
+   * each changed path held right after the step (null: gone), so a rewind can tell a later edit by someone else from
+   * the agent's own; logs written before it existed lack it (docs/checkpoints.md says what a rewind assumes then).
+   */
+  'checkpoint/changes': {
+    turn: number
+    step: number
+    paths: { path: string; kind: 'added' | 'modified' | 'deleted' }[]
+    after?: { path: string; id: string | null }[]
+  }
+  /**
+   * The workspace, the conversation or both went back to the start of `turn` (src/checkpoints/rewind.ts). Logged in
+   * the session the rewind ran in and, when there is one, in the fork it made (which names the source in its
+   * header). `target` is the snapshot restored and `before` the snapshot taken just before, which an undo restores;
+   * both absent when only the conversation went back. `changes` is what the restore did, seen from the target;
+   * `conflicts` the files changed since Rein last wrote them, of which `kept` were left as they were; `after` the
+   * blob id each restored path holds now. `fork` is the session the conversation continues in.
+   */
+  'checkpoint/rewind': {
+    turn: number
+    target?: string
+    before?: string
+    changes?: { path: string; kind: 'added' | 'modified' | 'deleted' }[]
+    conflicts?: string[]
+    kept?: string[]
+    after?: { path: string; id: string | null }[]
+    fork?: { id: string; seq: number | null }
+  }
+  /**
+   * The code rewind logged at seq `rewind` was undone: the workspace went back to that rewind's `before`. `before`
+   * here is the snapshot taken just before the undo; the other fields read as in `checkpoint/rewind`.
+   */
+  'checkpoint/rewind-undone': {
+    rewind: number
+    target: string
+    before: string
+    changes: { path: string; kind: 'added' | 'modified' | 'deleted' }[]
+    conflicts: string[]
+    kept: string[]
+    after: { path: string; id: string | null }[]
+  }
 }
 
 export type InboxVerb = 'followUp' | 'steer' | 'inject'
@@ -193,6 +233,8 @@ for (const type of [
   'subagent/end',
   'checkpoint/created',
   'checkpoint/changes',
+  'checkpoint/rewind',
+  'checkpoint/rewind-undone',
 ]) {
   knownTypes.set(type, { surface: false })
 }

@@ -28,6 +28,7 @@ const subcommands: Record<string, () => Promise<Register>> = {
   web: async () => (await import('./web.js')).registerWebCommand,
   batch: async () => (await import('./batch.js')).registerBatchCommand,
   worker: async () => (await import('./worker.js')).registerWorkerCommand,
+  rewind: async () => (await import('./rewind.js')).registerRewindCommand,
 }
 
 /** Registers the root command and the subcommands `argv` can reach. */
