@@ -7,6 +7,7 @@ import { isPermissionMode, stopReasonFor } from './modes.js'
 import { editorPermissionAsker } from './permission.js'
 import { ACP_COMMANDS, customAcpCommands, parseCommand, runCommand } from './slash-commands.js'
 import { UpdateTranslator, type StepDiffJob } from './updates.js'
+import { runAcpRewind } from './rewind-command.js'
 import type { SnapshotFiles } from '../checkpoints/file-at.js'
 import { stepFiles } from '../checkpoints/step-diff.js'
 import { changesLine, DIFF_FILES, stepDiffContent } from './step-diff-content.js'
@@ -95,7 +96,8 @@ export class AcpSession {
     const content = promptToInput(prompt, { images: this.options.images })
     const command = parseCommand(content)
     if (command) {
-      this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: runCommand(this.agent, command) } })
+      const text = command.name === 'rewind' ? await runAcpRewind(this.agent, command.arg) : runCommand(this.agent, command)
+      this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } })
       await this.sending
       return { stopReason: 'end_turn' }
     }
