@@ -22,7 +22,18 @@ function prettyJson(text: string): string {
 }
 
 /** One transcript entry. Injected context and steering say so, with their producer; forks start at a message. */
-export function ItemView({ item, onFork, sessionId }: { item: Item; onFork: (seq: number) => void; sessionId: string }) {
+export function ItemView({
+  item,
+  onFork,
+  onRewind,
+  sessionId,
+}: {
+  item: Item
+  onFork: (seq: number) => void
+  /** Offered on a prompt that opened a turn: go back to that turn's start. */
+  onRewind?: (turn: number) => void
+  sessionId: string
+}) {
   switch (item.kind) {
     case 'user':
     case 'context':
@@ -37,6 +48,11 @@ export function ItemView({ item, onFork, sessionId }: { item: Item; onFork: (seq
             <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork at seq ${item.seq}`}>
               Fork here
             </button>
+            {item.kind === 'user' && item.turn !== undefined && onRewind && (
+              <button type="button" class="link" onClick={() => onRewind(item.turn as number)} aria-label={`Rewind to turn ${item.turn}`}>
+                Rewind to here
+              </button>
+            )}
           </header>
           {item.kind === 'user' ? <Markdown text={item.text} /> : <details open={item.kind === 'steering'}><summary>{firstLine(item.text)}</summary><pre>{item.text}</pre></details>}
           {item.images > 0 && <p class="muted">({item.images} image{item.images > 1 ? 's' : ''})</p>}
