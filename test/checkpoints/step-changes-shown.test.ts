@@ -44,6 +44,16 @@ describe('what a step changed, in sessions show and the Markdown export', () => 
     expect(lines.filter((l) => l.startsWith('changed:'))).toHaveLength(1)
   })
 
+  it('sessions show tells of a rewind and of its undo in one line each', async () => {
+    const { box, id } = await runChangingStep()
+    const env = cliEnv({ home: box.home })
+    expect((await runCli(['rewind', id, '--to', '1', '--code'], { cwd: box.cwd, env })).code).toBe(0)
+    expect((await runCli(['rewind', id, '--undo'], { cwd: box.cwd, env })).code).toBe(0)
+    const shown = await runCli(['sessions', 'show', id], { cwd: box.cwd, env })
+    expect(shown.stdout).toContain('[rewind] Rewound to the start of turn 1: 3 files restored.')
+    expect(shown.stdout).toContain('[rewind] Undid a rewind: 3 files back as they were before it.')
+  })
+
   it('the Markdown export names the changed files under the step', async () => {
     const { box, id } = await runChangingStep()
     const md = await runCli(['sessions', 'export', id, '--format', 'md'], { cwd: box.cwd, env: cliEnv({ home: box.home }) })

@@ -4,7 +4,7 @@ import type { CommandInput, CommandResult } from '../../src/agent/extensions.js'
 import { App } from '../../src/cli/tui/App.js'
 import { stripAnsi } from '../../src/cli/tui/ansi.js'
 import type { TuiExit } from '../../src/cli/tui/services.js'
-import { FakeAgent, fakeServices, settle } from './support/fake-agent.js'
+import { FakeAgent, fakeServices, settle, waitForFrame } from './support/fake-agent.js'
 
 afterEach(() => cleanup())
 
@@ -75,10 +75,10 @@ describe('/rewind in the terminal UI', () => {
     await settle()
     await type(ui, '/rewind')
     await type(ui, '\r')
+    await waitForFrame(ui, 'Rewind to the start of a turn')
     await type(ui, '\x1b[B')
     await type(ui, '\r')
-    await settle()
-    let shown = screen()
+    let shown = await waitForFrame(ui, 'Restore code and conversation')
     expect(agent.commands[0]).toEqual({ name: 'rewind', args: { turn: 1, dryRun: true } })
     expect(shown).toContain('Would restore the files as they were at the start of turn 1')
     expect(shown).toContain('put back     a.txt')
@@ -87,8 +87,7 @@ describe('/rewind in the terminal UI', () => {
     expect(shown).toContain('Restore code and conversation')
     await type(ui, '\x1b[B')
     await type(ui, '\r')
-    await settle()
-    shown = screen()
+    shown = await waitForFrame(ui, 'Restored the files')
     expect(agent.commands[1]).toEqual({ name: 'rewind', args: { turn: 1, code: true, conversation: false } })
     expect(shown).toContain('Restored the files as they were at the start of turn 1')
   })
@@ -100,10 +99,10 @@ describe('/rewind in the terminal UI', () => {
     await settle()
     await type(ui, '/rewind 1 conversation')
     await type(ui, '\r')
-    await settle()
+    await waitForFrame(ui, 'Restore conversation only')
     expect(agent.commands[0]).toEqual({ name: 'rewind', args: { turn: 1, dryRun: true, code: false, conversation: true } })
     await type(ui, '\r')
-    await settle()
+    for (let i = 0; i < 100 && !exits.length; i++) await settle(10)
     expect(agent.commands[1]).toEqual({ name: 'rewind', args: { turn: 1, code: false, conversation: true } })
     expect(exits).toEqual([{ kind: 'switch', resume: 'f0rk-id' }])
   })
@@ -113,6 +112,7 @@ describe('/rewind in the terminal UI', () => {
     await settle()
     await type(ui, '/rewind 1')
     await type(ui, '\r')
+    await waitForFrame(ui, 'what to restore')
     await type(ui, 'cancel\r')
     await settle()
     expect(agent.commands).toHaveLength(1)

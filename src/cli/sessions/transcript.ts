@@ -1,6 +1,6 @@
 import type { InputBlock, Usage } from '../../llm/messages.js'
 import type { SessionEvent, SessionHeader } from '../../session/events.js'
-import { describeChanges } from '../../checkpoints/describe-changes.js'
+import { describeChanges, describeRewind, describeRewindUndone } from '../../checkpoints/describe-changes.js'
 import type { Change } from '../../checkpoints/engine.js'
 
 /**
@@ -18,6 +18,8 @@ type Entry =
   | { kind: 'subagent-end'; child: string; outcome: string; usage: Usage; cost: number }
   /** What a step changed in the workspace (`checkpoint/changes`), placed after the step's tool results. */
   | { kind: 'changes'; paths: Change[] }
+  /** A rewind or its undo, as one sentence. */
+  | { kind: 'rewind'; text: string }
 
 /** How many lines of a tool result `show` prints before eliding the rest. */
 const RESULT_LINES = 12
@@ -80,6 +82,12 @@ function entriesOf(events: readonly SessionEvent[]): Entry[] {
         break
       case 'subagent/end':
         entries.push({ kind: 'subagent-end', ...e.data })
+        break
+      case 'checkpoint/rewind':
+        entries.push({ kind: 'rewind', text: describeRewind(e.data) })
+        break
+      case 'checkpoint/rewind-undone':
+        entries.push({ kind: 'rewind', text: describeRewindUndone(e.data) })
         break
       case 'checkpoint/changes':
         if (e.data.paths.length) changed = { kind: 'changes', paths: e.data.paths.map((p) => ({ path: p.path, kind: p.kind })) }
@@ -155,6 +163,9 @@ export function renderTranscript(header: SessionHeader, events: readonly Session
       case 'changes':
         out.push(`changed: ${describeChanges(entry.paths)}`)
         break
+      case 'rewind':
+        out.push(`[rewind] ${entry.text}`)
+        break
     }
   }
   const children = subagentTotal(entries)
@@ -203,6 +214,9 @@ export function renderMarkdown(header: SessionHeader, events: readonly SessionEv
         break
       case 'subagent-end':
         out.push('', `*Subagent \`${entry.child}\` ${entry.outcome}: ${usageLine(entry.usage, entry.cost)}*`)
+        break
+      case 'rewind':
+        out.push('', `*${entry.text}*`)
         break
       case 'changes':
         out.push('', `*Changed: ${entry.paths.map((p) => `${fence(p.path, '', true)} (${p.kind})`).join(', ')}*`)

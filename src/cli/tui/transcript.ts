@@ -4,6 +4,7 @@ import type { SessionEvent, TurnEndReason } from '../../session/events.js'
 import { toolCardTarget, toolResultDetails, appendTail } from './tool-card-info.js'
 import { counted } from '../../text/count.js'
 import type { Change } from '../../checkpoints/engine.js'
+import { describeRewind, describeRewindUndone } from '../../checkpoints/describe-changes.js'
 
 /** A tool call as the conversation shows it: one compact card. */
 export interface ToolCard {
@@ -274,6 +275,12 @@ export class Transcript {
         break
       case 'session/title':
         this.title = event.data.title
+        break
+      case 'checkpoint/rewind':
+        this.push({ kind: 'notice', key: this.key(), level: 'info', text: `↺ ${describeRewind(event.data)}` })
+        break
+      case 'checkpoint/rewind-undone':
+        this.push({ kind: 'notice', key: this.key(), level: 'info', text: `↻ ${describeRewindUndone(event.data)}` })
         break
       case 'checkpoint/changes': {
         const { turn, step } = event.data
