@@ -78,6 +78,18 @@ describe('/rewind over ACP', () => {
     expect((await say(s, 'are you there?')).stopReason).toBe('end_turn')
   })
 
+  it('asks the editor before overwriting a file the user changed after the agent, and keeps it when refused', async () => {
+    const s = await changedSession()
+    writeFileSync(join(s.project, 'a.txt'), 'edited by hand\n')
+    s.rein.permissionChoices.push('reject-once')
+    const done = await command(s, '/rewind 1 code')
+    expect(s.rein.permissionRequests).toHaveLength(1)
+    expect(s.rein.permissionRequests[0].toolCall.title).toContain('changed since Rein last wrote it: a.txt')
+    expect(s.rein.permissionRequests[0].options.map((o) => o.name)).toEqual(['Overwrite them', 'Keep them as they are'])
+    expect(done).toContain('Kept as they are: a.txt')
+    expect(readFileSync(join(s.project, 'a.txt'), 'utf8')).toBe('edited by hand\n')
+  })
+
   it('answers a word that is not a turn and a turn out of range in one sentence each, changing nothing', async () => {
     const s = await changedSession()
     expect(await command(s, '/rewind soon')).toBe(
