@@ -1,5 +1,5 @@
 import { lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { dirname, isAbsolute, resolve } from 'node:path'
 import { isInside } from '../tools/paths.js'
 import { shadowGit, type ShadowGit } from './shadow-git.js'
 
@@ -39,8 +39,13 @@ export class SnapshotFiles {
   /** The versions of `paths` in `commit`, each `absent` when the snapshot does not hold it; blobs over `maxBytes` are not read. */
   async at(commit: string, paths: readonly string[], maxBytes: number): Promise<Map<string, FileVersion>> {
     const found = new Map<string, FileVersion>()
-    if (!paths.length) return found
-    const listing = await this.git(['ls-tree', '-z', '-l', commit, '--', ...paths.map((p) => `:(literal)${p}`)], undefined, true)
+    // A snapshot holds only workspace-relative paths: anything else a log names (`../x`, `/etc/x`) is not in it.
+    const inside = paths.filter(isRelativeInside)
+    if (!inside.length) {
+      for (const path of paths) found.set(path, { kind: 'absent' })
+      return found
+    }
+    const listing = await this.git(['ls-tree', '-z', '-l', commit, '--', ...inside.map((p) => `:(literal)${p}`)], undefined, true)
     const blobs: { path: string; object: string }[] = []
     for (const record of listing.toString('utf8').split('\0')) {
       // `<mode> <type> <object> <size>\t<path>`; the size is right-aligned with spaces.
@@ -76,4 +81,10 @@ export class SnapshotFiles {
       return { kind: 'absent' }
     }
   }
+}
+
+/** A path relative to the workspace that stays inside it: not absolute, no `..` segment, not empty. */
+function isRelativeInside(path: string): boolean {
+  if (!path || isAbsolute(path)) return false
+  return !path.split(/[\\/]/).includes('..')
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SessionUpdate } from '@agentclientprotocol/sdk'
 import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
-import { CLIENT_INIT, startReinAcp, tempDir, type ReinAcp } from './support.js'
+import { CLIENT_INIT, startReinAcp, tempDir, until, type ReinAcp } from './support.js'
 
 let mock: MockModel | undefined
 let rein: ReinAcp | undefined
@@ -88,6 +88,15 @@ describe('/rewind over ACP', () => {
     expect(s.rein.permissionRequests[0].options.map((o) => o.name)).toEqual(['Overwrite them', 'Keep them as they are'])
     expect(done).toContain('Kept as they are: a.txt')
     expect(readFileSync(join(s.project, 'a.txt'), 'utf8')).toBe('edited by hand\n')
+  })
+
+  it('answers /rewind while a turn runs with one sentence, and the turn goes on', async () => {
+    const s = await changedSession([{ toolCalls: [{ id: 'call_sleep', name: 'bash', arguments: { command: 'sleep 2' } }] }, { text: 'Slept.' }])
+    const running = say(s, 'sleep a while')
+    await until(() => s.rein.updatesOf(s.sessionId).some((u) => u.sessionUpdate === 'tool_call' && u.toolCallId === 'call_sleep'), 'the sleep call')
+    expect(await command(s, '/rewind 1')).toBe('A turn is running; /rewind works once it has ended (cancel it first).')
+    expect((await running).stopReason).toBe('end_turn')
+    expect(readFileSync(join(s.project, 'a.txt'), 'utf8')).toBe('agent\n')
   })
 
   it('answers a word that is not a turn and a turn out of range in one sentence each, changing nothing', async () => {
