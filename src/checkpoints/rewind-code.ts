@@ -74,7 +74,13 @@ export async function restoreCode(step: CodeRestore): Promise<CodeRestoreResult>
   const kept = overwrite ? [] : conflicts
   const before = (await engine.snapshot(`before ${step.doing}`)).commit
   const keptSet = new Set(kept)
-  const restored = await engine.restoreExcept(target, kept)
+  const restored = await engine.restoreExcept(target, kept).catch((error: unknown) => {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new RewindError(
+      'failed',
+      `Putting the files back failed part way (${reason.replace(/\.$/, '')}); the workspace as it was just before is snapshot ${before} in ${engine.gitDir}.`,
+    )
+  })
   const after = changes.filter((c) => !keptSet.has(c.path)).map((c) => ({ path: c.path, id: c.was }))
   return { status: 'restored', code: { target, before, changes: restored, conflicts, kept }, after }
 }

@@ -12,7 +12,7 @@ const undoRequest = z.strictObject({
   dryRun: z.boolean().optional(),
 })
 
-const ANSWERS = 'run it again choosing to overwrite them or to keep them (rein rewind --undo --overwrite or --keep-conflicts)'
+const ANSWERS = 'run it again choosing to overwrite them or to keep them (rein rewind --undo --overwrite or --keep-conflicts; conflicts "overwrite" or "keep" over RPC)'
 
 /**
  * The `rewind-undo` command: puts the workspace back as it was just before the latest code rewind of this session

@@ -15,8 +15,8 @@ const rewindRequest = z.strictObject({
   dryRun: z.boolean().optional(),
 })
 
-/** The sentence front ends show when conflicts could not be asked about; a front end names its own flags. */
-const ANSWERS = 'run it again choosing to overwrite them or to keep them (rein rewind --overwrite or --keep-conflicts)'
+/** How to answer the conflict question without being asked, for the sentence a rewind that could not ask ends with. */
+const ANSWERS = 'run it again choosing to overwrite them or to keep them (rein rewind --overwrite or --keep-conflicts; conflicts "overwrite" or "keep" over RPC)'
 
 export interface RewindCommandOptions {
   engine: Checkpoints
@@ -55,7 +55,7 @@ export function rewindCommand(options: RewindCommandOptions): ExtensionCommand {
       const target = firstSnapshotFrom(events, entry.startSeq)
       if (!target) {
         outcome.code = { target: null, changes: [], conflicts: [], kept: [] }
-        sentences.push(`Rein changed no file from turn ${entry.turn} on, so there is no code to put back.`)
+        sentences.push(nothingToRestore(events, entry.startSeq, entry.turn))
       } else {
         const result = await restoreCode({
           engine: options.engine,
@@ -84,7 +84,16 @@ export function rewindCommand(options: RewindCommandOptions): ExtensionCommand {
     const record = { turn: entry.turn, ...(code ? codeRecord(code, after) : {}) }
     if (wantConversation) {
       const seq = entry.startSeq > 0 ? entry.startSeq - 1 : null
-      const fork = await options.history.fork(seq)
+      let fork
+      try {
+        fork = await options.history.fork(seq)
+      } catch (error) {
+        if (!code) throw error
+        // The files are back already: the source must still say so, or the rewind could not be undone.
+        context.record('checkpoint/rewind', record)
+        const reason = error instanceof Error ? error.message : String(error)
+        throw new RewindError('failed', `The files were put back as they were at the start of turn ${entry.turn} (rein rewind --undo restores them), but the conversation could not be forked: ${reason.replace(/\.$/, '')}.`)
+      }
       try {
         fork.append('checkpoint/rewind', record)
       } finally {
@@ -106,6 +115,13 @@ export function firstSnapshotFrom(events: readonly SessionEvent[], fromSeq: numb
     if (event.type === 'checkpoint/created' && event.data.commit) return { commit: event.data.commit, seq }
   }
   return undefined
+}
+
+/** Why there is no snapshot to restore: the agent changed nothing, or every snapshot from then on failed. */
+function nothingToRestore(events: readonly SessionEvent[], fromSeq: number, turn: number): string {
+  const failed = events.find((e, seq) => seq >= fromSeq && e.type === 'checkpoint/created' && e.data.error)
+  if (failed?.type === 'checkpoint/created') return `No snapshot was taken from turn ${turn} on (${failed.data.error?.replace(/\.$/, '')}), so there is no code to put back.`
+  return `Rein changed no file from turn ${turn} on, so there is no code to put back.`
 }
 
 function parse(args: CommandInput['args']): z.infer<typeof rewindRequest> {

@@ -54,6 +54,12 @@ describe('rein -p with checkpoints', () => {
         ],
       },
     ])
+    // What each path holds after the step (null: gone), so a rewind can tell later edits by someone else.
+    expect(changes[0].data.after?.map((a) => [a.path, a.id === null ? null : /^[0-9a-f]{40}$/.test(a.id)])).toEqual([
+      ['a.txt', true],
+      ['b.txt', null],
+      ['c.txt', true],
+    ])
     const order = log.map((e) => e.type)
     const call = log.findIndex((e) => e.type === 'tool/call' && e.data.name === 'bash')
     expect(order.indexOf('checkpoint/created')).toBeLessThan(call)

@@ -70,12 +70,12 @@ async function rewind(sessionArg: string, flags: RewindFlags): Promise<number> {
   }
   const outcome = result.data as RewindOutcome | undefined
   if (flags.json) process.stdout.write(`${JSON.stringify({ outcome: result.outcome, message: result.message, ...(outcome ?? {}) })}\n`)
-  else process.stdout.write(report(result, outcome))
-  if (result.outcome === 'cancelled') {
-    if (!flags.json) process.stderr.write(`rein: ${result.message}\n`)
-    return 1
-  }
-  return 0
+  // Nothing done (no snapshot to restore, nothing to undo) is a failure for a command asked to do something.
+  const failed = result.outcome === 'cancelled' || result.outcome === 'nothing'
+  if (!flags.json && !failed) process.stdout.write(report(result, outcome))
+  if (!failed) return 0
+  if (!flags.json) process.stderr.write(`rein: ${result.message}\n`)
+  return 1
 }
 
 /** The request the flags describe, checked before anything is opened. */

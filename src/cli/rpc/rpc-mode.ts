@@ -6,6 +6,13 @@ import { PERMISSION_MODES } from '../../agent/types.js'
 import { onExitSignals } from '../exit-signals.js'
 import { commandsAndSkills } from '../../slash/rpc-listing.js'
 import { LineLimiter, maxLineBytes, tooLongMessage, type LinePiece } from '../line-limit.js'
+import { REWIND_COMMAND, UNDO_REWIND_COMMAND, type RewindOutcome } from '../../checkpoints/rewind-types.js'
+import type { JsonValue } from '../../session/events.js'
+
+/** A command's structured arguments without the fields the client left out. */
+function definedOnly(fields: Record<string, JsonValue | undefined>): { [key: string]: JsonValue } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as { [key: string]: JsonValue }
+}
 
 /**
  * `rein rpc`: newline-delimited JSON over stdio. Every command line gets one `response` line with `ok`; events
@@ -40,6 +47,17 @@ const command = z.discriminatedUnion('type', [
     note: z.string().optional(),
   }),
   z.object({ id: z.unknown().optional(), type: z.literal('compact'), focus: z.string().optional() }),
+  // The `RewindRequest` fields (src/checkpoints/rewind-types.ts); `undo` undoes the latest rewind of the code instead.
+  z.object({
+    id: z.unknown().optional(),
+    type: z.literal('rewind'),
+    turn: z.number().int().min(1).optional(),
+    code: z.boolean().optional(),
+    conversation: z.boolean().optional(),
+    conflicts: z.enum(['ask', 'overwrite', 'keep']).optional(),
+    dryRun: z.boolean().optional(),
+    undo: z.boolean().optional(),
+  }),
   z.object({ id: z.unknown().optional(), type: z.literal('shutdown') }),
 ])
 type RpcCommand = z.infer<typeof command>
@@ -203,10 +221,38 @@ export async function runRpc(options: RpcOptions): Promise<number> {
         respond(cmd, await agent.compact(cmd.focus))
         return true
       }
+      case 'rewind': {
+        if (agent.busy) {
+          reject(cmd.id, cmd.type, 'Cannot rewind while a turn runs; cancel it or wait for it to end.')
+          return true
+        }
+        // Not awaited: a conflict question arrives as a permission_request, and its answer is a later line.
+        void rewind(agent, cmd).then(
+          (data) => respond(cmd, data),
+          (error: unknown) => reject(cmd.id, cmd.type, error instanceof Error ? error.message : String(error)),
+        )
+        return true
+      }
       case 'shutdown':
         respond(cmd)
         return false
     }
+  }
+
+  /** Runs a rewind (or its undo); when it forked the conversation, this connection continues in the fork. */
+  async function rewind(agent: OpenedAgent['agent'], cmd: Extract<RpcCommand, { type: 'rewind' }>): Promise<unknown> {
+    const { id: _id, type: _type, undo, ...request } = cmd
+    const result = undo
+      ? await agent.runCommand(UNDO_REWIND_COMMAND, { args: definedOnly({ conflicts: request.conflicts, dryRun: request.dryRun }) })
+      : await agent.runCommand(REWIND_COMMAND, { args: definedOnly(request) })
+    const fork = (result.data as RewindOutcome | undefined)?.fork
+    if (fork && result.outcome === 'rewound') {
+      unsubscribe()
+      await agent.close('rewind')
+      opened = await openAgentWithContext({ ...options, resume: fork.id, continueLatest: false, fork: undefined })
+      unsubscribe = attach(opened)
+    }
+    return { ...result, sessionId: opened.agent.session.id }
   }
 
   const input = options.input ?? process.stdin
