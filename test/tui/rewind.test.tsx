@@ -69,7 +69,7 @@ describe('/rewind in the terminal UI', () => {
   })
 
   it('shows the dry run of the picked turn, then restores code only when that is chosen', async () => {
-    const { agent, ui, screen } = setup((name, args) =>
+    const { agent, ui } = setup((_name, args) =>
       args.dryRun ? PLAN : { outcome: 'rewound', message: 'Restored the files as they were at the start of turn 1: 1 put back, 1 removed.', data: { turn: 1 } },
     )
     await settle()
