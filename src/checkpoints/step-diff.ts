@@ -81,7 +81,10 @@ function diffText(version: FileVersion): string {
   }
 }
 
-/** The unified diff of a step's files (`a/` before the step, `b/` after); a file added or deleted diffs against /dev/null. */
+/**
+ * The unified diff of a step's files (`a/` before the step, `b/` after), each starting at its `---` line; a file
+ * added or deleted diffs against /dev/null.
+ */
 export function unifiedStepDiff(files: readonly StepFile[]): string {
   return files
     .map((f) =>
@@ -93,7 +96,7 @@ export function unifiedStepDiff(files: readonly StepFile[]): string {
         undefined,
         undefined,
         { context: 3 },
-      ),
+      ).replace(/^=+\n/, ''),
     )
     .join('')
 }

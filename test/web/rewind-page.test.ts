@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser } from './browser.js'
+import { launchBrowser, screenshot } from './browser.js'
 import { startWeb, type WebRun } from './support.js'
 import { sandbox } from '../support/cli.js'
 
@@ -59,6 +59,7 @@ describe('rewind in the web UI', () => {
     const panel = page.getByRole('dialog', { name: 'Rewind to turn 1' })
     await panel.getByRole('list', { name: 'Files that will change' }).getByText('a.txt').waitFor()
     expect(await panel.innerText()).toContain('put back a.txt')
+    await screenshot(page, 'rewind')
     // The dry run changed nothing.
     expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('agent\n')
     await panel.getByRole('button', { name: 'Restore code and conversation' }).click()
