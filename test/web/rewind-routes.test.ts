@@ -88,6 +88,19 @@ describe('the web rewind routes', () => {
     expect(bad.status).toBe(400)
   })
 
+  it('refuses a rewind of a session another process is writing, in one sentence, and leaves it as it was', async () => {
+    const s = await servedSession()
+    const held = await Session.create(new JsonlStore(s.run.box.home), { cwd: s.cwd })
+    try {
+      const refused = await s.json(`/api/sessions/${held.id}/rewind`, { turn: 1 })
+      expect(refused.status).toBe(409)
+      expect(refused.json().error).toMatch(/^[A-Z].*\.$/)
+      expect(refused.json().error).not.toContain('\n')
+    } finally {
+      await held.close()
+    }
+  })
+
   it('refuses a rewind while a turn runs', async () => {
     const box = sandbox()
     run = await startWeb({ box, args: ['--permission-mode', 'bypass'], script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'sleep 3' } }] }, { text: 'Slept.' }] })
