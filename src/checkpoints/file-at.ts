@@ -55,7 +55,8 @@ export class SnapshotFiles {
       if (bytes > maxBytes) found.set(match[5], { kind: 'too-large', bytes })
       else blobs.push({ path: match[5], object: match[3] })
     }
-    for (const blob of blobs) found.set(blob.path, versionOf(await this.git(['cat-file', 'blob', blob.object], undefined, true)))
+    const contents = blobs.length ? readBatch(await this.git(['cat-file', '--batch'], blobs.map((b) => `${b.object}\n`).join(''), true)) : []
+    blobs.forEach((blob, i) => found.set(blob.path, contents[i] ? versionOf(contents[i]) : { kind: 'absent' }))
     for (const path of paths) if (!found.has(path)) found.set(path, { kind: 'absent' })
     return found
   }
@@ -87,4 +88,27 @@ export class SnapshotFiles {
 function isRelativeInside(path: string): boolean {
   if (!path || isAbsolute(path)) return false
   return !path.split(/[\\/]/).includes('..')
+}
+
+/**
+ * The contents in `git cat-file --batch` output, in request order: each object is `<id> <type> <size>\n`, its bytes
+ * and a newline; an object git cannot find is `<id> missing\n` (undefined here).
+ */
+function readBatch(out: Buffer): (Buffer | undefined)[] {
+  const contents: (Buffer | undefined)[] = []
+  let at = 0
+  while (at < out.length) {
+    const end = out.indexOf(0x0a, at)
+    if (end < 0) break
+    const header = out.subarray(at, end).toString('utf8').split(' ')
+    if (header[1] === 'missing' || header.length < 3) {
+      contents.push(undefined)
+      at = end + 1
+      continue
+    }
+    const size = Number(header[2])
+    contents.push(out.subarray(end + 1, end + 1 + size))
+    at = end + 1 + size + 1
+  }
+  return contents
 }
