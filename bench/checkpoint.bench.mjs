@@ -42,7 +42,7 @@ const edited = await median(async (i) => {
 const step = await median(async (i) => {
   const before = await engine.snapshot()
   writeFileSync(join(cwd, 'dir9', 'file5.ts'), `export const step = ${i}\n`)
-  await engine.changesSince(before.commit)
+  await engine.compare(before.commit)
 })
 
 const row = (label, ms, target) => console.log(`${label.padEnd(42)} ${ms.toFixed(1).padStart(8)} ms   ${target}`)

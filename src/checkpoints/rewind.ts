@@ -28,8 +28,8 @@ export interface RewindCommandOptions {
  * - The code goes back to the first snapshot taken at or after the turn's start: the workspace before the turn's
  *   first change. A snapshot of the workspace is taken first (`before`), so the rewind can be undone.
  * - Paths changed since Rein last wrote them are overwritten only when the request (or the person asked) says so.
- * - The conversation goes back by forking the session just before the turn's `turn/start` (and before the prompt
- *   that opened it is taken from the inbox); the source stays as it is, and the front end continues in the fork.
+ * - The conversation goes back by forking the session just before the turn's `turn/start`, with the prompt that
+ *   opened the turn withdrawn from the fork's inbox; the source stays as it is, and the front end continues in the fork.
  * - `checkpoint/rewind` is logged in the source and in the fork; a dry run changes and logs nothing.
  * - Bad requests and missing snapshots throw a `RewindError` before anything changed.
  */
@@ -81,6 +81,8 @@ export function rewindCommand(options: RewindCommandOptions): ExtensionCommand {
     }
 
     const code = outcome.code?.target ? outcome.code : undefined
+    // Nothing to restore and no fork asked for: nothing happened, so nothing is logged.
+    if (!code && !wantConversation) return { outcome: 'nothing', message: sentences.join(' '), data: json(outcome) }
     const record = { turn: entry.turn, ...(code ? codeRecord(code, after) : {}) }
     if (wantConversation) {
       const seq = entry.startSeq > 0 ? entry.startSeq - 1 : null
@@ -103,7 +105,6 @@ export function rewindCommand(options: RewindCommandOptions): ExtensionCommand {
       sentences.push(`The conversation continues in session ${fork.id}, forked before turn ${entry.turn}; the old branch stays as it was.`)
     }
     context.record('checkpoint/rewind', { ...record, ...(outcome.fork ? { fork: { ...outcome.fork } } : {}) })
-    if (!code && !outcome.fork) return { outcome: 'nothing', message: sentences.join(' '), data: json(outcome) }
     return { outcome: 'rewound', message: sentences.join(' '), data: json(outcome) }
   }
 }

@@ -39,7 +39,7 @@ const TURN_ONE = [
 ].join('; ')
 
 describe('rein rewind', () => {
-  it('puts back what a turn of bash commands changed and continues the conversation in a fork', async () => {
+  it('in a workspace that is not a git repository, puts back what a turn of bash commands changed and continues the conversation in a fork', async () => {
     const box = await setup([TURN_ONE, 'echo three >> a.txt'])
     const original = tree(box.cwd)
     await prompt(box, 'change everything')
@@ -121,6 +121,16 @@ describe('rein rewind with files changed since Rein wrote them', () => {
     expect(tty.output).toContain('Overwrite them? [y/N]')
     expect(tty.code, tty.output).toBe(0)
     expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('one\n')
+  })
+
+  it('in a terminal, keeps the conflicting files on no and restores the rest', async () => {
+    const { box, id } = await edited()
+    const tty = await inTerminal(box, ['rewind', id, '--to', '1', '--code'], 'n\n')
+    expect(tty.code, tty.output).toBe(0)
+    expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('user edit\n')
+    expect(readFileSync(join(box.cwd, 'b.txt'), 'utf8')).toBe('user too\n')
+    expect(existsSync(join(box.cwd, 'new.txt'))).toBe(false)
+    expect(eventsOf(sessionLog(box.home, id), 'checkpoint/rewind')[0].data.kept).toEqual(['a.txt', 'b.txt'])
   })
 
   it('--dry-run lists the changes and the conflicts and changes nothing', async () => {

@@ -83,6 +83,7 @@ describe('rein rewind with nothing to restore', () => {
   it('--code for a turn that changed no file says so and exits non-zero', async () => {
     const { box, id } = await worked([{ text: 'only talk' }])
     await refused(box, ['rewind', id, '--to', '1', '--code'], /Rein changed no file from turn 1 on, so there is no code to put back\./)
+    expect(eventsOf(sessionLog(box.home, id), 'checkpoint/rewind')).toEqual([])
   })
 
   it('--code for a turn whose snapshots failed names the failure', async () => {

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
-import { sandbox } from '../support/cli.js'
+import { cliEnv, runCli, sandbox } from '../support/cli.js'
 import { eventsOf } from '../support/events.js'
 import { prompt, rein, sessionLog, sessions, tree, type RewindBox } from './rewind-support.js'
 
@@ -42,6 +42,15 @@ describe('rewinding code, conversation or both', () => {
     expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('original\n')
     expect(sessions(box.home)).toHaveLength(1)
     expect(r.stdout).not.toContain('--resume')
+  })
+
+  it('typed in another directory, rewinds the files of the session’s own workspace', async () => {
+    const box = await boxWith([...bashTurn('echo changed > a.txt')], { 'a.txt': 'original\n' })
+    await prompt(box, 'first prompt')
+    const [source] = sessions(box.home)
+    const r = await runCli(['rewind', source.id, '--to', '1', '--code'], { cwd: box.home, env: cliEnv({ url: box.url, home: box.home }) })
+    expect(r.code, r.stderr).toBe(0)
+    expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('original\n')
   })
 
   it('--conversation forks before the turn, leaves the files, and the fork asks the model only what came before', async () => {
