@@ -119,6 +119,16 @@ describe('/rewind in the terminal UI', () => {
     expect(screen()).toContain('Rewind cancelled; nothing changed.')
   })
 
+  it('says so and offers nothing to choose when the session has no rewind command', async () => {
+    const { agent, ui, screen } = setup(() => ({ outcome: 'nothing', message: 'The rewind command is not available in this session.' }))
+    await settle()
+    await type(ui, '/rewind 1')
+    await type(ui, '\r')
+    await waitForFrame(ui, 'The rewind command is not available in this session.')
+    expect(screen()).not.toContain('Restore code')
+    expect(agent.commands).toHaveLength(1)
+  })
+
   it('runs rewind-undo for /rewind undo and shows its sentence', async () => {
     const { agent, ui, screen } = setup(() => ({ outcome: 'rewound', message: 'Undid the rewind to turn 1: 1 put back.' }))
     await settle()

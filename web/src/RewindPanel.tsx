@@ -78,7 +78,7 @@ export function RewindPanel({
             </p>
           )}
           <div class="row">
-            {CHOICES.map((choice) => (
+            {plan.outcome === 'planned' && CHOICES.map((choice) => (
               <button type="button" key={choice.label} disabled={running} onClick={() => void run(choice.code, choice.conversation)}>
                 {choice.label}
               </button>

@@ -43,6 +43,8 @@ export async function runRewindSlash(ctx: SlashContext, arg: string): Promise<vo
 async function plan(ctx: SlashContext, turn: number, scope?: RewindScope): Promise<void> {
   const planned = await attempt(ctx, REWIND_COMMAND, { turn, dryRun: true, ...(scope ? scopeRequest(scope) : {}) })
   if (!planned) return
+  // Anything but a plan (the command missing in this session) has nothing to choose from: its sentence is all.
+  if (planned.outcome !== 'planned') return ctx.say(planned.message, 'warning')
   const lines = [planned.message, ...rewindPlanLines(planned.data as RewindOutcome | undefined)]
   ctx.show(`Rewind to turn ${turn}`, lines.join('\n'))
   const choices = SCOPES.filter((s) => !scope || s.value === scope || s.value === 'cancel')
