@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { readdirSync, writeFileSync } from 'node:fs'
+import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { cliEnv, runCli, sandbox } from '../support/cli.js'
@@ -82,6 +82,15 @@ describe('a step’s diff in the web API', () => {
     expect(body.diff).toContain('-gone soon')
     expect(body.diff).toContain('--- /dev/null\n+++ b/c.txt')
     expect(body.diff).toContain('+new')
+  })
+
+  it('says in one sentence that a pruned snapshot leaves only the paths', async () => {
+    const { box, id } = await runChangingStep()
+    rmSync(join(box.home, 'checkpoints'), { recursive: true, force: true })
+    web = await startWeb({ box })
+    const r = await raw(web.origin, `/api/sessions/${id}/steps/1/2/diff`, { headers: { authorization: `Bearer ${web.token}` } })
+    expect(r.status).toBe(409)
+    expect(r.json().error).toBe('The snapshot of turn 1 step 2 is no longer stored (pruned, or another REIN_HOME); the changed paths are all that is left.')
   })
 
   it('refuses a step that changed nothing, a turn that is not a number, and a request without the token, each in one sentence', async () => {
