@@ -21,6 +21,7 @@ export type AcpAgent = Pick<
   | 'setModel'
   | 'close'
   | 'permissionAsker'
+  | 'runCommand'
 > & {
   /** The session behind the agent: its id is the ACP session id; its events are replayed by `session/load`. */
   readonly session: { readonly id: string; readonly events: readonly SessionEvent[] }

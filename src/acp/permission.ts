@@ -1,6 +1,7 @@
 import type { AgentContext, PermissionOption, RequestPermissionResponse } from '@agentclientprotocol/sdk'
 import type { PermissionAnswer, PermissionAsker, PermissionRequest } from '../agent/types.js'
 import { describeToolCall } from './tool-display.js'
+import { REWIND_COMMAND } from '../checkpoints/rewind-types.js'
 
 /** The three answers an editor offers, by option id. */
 export const PERMISSION_OPTIONS = {
@@ -16,6 +17,13 @@ function optionsFor(request: PermissionRequest): PermissionOption[] {
       { optionId: PERMISSION_OPTIONS.allowOnce, name: 'Approve the plan (ask before edits)', kind: 'allow_once' },
       { optionId: PERMISSION_OPTIONS.allowAlways, name: 'Approve the plan and accept edits', kind: 'allow_always' },
       { optionId: PERMISSION_OPTIONS.rejectOnce, name: 'Keep planning', kind: 'reject_once' },
+    ]
+  }
+  // A rewind's question about files changed since Rein wrote them (src/checkpoints): overwrite them or keep them.
+  if (request.call.name === REWIND_COMMAND) {
+    return [
+      { optionId: PERMISSION_OPTIONS.allowOnce, name: 'Overwrite them', kind: 'allow_once' },
+      { optionId: PERMISSION_OPTIONS.rejectOnce, name: 'Keep them as they are', kind: 'reject_once' },
     ]
   }
   return [
@@ -56,6 +64,8 @@ export function editorPermissionAsker(
   return async (request, signal) => {
     if (signal.aborted) return { outcome: 'deny', note: 'The turn was cancelled.' }
     const display = describeToolCall(request.call.name, request.call.arguments, cwd)
+    // A rewind is no tool call the editor knows: its question is the whole title.
+    if (request.call.name === REWIND_COMMAND) display.title = request.reason
     try {
       const response = await client.request(
         'session/request_permission',

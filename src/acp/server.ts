@@ -14,6 +14,7 @@ import type { McpServerConfig } from '../mcp/config.js'
 import type { OpenAcpAgent } from './agent-port.js'
 import { modeState } from './modes.js'
 import { AcpSession } from './session.js'
+import type { SnapshotFiles } from '../checkpoints/file-at.js'
 
 export interface AcpServerOptions {
   openAgent: OpenAcpAgent
@@ -28,6 +29,8 @@ export interface AcpServerOptions {
   version: string
   /** Diagnostics; never stdout, which carries protocol frames only. */
   log: (line: string) => void
+  /** Reads a workspace's checkpoint snapshots, so a step's changes reach the editor as diffs. */
+  snapshotFiles?: (cwd: string) => SnapshotFiles
 }
 
 export interface AcpServer {
@@ -53,6 +56,7 @@ export function startAcpServer(stream: Stream, options: AcpServerOptions): AcpSe
     images: options.acceptsImages,
     notices: clientCapabilities.session?.notices != null,
     log: options.log,
+    snapshotFiles: options.snapshotFiles,
   })
 
   const requireSession = (sessionId: string): AcpSession => {

@@ -1,4 +1,4 @@
-import { RequestError, type AgentContext, type ContentBlock, type PromptResponse, type SessionUpdate } from '@agentclientprotocol/sdk'
+import { RequestError, type AgentContext, type ContentBlock, type PromptResponse, type SessionUpdate, type ToolCallContent } from '@agentclientprotocol/sdk'
 import type { LiveEvent } from '../agent/types.js'
 import type { SessionEvent, LoggedError, TurnEndReason } from '../session/events.js'
 import type { AcpAgent } from './agent-port.js'
@@ -6,7 +6,12 @@ import { promptToInput } from './content.js'
 import { isPermissionMode, stopReasonFor } from './modes.js'
 import { editorPermissionAsker } from './permission.js'
 import { ACP_COMMANDS, customAcpCommands, parseCommand, runCommand } from './slash-commands.js'
-import { UpdateTranslator } from './updates.js'
+import { UpdateTranslator, type StepDiffJob } from './updates.js'
+import { runAcpRewind } from './rewind-command.js'
+import type { SnapshotFiles } from '../checkpoints/file-at.js'
+import { stepFiles } from '../checkpoints/step-diff.js'
+import { changesLine, DIFF_FILES, stepDiffContent } from './step-diff-content.js'
+import { resolve } from 'node:path'
 
 /** What the connection tells each session about the client and the model. */
 export interface AcpSessionOptions {
@@ -15,6 +20,8 @@ export interface AcpSessionOptions {
   /** The client advertised `session.notices`; otherwise notices go to the log. */
   notices: boolean
   log: (line: string) => void
+  /** Reads the workspace's checkpoint snapshots, for the diffs of what a step changed; without it the paths are listed. */
+  snapshotFiles?: (cwd: string) => SnapshotFiles
 }
 
 interface TurnEnd {
@@ -89,7 +96,8 @@ export class AcpSession {
     const content = promptToInput(prompt, { images: this.options.images })
     const command = parseCommand(content)
     if (command) {
-      this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: runCommand(this.agent, command) } })
+      const text = command.name === 'rewind' ? await runAcpRewind(this.agent, command.arg) : runCommand(this.agent, command)
+      this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } })
       await this.sending
       return { stopReason: 'end_turn' }
     }
@@ -152,6 +160,7 @@ export class AcpSession {
       return
     }
     for (const update of this.translator.live(live)) this.send(update)
+    for (const job of this.translator.takeDiffJobs()) this.sendDiffs(job)
     if (live.type === 'event') this.track(live.event)
     else if (live.type === 'idle') {
       this.cancelPending = false
@@ -188,6 +197,40 @@ export class AcpSession {
     const prompt = this.pending.find((p) => p.messageId === messageId)
     if (prompt) prompt.turn ??= this.currentTurn
     else this.delivered.set(messageId, this.currentTurn)
+  }
+
+  /**
+   * Sends what a step changed as diffs on its last tool call, read from the snapshot before the step and the
+   * workspace now (the step has just ended). Files the result already shows as a diff (an edit) are not repeated;
+   * when nothing is left, nothing is sent. Without a snapshot to read, the paths are listed as text. Queued like any
+   * update, so later updates wait for it.
+   */
+  private sendDiffs(job: StepDiffJob): void {
+    const shownAlready = new Set(job.resultContent.flatMap((c) => (c.type === 'diff' ? [c.path] : [])))
+    const left = job.paths.filter((p) => !shownAlready.has(resolve(this.agent.cwd, p.path)))
+    if (!left.length) return
+    const files = job.before ? this.options.snapshotFiles?.(this.agent.cwd) : undefined
+    const read: Promise<ToolCallContent[]> =
+      files && job.before
+        ? stepFiles(files, { before: job.before, paths: left, after: 'workspace' }, DIFF_FILES).then(
+            (found) => stepDiffContent(found, left, this.agent.cwd),
+            (error: unknown) => {
+              this.options.log(`could not read the diffs of a step: ${String(error)}`)
+              return [changesLine(left)]
+            },
+          )
+        : Promise.resolve([changesLine(left)])
+    this.sending = this.sending.then(async () => {
+      const content = await read
+      try {
+        await this.client.notify('session/update', {
+          sessionId: this.id,
+          update: { sessionUpdate: 'tool_call_update', toolCallId: job.callId, content: [...job.resultContent, ...content] },
+        })
+      } catch (error) {
+        this.options.log(`could not send a tool_call_update update: ${String(error)}`)
+      }
+    })
   }
 
   /** Queues one notification behind those already queued, so the client sees updates in the order they happened. */

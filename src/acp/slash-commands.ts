@@ -17,6 +17,7 @@ export const ACP_COMMANDS: AvailableCommand[] = [
   { name: 'model', description: 'Show or switch the model', input: { hint: 'model id' } },
   { name: 'effort', description: 'Show or set how hard the model thinks', input: { hint: EFFORTS.join(' | ') } },
   { name: 'permissions', description: 'Show or set the permission mode', input: { hint: PERMISSION_MODES.join(' | ') } },
+  { name: 'rewind', description: "List the turns, or go back to a turn's start: its files, its conversation or both", input: { hint: 'turn [code|conversation] | undo' } },
 ]
 
 /**

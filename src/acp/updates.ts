@@ -1,4 +1,6 @@
-import type { SessionUpdate, ToolCallStatus } from '@agentclientprotocol/sdk'
+import type { SessionUpdate, ToolCallContent, ToolCallStatus } from '@agentclientprotocol/sdk'
+import type { Change } from '../checkpoints/engine.js'
+import { changesLine } from './step-diff-content.js'
 import type { LiveEvent } from '../agent/types.js'
 import { costOf, DEFAULT_MODEL, modelInfo } from '../llm/catalog.js'
 import type { Usage } from '../llm/messages.js'
@@ -6,6 +8,19 @@ import type { SessionEvent } from '../session/events.js'
 import { inputToAcp } from './content.js'
 import { planEntries } from '../plan/entries.js'
 import { describeToolCall, progressContent, resultContent } from './tool-display.js'
+
+/**
+ * A step's changes to send as diffs once they are read from the snapshot: the step's last tool call, the content its
+ * result update carried (kept, since an update's content replaces the call's), the snapshot before the step and
+ * what changed.
+ */
+export interface StepDiffJob {
+  callId: string
+  resultContent: ToolCallContent[]
+  /** The snapshot before the step; absent when the log names none (then only the paths can be listed). */
+  before?: string
+  paths: Change[]
+}
 
 /** Streamed command output kept per call for `tool_call_update`: the tail, in characters. */
 const PROGRESS_TAIL = 16_000
@@ -29,8 +44,20 @@ export class UpdateTranslator {
   private cost = 0
   /** What the session's subagents cost so far in USD (their `subagent/end` events), included in the amount and shown apart. */
   private subagentCost = 0
+  // What a step changed (`checkpoint/changes`) is shown on the step's last tool call: the snapshot and the last call
+  // of the latest step, the last call's result content, and a listing waiting for that result.
+  private snapshot: { turn: number; step: number; commit: string } | undefined
+  private lastCall: { turn: number; step: number; callId: string } | undefined
+  private lastResult: { callId: string; content: ToolCallContent[] } | undefined
+  private waitingChanges: { callId: string; paths: Change[] } | undefined
+  private diffJobs: StepDiffJob[] = []
 
   constructor(private readonly cwd: string) {}
+
+  /** Diffs to read and send after the updates `live` returned (live events only; a replay lists the paths). */
+  takeDiffJobs(): StepDiffJob[] {
+    return this.diffJobs.splice(0)
+  }
 
   live(live: LiveEvent): SessionUpdate[] {
     switch (live.type) {
@@ -75,6 +102,8 @@ export class UpdateTranslator {
         return []
       case 'assistant/message': {
         const out: SessionUpdate[] = []
+        const last = event.data.message.content.filter((b) => b.type === 'tool-call').at(-1)
+        if (last?.type === 'tool-call') this.lastCall = { turn: event.data.turn, step: event.data.step, callId: last.id }
         for (const block of event.data.message.content) {
           if (block.type === 'tool-call') {
             out.push(this.announce(block.id, block.name, block.arguments, 'pending'))
@@ -115,14 +144,36 @@ export class UpdateTranslator {
         this.progress.delete(callId)
         const status: ToolCallStatus = isError ? 'failed' : 'completed'
         const name = this.announced.get(callId)?.name ?? ''
-        return [
-          {
-            sessionUpdate: 'tool_call_update',
-            toolCallId: callId,
-            status,
-            content: resultContent(name, content, isError, meta, this.cwd),
-          },
-        ]
+        const shown = resultContent(name, content, isError, meta, this.cwd)
+        if (this.lastCall?.callId === callId) this.lastResult = { callId, content: shown }
+        const waiting = this.waitingChanges?.callId === callId ? this.waitingChanges : undefined
+        if (waiting) {
+          this.waitingChanges = undefined
+          if (!replaying) this.queueDiffs(callId, shown, waiting.paths)
+        }
+        // Replaying, the workspace is no longer as the step left it: the listing stands in for the diffs.
+        const listed = waiting && replaying ? [...shown, changesLine(waiting.paths)] : shown
+        return [{ sessionUpdate: 'tool_call_update', toolCallId: callId, status, content: listed }]
+      }
+      case 'checkpoint/created':
+        if ('commit' in event.data && event.data.commit) this.snapshot = { turn: event.data.turn, step: event.data.step, commit: event.data.commit }
+        return []
+      case 'checkpoint/changes': {
+        const { turn, step, paths } = event.data
+        const call = this.lastCall
+        if (!paths.length || call?.turn !== turn || call.step !== step) return []
+        const listed = paths.map((p) => ({ path: p.path, kind: p.kind }))
+        // Logged before the last call's result, as usual: the listing rides on that result's update.
+        if (this.lastResult?.callId !== call.callId) {
+          this.waitingChanges = { callId: call.callId, paths: listed }
+          return []
+        }
+        // Logged after the step ended (its last call never ran): the call's update is sent again with the changes.
+        if (!replaying) {
+          this.queueDiffs(call.callId, this.lastResult.content, listed)
+          return []
+        }
+        return [{ sessionUpdate: 'tool_call_update', toolCallId: call.callId, content: [...this.lastResult.content, changesLine(listed)] }]
       }
       case 'todo/write':
         return [
@@ -140,6 +191,13 @@ export class UpdateTranslator {
       default:
         return []
     }
+  }
+
+  private queueDiffs(callId: string, resultContent: ToolCallContent[], paths: Change[]): void {
+    const snapshot = this.snapshot
+    const call = this.lastCall
+    const taken = snapshot && call && snapshot.turn === call.turn && snapshot.step === call.step ? snapshot.commit : undefined
+    this.diffJobs.push({ callId, resultContent, before: taken, paths })
   }
 
   /**

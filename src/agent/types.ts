@@ -1,6 +1,6 @@
 import type { InputBlock } from '../llm/messages.js'
 import type { SessionEvent, TurnEndReason } from '../session/events.js'
-import type { ToolCallInfo } from './extensions.js'
+import type { CommandInput, CommandResult, ToolCallInfo } from './extensions.js'
 
 /** The permission modes. Told to the model as context when they change, never in the system prompt. */
 export type PermissionMode = 'default' | 'accept-edits' | 'plan' | 'bypass'
@@ -99,7 +99,7 @@ export interface AgentApi {
    * Runs an extension's command while idle (the agent is busy meanwhile; `cancel` aborts it). Rejects while a turn
    * runs; says so in the result when no extension offers the command.
    */
-  runCommand(name: string, input?: { text?: string; keep?: number }): Promise<{ outcome: string; message: string }>
+  runCommand(name: string, input?: CommandInput): Promise<CommandResult>
   /** Shows a message to the user (never to the model). */
   notify(level: 'info' | 'warning' | 'error', message: string): void
   /** Flushes the log, runs sessionEnd listeners, releases tools and servers. */

@@ -4,6 +4,7 @@ import { PERMISSION_MODES } from '../agent/types.js'
 import { renderMarkdown } from '../cli/sessions/transcript.js'
 import type { WebContext } from './web-context.js'
 import { WebError } from './directories.js'
+import { stepDiffRoute } from './routes-step-diff.js'
 
 export const EFFORTS = ['off', 'low', 'high', 'max'] as const
 
@@ -71,6 +72,8 @@ export function readRoutes(app: Hono, ctx: WebContext): void {
     if (!request) throw new WebError(404, `No request was sent at seq ${c.req.param('seq')} of this session.`)
     return c.json(request)
   })
+
+  stepDiffRoute(app, ctx)
 }
 
 /** A whole number from a query parameter, clamped to `min..max`; `fallback` when absent or not a number. */

@@ -7,6 +7,7 @@ import { sessionDirectory, WebError } from './directories.js'
 import { EFFORTS } from './routes-read.js'
 import { textOf, type LiveSession } from './live-session.js'
 import type { WebContext } from './web-context.js'
+import { rewindRoutes } from './routes-rewind.js'
 
 const text = z.string().min(1, 'is empty').max(1_000_000, 'is over a million characters')
 const schemas = {
@@ -118,6 +119,8 @@ export function writeRoutes(app: Hono, ctx: WebContext): void {
     await fork.close()
     return c.json({ id: fork.id, parent: id, seq: at ?? null }, 201)
   })
+
+  rewindRoutes(app, ctx, live, body)
 }
 
 /**

@@ -1,5 +1,6 @@
 import { markdownHtml } from './markdown'
 import type { Item } from './transcript'
+import { StepChanges } from './StepChanges'
 
 const LABEL: Record<'user' | 'context' | 'steering', string> = {
   user: 'You',
@@ -21,7 +22,18 @@ function prettyJson(text: string): string {
 }
 
 /** One transcript entry. Injected context and steering say so, with their producer; forks start at a message. */
-export function ItemView({ item, onFork }: { item: Item; onFork: (seq: number) => void }) {
+export function ItemView({
+  item,
+  onFork,
+  onRewind,
+  sessionId,
+}: {
+  item: Item
+  onFork: (seq: number) => void
+  /** Offered on a prompt that opened a turn: go back to that turn's start. */
+  onRewind?: (turn: number) => void
+  sessionId: string
+}) {
   switch (item.kind) {
     case 'user':
     case 'context':
@@ -36,6 +48,11 @@ export function ItemView({ item, onFork }: { item: Item; onFork: (seq: number) =
             <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork at seq ${item.seq}`}>
               Fork here
             </button>
+            {item.kind === 'user' && item.turn !== undefined && onRewind && (
+              <button type="button" class="link" onClick={() => onRewind(item.turn as number)} aria-label={`Rewind to turn ${item.turn}`}>
+                Rewind to here
+              </button>
+            )}
           </header>
           {item.kind === 'user' ? <Markdown text={item.text} /> : <details open={item.kind === 'steering'}><summary>{firstLine(item.text)}</summary><pre>{item.text}</pre></details>}
           {item.images > 0 && <p class="muted">({item.images} image{item.images > 1 ? 's' : ''})</p>}
@@ -111,6 +128,8 @@ export function ItemView({ item, onFork }: { item: Item; onFork: (seq: number) =
           </details>
         </article>
       )
+    case 'changes':
+      return <StepChanges sessionId={sessionId} turn={item.turn} step={item.step} paths={item.paths} />
     case 'notice':
       return (
         <p class={`notice ${item.level}`} role={item.level === 'error' ? 'alert' : 'status'}>

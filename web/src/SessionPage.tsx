@@ -5,6 +5,7 @@ import { ItemView } from './ItemView'
 import { TranscriptModel, type Item } from './transcript'
 import type { Info, LiveState, LogEvent, PermissionRequest, StreamMessage } from './types'
 import { VirtualList } from './VirtualList'
+import { RewindPanel, type RewindReply } from './RewindPanel'
 
 interface Meta {
   id: string
@@ -35,6 +36,16 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
   const first = useRef(0)
   const model = useRef(new TranscriptModel())
   const loadingEarlier = useRef(false)
+  // Rewind (docs/web.md): the turn whose "Rewind to here" panel is open, and whether a code rewind can be undone.
+  const [rewindTurn, setRewindTurn] = useState<number>()
+  const [undoable, setUndoable] = useState(false)
+  const checkUndoable = (): void => {
+    get<{ undoable: unknown }>(`/api/sessions/${id}/turns`).then(
+      (r) => setUndoable(r.undoable !== null),
+      (e: Error) => setError(e.message),
+    )
+  }
+  useEffect(checkUndoable, [id])
 
   const rebuild = (): void => {
     const m = new TranscriptModel()
@@ -66,6 +77,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
             events.current.push(data.live.event)
             const event = data.live.event
             if (event.type === 'session/title') setMeta((old) => old && { ...old, title: String(event.data.title) })
+            if (event.type === 'checkpoint/rewind' || event.type === 'checkpoint/rewind-undone') checkUndoable()
             if (event.type === 'user/message') setMeta((old) => (old && !old.title ? { ...old, title: firstLine(event.data.content) } : old))
           }
           model.current.live(data.live)
@@ -126,6 +138,19 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
     if (made) location.hash = `#/s/${made.id}`
   }
 
+  const rewound = (reply: RewindReply): void => {
+    setRewindTurn(undefined)
+    setNote(reply.message)
+    checkUndoable()
+    if (reply.fork) location.hash = `#/s/${reply.fork.id}`
+  }
+
+  const undoRewind = async (): Promise<void> => {
+    const reply = (await act('rewind-undo')) as RewindReply | undefined
+    if (reply) setNote(reply.message)
+    checkUndoable()
+  }
+
   if (!meta) return error ? <p class="pad error" role="alert">{error}</p> : <p class="pad">Loading the session…</p>
   const busy = state.busy === true
   const shown = state.hosted ? (busy ? 'running' : 'idle') : (state.state ?? 'idle')
@@ -153,6 +178,11 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
           <button type="button" onClick={() => void fork()}>
             Fork
           </button>
+          {undoable && (
+            <button type="button" onClick={() => void undoRewind()} disabled={busy}>
+              Undo rewind
+            </button>
+          )}
         </nav>
       </div>
       <div class="bar controls">
@@ -221,10 +251,13 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
         items={model.current.items}
         version={model.current.version}
         keyOf={(item) => item.key}
-        render={(item) => <ItemView item={item} onFork={(seq) => void fork(seq)} />}
+        render={(item) => <ItemView item={item} sessionId={id} onFork={(seq) => void fork(seq)} onRewind={busy ? undefined : setRewindTurn} />}
         onTop={loadEarlier}
         label="Transcript"
       />
+      {rewindTurn !== undefined && (
+        <RewindPanel key={rewindTurn} turn={rewindTurn} post={act} onDone={rewound} onClose={() => setRewindTurn(undefined)} />
+      )}
       {asks.map((ask) => (
         <div class="ask" role="alertdialog" aria-label={`Permission for ${ask.request.call.name}`} key={ask.id}>
           <p>

@@ -2,7 +2,8 @@ import type { Block, LiveEvent, LogEvent } from './types'
 
 /** What the transcript shows: one entry per message, tool call or notice, derived from the log and live deltas. */
 export type Item =
-  | { kind: 'user' | 'context' | 'steering'; key: string; seq: number; text: string; source: string; summary: boolean; images: number }
+  /** `turn` is the turn the message was logged in, when one was open: a prompt can be rewound to. */
+  | { kind: 'user' | 'context' | 'steering'; key: string; seq: number; text: string; source: string; summary: boolean; images: number; turn?: number }
   | { kind: 'assistant'; key: string; seq: number; turn: number; step: number; text: string; reasoning: string; interrupted: boolean }
   | {
       kind: 'tool'
@@ -17,6 +18,8 @@ export type Item =
       progress: string
     }
   | { kind: 'notice'; key: string; seq?: number; level: 'info' | 'warning' | 'error'; text: string }
+  /** What a step changed in the workspace (`checkpoint/changes`), shown after the step's tool cards. */
+  | { kind: 'changes'; key: string; seq: number; turn: number; step: number; paths: { path: string; kind: string }[] }
   | { kind: 'streaming'; key: string; turn: number; step: number; text: string; reasoning: string; tools: string }
 
 function textOf(content: unknown): { text: string; images: number } {
@@ -44,11 +47,46 @@ export class TranscriptModel {
   private streaming: number | undefined
   /** Bumped on every change, so a component can tell the list changed. */
   version = 0
+  /** A step's changes, logged before its last tool result, wait here for the step's end. */
+  private waitingChanges: Extract<Item, { kind: 'changes' }> | undefined
+  private lastEnded: { turn: number; step: number } | undefined
+  private openTurn: number | undefined
 
   apply(event: LogEvent): void {
     const d = event.data
     const key = `e${event.seq}`
+    if (this.waitingChanges && (event.type === 'step/end' || event.type === 'step/start' || event.type === 'turn/start' || event.type === 'turn/end')) {
+      this.items.push(this.waitingChanges)
+      this.waitingChanges = undefined
+      this.version++
+    }
     switch (event.type) {
+      case 'checkpoint/changes': {
+        const paths = Array.isArray(d.paths) ? (d.paths as { path?: unknown; kind?: unknown }[]).map((p) => ({ path: str(p.path), kind: str(p.kind) })) : []
+        if (!paths.length) return
+        const item: Extract<Item, { kind: 'changes' }> = { kind: 'changes', key, seq: event.seq, turn: Number(d.turn), step: Number(d.step), paths }
+        // Listed after its step ended (the step's last call never ran): shown at once.
+        const ended = this.lastEnded?.turn === item.turn && this.lastEnded.step === item.step
+        if (ended) this.items.push(item)
+        else this.waitingChanges = item
+        break
+      }
+      case 'step/end':
+        this.lastEnded = { turn: Number(d.turn), step: Number(d.step) }
+        return
+      case 'turn/start':
+        this.openTurn = Number(d.turn)
+        return
+      case 'checkpoint/rewind': {
+        const fork = d.fork as { id?: unknown } | undefined
+        const changes = Array.isArray(d.changes) ? d.changes.length : 0
+        const parts = [d.target ? `${changes} file${changes === 1 ? '' : 's'} restored` : '', fork ? `conversation forked to ${str(fork.id).slice(0, 8)}` : '']
+        this.items.push({ kind: 'notice', key, seq: event.seq, level: 'info', text: `Rewound to turn ${String(d.turn)}: ${parts.filter(Boolean).join('; ') || 'nothing to restore'}.` })
+        break
+      }
+      case 'checkpoint/rewind-undone':
+        this.items.push({ kind: 'notice', key, seq: event.seq, level: 'info', text: 'The rewind was undone; the files are back as they were before it.' })
+        break
       case 'user/message':
       case 'context/message':
       case 'steering/message': {
@@ -56,7 +94,7 @@ export class TranscriptModel {
         const { text, images } = textOf(d.content)
         const source = str((d.source as { kind?: unknown } | undefined)?.kind)
         const summary = typeof event.surfaceOp === 'object' && event.surfaceOp !== null
-        this.items.push({ kind, key, seq: event.seq, text, source, summary, images })
+        this.items.push({ kind, key, seq: event.seq, text, source, summary, images, ...(this.openTurn !== undefined ? { turn: this.openTurn } : {}) })
         break
       }
       case 'assistant/message': {
@@ -99,6 +137,7 @@ export class TranscriptModel {
           this.items.push({ kind: 'notice', key, seq: event.seq, level: 'info', text: d.reason === 'aborted' ? 'Cancelled.' : 'Interrupted.' })
         }
         this.dropStreaming()
+        this.openTurn = undefined
         break
       }
       case 'compaction/end':

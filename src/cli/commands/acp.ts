@@ -10,6 +10,8 @@ import type { PermissionMode } from '../../agent/types.js'
 import { reinHome } from '../../store/home.js'
 import { openStore } from '../../runtime/open-store.js'
 import { fail } from '../fail.js'
+import { Checkpoints } from '../../checkpoints/engine.js'
+import { SnapshotFiles } from '../../checkpoints/file-at.js'
 
 interface AcpFlags {
   model?: string
@@ -54,6 +56,7 @@ async function runAcp(flags: AcpFlags): Promise<number> {
     acceptsImages: modelInfo(flags.model ?? DEFAULT_MODEL).images,
     apiKeyAvailable: () => resolveApiKey(env, home) !== undefined,
     missingKeyMessage: MISSING_KEY_MESSAGE,
+    snapshotFiles: (cwd) => new SnapshotFiles(new Checkpoints({ home, cwd, env }).gitDir, cwd),
     // Startup problems (the untrusted-workspace notice among them) reach the editor as notices once it listens.
     openAgent: async (options) => {
       const opened = await openAgentWithContext({

@@ -1,5 +1,7 @@
 import type { InputBlock, Usage } from '../../llm/messages.js'
 import type { SessionEvent, SessionHeader } from '../../session/events.js'
+import { describeChanges, describeRewind, describeRewindUndone } from '../../checkpoints/describe-changes.js'
+import type { Change } from '../../checkpoints/engine.js'
 
 /**
  * A readable account of a session for people (`rein sessions show` and the Markdown export). This is a UI, not the
@@ -14,6 +16,10 @@ type Entry =
   | { kind: 'title'; text: string }
   | { kind: 'subagent-start'; agent: string; child: string; description: string }
   | { kind: 'subagent-end'; child: string; outcome: string; usage: Usage; cost: number }
+  /** What a step changed in the workspace (`checkpoint/changes`), placed after the step's tool results. */
+  | { kind: 'changes'; paths: Change[] }
+  /** A rewind or its undo, as one sentence. */
+  | { kind: 'rewind'; text: string }
 
 /** How many lines of a tool result `show` prints before eliding the rest. */
 const RESULT_LINES = 12
@@ -23,7 +29,14 @@ const REASONING_CHARS = 600
 function entriesOf(events: readonly SessionEvent[]): Entry[] {
   const entries: Entry[] = []
   const toolNames = new Map<string, string>()
+  // `checkpoint/changes` is logged just before the step's last tool result; it is shown once the step has ended.
+  let changed: Entry | undefined
+  const placeChanges = () => {
+    if (changed) entries.push(changed)
+    changed = undefined
+  }
   for (const e of events) {
+    if (changed && (e.type === 'step/end' || e.type === 'step/start' || e.type === 'turn/end' || e.type === 'turn/start')) placeChanges()
     const replaces = typeof e.surfaceOp === 'object' ? `replaces seqs ${e.surfaceOp.start}–${e.surfaceOp.end}` : undefined
     switch (e.type) {
       case 'turn/start':
@@ -70,8 +83,18 @@ function entriesOf(events: readonly SessionEvent[]): Entry[] {
       case 'subagent/end':
         entries.push({ kind: 'subagent-end', ...e.data })
         break
+      case 'checkpoint/rewind':
+        entries.push({ kind: 'rewind', text: describeRewind(e.data) })
+        break
+      case 'checkpoint/rewind-undone':
+        entries.push({ kind: 'rewind', text: describeRewindUndone(e.data) })
+        break
+      case 'checkpoint/changes':
+        if (e.data.paths.length) changed = { kind: 'changes', paths: e.data.paths.map((p) => ({ path: p.path, kind: p.kind })) }
+        break
     }
   }
+  placeChanges()
   return entries
 }
 
@@ -137,6 +160,12 @@ export function renderTranscript(header: SessionHeader, events: readonly Session
       case 'subagent-end':
         out.push(`  ↳ subagent ${entry.child.slice(0, 8)} ${entry.outcome}: ${usageLine(entry.usage, entry.cost)}`)
         break
+      case 'changes':
+        out.push(`changed: ${describeChanges(entry.paths)}`)
+        break
+      case 'rewind':
+        out.push(`[rewind] ${entry.text}`)
+        break
     }
   }
   const children = subagentTotal(entries)
@@ -186,6 +215,12 @@ export function renderMarkdown(header: SessionHeader, events: readonly SessionEv
       case 'subagent-end':
         out.push('', `*Subagent \`${entry.child}\` ${entry.outcome}: ${usageLine(entry.usage, entry.cost)}*`)
         break
+      case 'rewind':
+        out.push('', `*${entry.text}*`)
+        break
+      case 'changes':
+        out.push('', `*Changed: ${entry.paths.map((p) => `${fence(p.path, '', true)} (${p.kind})`).join(', ')}*`)
+        break
     }
   }
   const children = subagentTotal(entries)
@@ -209,9 +244,11 @@ function subagentTotal(entries: readonly Entry[]): string | undefined {
 }
 
 /** A code fence longer than any backtick run inside `text`, so the content can never close it. */
-function fence(text: string, language = ''): string {
-  let longest = 2
+function fence(text: string, language = '', inline = false): string {
+  let longest = inline ? 0 : 2
   for (const run of text.matchAll(/`+/g)) longest = Math.max(longest, run[0].length)
   const ticks = '`'.repeat(longest + 1)
+  // Inline code that starts or ends with a backtick needs a space inside the fence (CommonMark strips one each side).
+  if (inline) return /^`|`$/.test(text) ? `${ticks} ${text} ${ticks}` : `${ticks}${text}${ticks}`
   return `${ticks}${language}\n${text}\n${ticks}`
 }

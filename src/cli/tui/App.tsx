@@ -203,7 +203,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
       <LiveView live={snapshot.live} maxLines={liveRows} width={columns} />
       <QueueList items={snapshot.queued} width={columns} />
       {ask ? <PermissionPrompt key={ask.request.call.callId} request={ask.request} onAnswer={(reply) => answer(ask, reply)} /> : null}
-      {picker ? <Picker title={picker.title} choices={picker.choices} onPick={picker.onPick} onClose={() => setPicker(null)} /> : null}
+      {picker ? <Picker key={picker.title} title={picker.title} choices={picker.choices} onPick={picker.onPick} onClose={() => setPicker(null)} /> : null}
       <PromptEditor
         active={!ask && !picker}
         busy={busy}

@@ -4,6 +4,7 @@ import type { Item, ToolCard } from './transcript.js'
 import { renderMarkdown } from './markdown.js'
 import { formatDuration } from './tool-card-info.js'
 import { counted } from '../../text/count.js'
+import { summarizeChanges } from '../../checkpoints/describe-changes.js'
 
 /** Diff lines shown on a card; the whole diff stays in the log and in `/export`. */
 const DIFF_LINES = 24
@@ -78,6 +79,8 @@ export const ItemView = memo(function ItemView({ item }: { item: Item }) {
           {item.message ?? TURN_END_TEXT[item.reason] ?? `The turn ended: ${item.reason}.`}
         </Text>
       )
+    case 'changes':
+      return <Text dimColor>  ± {summarizeChanges(item.paths)}</Text>
     case 'expanded':
       return (
         <Box flexDirection="column" borderStyle="round" borderDimColor paddingX={1}>

@@ -1,3 +1,4 @@
+import { describeChanges } from '../../checkpoints/describe-changes.js'
 import type { SessionEvent, SurfaceEvent } from '../../session/events.js'
 import { counted } from '../../text/count.js'
 import { isSurfaceEvent } from '../../session/events.js'
@@ -138,6 +139,9 @@ export function exportMarkdown(events: readonly SessionEvent[], title?: string):
       case 'tool/result':
         if (event.data.isError) out.push(`  - error: ${blocksText(event.data.content).split('\n')[0]}`)
         out.push('')
+        break
+      case 'checkpoint/changes':
+        if (event.data.paths.length) out.push(`- changed: ${describeChanges(event.data.paths)}`)
         break
     }
   }

@@ -16,6 +16,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'model', args: '[id]', summary: 'show or switch the model' },
   { name: 'effort', args: '[off|low|high|max]', summary: 'show or set how hard the model thinks' },
   { name: 'permissions', args: '[mode]', summary: 'show the permission mode and rules, or set the mode' },
+  { name: 'rewind', args: '[turn|undo]', summary: "go back to a turn's start: its files, its conversation or both" },
   { name: 'compact', args: '[keep=N] [focus]', summary: 'summarize all but the newest exchange (or N) to free context' },
   { name: 'cost', summary: 'usage and cost by turn' },
   { name: 'context', summary: 'what the next request contains, by producer' },

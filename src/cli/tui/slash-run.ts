@@ -12,6 +12,7 @@ import { blocksText } from './transcript.js'
 import { customHelp } from '../../slash/help.js'
 import { skillsReport } from '../../skills/report.js'
 import type { UsageLedger } from './usage-ledger.js'
+import { runRewindSlash } from './slash-rewind.js'
 
 const EFFORTS: readonly Effort[] = ['off', 'low', 'high', 'max']
 
@@ -154,6 +155,8 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
       if (outcome.outcome === 'nothing') return ctx.say(outcome.message)
       return
     }
+    case 'rewind':
+      return runRewindSlash(ctx, arg)
     case 'cost':
       return ctx.show('Cost by turn', costReport(ctx.ledger.byTurn(), ctx.ledger.subagents()))
     case 'context':

@@ -3,6 +3,8 @@ import type { InputBlock } from '../../llm/messages.js'
 import type { SessionEvent, TurnEndReason } from '../../session/events.js'
 import { toolCardTarget, toolResultDetails, appendTail } from './tool-card-info.js'
 import { counted } from '../../text/count.js'
+import type { Change } from '../../checkpoints/engine.js'
+import { describeRewind, describeRewindUndone } from '../../checkpoints/describe-changes.js'
 
 /** A tool call as the conversation shows it: one compact card. */
 export interface ToolCard {
@@ -36,6 +38,8 @@ export type Item =
   | { kind: 'tool'; key: string; card: ToolCard }
   | { kind: 'notice'; key: string; level: 'info' | 'warning' | 'error'; text: string }
   | { kind: 'turn-end'; key: string; reason: TurnEndReason; message?: string }
+  /** What a step changed in the workspace (`checkpoint/changes`), after the step's tool cards. */
+  | { kind: 'changes'; key: string; paths: Change[] }
   /** The full text of a collapsed item, printed when the user asks to expand it. */
   | { kind: 'expanded'; key: string; title: string; text: string }
 
@@ -85,6 +89,12 @@ export class Transcript {
   private snap: TranscriptSnapshot | null = null
   private listeners = new Set<() => void>()
   private counter = 0
+  /**
+   * A step's `checkpoint/changes` waits here for the step's end: it is logged just before the step's last tool
+   * result, and finished items cannot move once printed.
+   */
+  private waitingChanges: { turn: number; step: number; paths: Change[] } | undefined
+  private lastEndedStep: { turn: number; step: number } | undefined
 
   /**
    * Replays committed history (a resumed session) without notifying per event. Only the last `keep` items are
@@ -164,6 +174,7 @@ export class Transcript {
   }
 
   private applyEvent(event: SessionEvent): void {
+    this.placeChanges(event)
     switch (event.type) {
       case 'user/message':
         this.push({ kind: 'user', key: this.key(), text: blocksText(event.data.content), via: 'prompt' })
@@ -265,9 +276,33 @@ export class Transcript {
       case 'session/title':
         this.title = event.data.title
         break
+      case 'checkpoint/rewind':
+        this.push({ kind: 'notice', key: this.key(), level: 'info', text: `↺ ${describeRewind(event.data)}` })
+        break
+      case 'checkpoint/rewind-undone':
+        this.push({ kind: 'notice', key: this.key(), level: 'info', text: `↻ ${describeRewindUndone(event.data)}` })
+        break
+      case 'checkpoint/changes': {
+        const { turn, step } = event.data
+        if (!event.data.paths.length) break
+        const paths = event.data.paths.map((p) => ({ path: p.path, kind: p.kind }))
+        // Listed after the step ended (its last call never ran): nothing of the step is still to come.
+        if (this.lastEndedStep?.turn === turn && this.lastEndedStep.step === step) this.push({ kind: 'changes', key: this.key(), paths })
+        else this.waitingChanges = { turn, step, paths }
+        break
+      }
       default:
         break
     }
+  }
+
+  /** Prints a waiting step's changes once its step has ended (or anything after it begins). */
+  private placeChanges(event: SessionEvent): void {
+    if (event.type === 'step/end') this.lastEndedStep = { turn: event.data.turn, step: event.data.step }
+    if (!this.waitingChanges) return
+    if (event.type !== 'step/end' && event.type !== 'step/start' && event.type !== 'turn/start' && event.type !== 'turn/end') return
+    this.push({ kind: 'changes', key: this.key(), paths: this.waitingChanges.paths })
+    this.waitingChanges = undefined
   }
 
   private push(item: Item): void {

@@ -1,0 +1,75 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { launchBrowser, screenshot } from './browser.js'
+import { startWeb, type WebRun } from './support.js'
+import { sandbox } from '../support/cli.js'
+
+let browser: Browser
+let run: WebRun | undefined
+let context: BrowserContext | undefined
+
+beforeAll(async () => {
+  browser = await launchBrowser()
+})
+afterAll(async () => {
+  await browser?.close()
+})
+afterEach(async () => {
+  await context?.close()
+  context = undefined
+  await run?.stop()
+  run = undefined
+})
+
+async function openPage(r: WebRun): Promise<Page> {
+  context = await browser.newContext({ viewport: { width: 1200, height: 800 } })
+  const page = await context.newPage()
+  await page.goto(r.address)
+  await page.getByRole('button', { name: 'New session' }).waitFor()
+  return page
+}
+
+describe('rewind in the web UI', () => {
+  it('shows what a step changed with its diff, rewinds to a turn after a dry run, lands in the fork, and undoes the rewind', async () => {
+    const box = sandbox()
+    writeFileSync(join(box.cwd, 'a.txt'), 'mine\n')
+    run = await startWeb({
+      box,
+      args: ['--permission-mode', 'bypass'],
+      script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo agent > a.txt' } }] }, { text: 'Rewrote it.' }],
+    })
+    const page = await openPage(run)
+    await page.getByRole('button', { name: 'New session' }).click()
+    await page.waitForURL(/#\/s\/[0-9a-f-]+$/)
+    const source = /#\/s\/([0-9a-f-]+)$/.exec(page.url())?.[1]
+    await page.locator('#prompt').fill('rewrite a.txt')
+    await page.locator('#prompt').press('Enter')
+    await page.getByText('Rewrote it.').waitFor()
+    expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('agent\n')
+
+    const changes = page.getByRole('region', { name: 'Files changed in turn 1 step 1' })
+    await changes.getByText('Changed these files').waitFor()
+    await changes.getByRole('button', { name: 'Show diff' }).click()
+    await changes.locator('pre.diff').getByText('+agent').waitFor()
+    expect(await changes.locator('pre.diff').innerText()).toContain('-mine')
+
+    await page.getByRole('button', { name: 'Rewind to turn 1' }).click()
+    const panel = page.getByRole('dialog', { name: 'Rewind to turn 1' })
+    await panel.getByRole('list', { name: 'Files that will change' }).getByText('a.txt').waitFor()
+    expect(await panel.innerText()).toContain('put back a.txt')
+    await screenshot(page, 'rewind')
+    // The dry run changed nothing.
+    expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('agent\n')
+    await panel.getByRole('button', { name: 'Restore code and conversation' }).click()
+    await page.waitForURL((url) => /#\/s\/[0-9a-f-]+$/.test(url.hash) && !url.hash.includes(source as string))
+    expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('mine\n')
+    // The fork's own log says where it came from.
+    await page.getByText('Rewound to turn 1: 1 file restored.').waitFor()
+
+    await page.getByRole('button', { name: 'Undo rewind' }).click()
+    await page.getByText(/Undid the rewind to turn 1/).waitFor()
+    expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('agent\n')
+  })
+})
