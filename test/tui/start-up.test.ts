@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -122,5 +123,38 @@ describe('the terminal UI starting up', () => {
     expect(screen).toMatch(/deepseek-chat/)
     expect(screen).not.toContain('╭')
     expect(screen).not.toContain('New session')
+  })
+})
+
+/** The screen with its colours, as the terminal holds it (`capture-pane -e`). */
+function styledScreen(term: Terminal): string {
+  return execFileSync('tmux', ['-L', term.socket, '-f', '/dev/null', 'capture-pane', '-e', '-p', '-t', term.name], { encoding: 'utf8' })
+}
+
+const CODE_ANSWER = 'Here it is:\n\n```ts\nconst answer = 42\n```'
+
+/** The line that shows the code, with its escape sequences. */
+const codeLine = (screen: string): string => screen.split('\n').find((l) => l.replace(/\x1b\[[0-9;]*m/g, '').includes('answer = 42')) ?? ''
+
+describe('code highlighting, loaded after the first frame', () => {
+  it('highlights the code of the first answer of a new session, even one sent as the UI opens', async () => {
+    const mock = await mockWith([{ text: CODE_ANSWER }])
+    const term = open({ args: ['show', 'me'] }, mock)
+    await term.waitFor('answer = 42')
+    expect(codeLine(styledScreen(term))).toMatch(/\x1b\[[0-9;]+mconst\b/)
+  })
+
+  it('highlights the code in the history of a session continued from the command line', async () => {
+    const box = sandbox()
+    const mock = await mockWith([{ text: CODE_ANSWER }])
+    const first = open({ box }, mock)
+    await first.waitFor('deepseek-flash')
+    await first.submit('show me')
+    await first.waitFor('answer = 42')
+    await first.submit('/quit')
+    await first.waitFor('EXITED 0')
+    const second = open({ box, args: ['--continue'] }, mock)
+    await second.waitFor('Resumed session')
+    expect(codeLine(styledScreen(second))).toMatch(/\x1b\[[0-9;]+mconst\b/)
   })
 })
