@@ -158,3 +158,40 @@ describe('code highlighting, loaded after the first frame', () => {
     expect(codeLine(styledScreen(second))).toMatch(/\x1b\[[0-9;]+mconst\b/)
   })
 })
+
+/** An MCP server (the test fixture) that answers only after `delayMs`: the agent cannot open before then. */
+function slowMcpSettings(home: string, delayMs: number): void {
+  const server = join(import.meta.dirname, '../mcp/fixtures/server.mjs')
+  const mcpServers = { slow: { command: process.execPath, args: ['-e', `setTimeout(() => import(process.argv[1]), ${delayMs})`, server, 'stdio'] } }
+  writeFileSync(join(home, 'settings.json'), JSON.stringify({ mcpServers }))
+}
+
+describe('keys typed while the session is still opening', () => {
+  it('are held and handed to the editor, and the first request has the MCP tools it waited for', async () => {
+    const box = sandbox()
+    slowMcpSettings(box.home, 3000)
+    const mock = await mockWith([{ text: 'Hi from the model.' }])
+    const term = open({ box }, mock)
+    await firstSight(term, 'New session')
+    term.type('hello there')
+    const editor = await term.waitFor('› hello there')
+    expect(editor).toContain('deepseek-flash')
+    await term.keys('Enter')
+    await term.waitFor('Hi from the model.')
+    expect(userTexts(mock, 0)[0]).toBe('hello there')
+    const tools = (mock.requests[0].body as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name)
+    expect(tools).toEqual(expect.arrayContaining([expect.stringMatching(/echo/), expect.stringMatching(/add/)]))
+  })
+
+  it('Ctrl+C ends the start as it did before the first frame, and takes the frame back', async () => {
+    const box = sandbox()
+    slowMcpSettings(box.home, 60_000)
+    const mock = await mockWith()
+    const term = open({ box }, mock)
+    await firstSight(term, 'New session')
+    await term.keys('C-c')
+    const screen = await term.waitFor('EXITED 130')
+    expect(screen).not.toContain('╭')
+    expect(screen).not.toContain('New session')
+  })
+})

@@ -68,10 +68,15 @@ const SYNC_START = '\x1b[?2026h'
 const HIDE_CURSOR = '\x1b[?25l'
 const SHOW_CURSOR = '\x1b[?25h'
 
+/** Ctrl+C as a terminal in raw mode delivers it. */
+const CTRL_C = 0x03
+
 /**
  * Draws the plain first frame of a new session when the terminal allows it, else returns `undefined` (ink then draws
- * the first frame as before). Keys typed from now on are held by the terminal, unechoed, until ink reads them: raw
- * mode is switched on here, as ink would, so nothing typed early lands in the frame or is lost.
+ * the first frame as before). Raw mode goes on here, as ink would, so nothing typed lands in the frame as an echo.
+ * What is typed until ink takes over is held and handed to ink's first read, in order; Ctrl+C among it interrupts the
+ * start as it would have before the frame (the default SIGINT: exit 130), since nothing else would read it until the
+ * agent is open, and opening can wait on a slow MCP server.
  */
 export function drawFirstFrame(
   options: Pick<OpenAgentOptions, 'cwd'>,
@@ -84,17 +89,48 @@ export function drawFirstFrame(
   if (!frame || !stdout.isTTY || !stdin.isTTY || (stdout.rows ?? 0) <= frame.lines) return undefined
   const erase = `\x1b[${frame.lines}A\r\x1b[J`
   const showCursor = (): void => void stdout.write(SHOW_CURSOR)
+  const typed: Buffer[] = []
+  let settled = false
+  /**
+   * Stops holding keys; what was held goes back to the front of stdin for the next reader. Keys are read in paused
+   * mode ('readable'), never flowing: pausing a flowing tty stream stops its reads in a way a later 'readable'
+   * listener (ink's) does not restart, and the process would then end with nothing left to wait on.
+   */
+  const release = (): void => {
+    settled = true
+    process.removeListener('exit', showCursor)
+    stdin.removeListener('readable', hold)
+    if (typed.length) stdin.unshift(Buffer.concat(typed))
+  }
+  const withdraw = (): void => {
+    if (settled) return
+    release()
+    stdout.write(erase + SHOW_CURSOR)
+    stdin.setRawMode(false)
+    // Holding keys started the terminal's reads; nothing reads it now, and it must not keep the process alive.
+    stdin.unref()
+  }
+  const hold = (): void => {
+    for (let chunk: Buffer | string | null; (chunk = stdin.read() as Buffer | string | null) !== null; ) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+      typed.push(bytes)
+      if (bytes.includes(CTRL_C)) {
+        withdraw()
+        process.kill(process.pid, 'SIGINT')
+        return
+      }
+    }
+  }
   stdin.setRawMode(true)
+  stdin.on('readable', hold)
   stdout.write(`${HIDE_CURSOR}${frame.text}`)
   // ink shows the cursor again whenever it ends; until it has taken over, this does.
   process.once('exit', showCursor)
-  let settled = false
   return {
     sessionId,
     handOver() {
       if (settled) return
-      settled = true
-      process.removeListener('exit', showCursor)
+      release()
       const own = Object.getOwnPropertyDescriptor(stdout, 'write')
       const write = stdout.write
       stdout.write = function firstWrite(this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]): boolean {
@@ -105,12 +141,6 @@ export function drawFirstFrame(
         return (write as (chunk: string, ...rest: unknown[]) => boolean).call(this, out, ...rest)
       } as typeof stdout.write
     },
-    withdraw() {
-      if (settled) return
-      settled = true
-      process.removeListener('exit', showCursor)
-      stdout.write(erase + SHOW_CURSOR)
-      stdin.setRawMode(false)
-    },
+    withdraw,
   }
 }
