@@ -18,7 +18,7 @@ export function sessionBanner(id: string, open: Pick<OpenAgentOptions, 'resume' 
   return `${how} session ${id.slice(0, 8)} in ${open.cwd}. /help lists commands.`
 }
 
-/** The placeholder an empty, idle prompt editor shows (PromptEditor.tsx). */
+/** The placeholder an empty, idle prompt editor shows (PromptEditor.tsx; the equality test catches a change there). */
 export const PROMPT_PLACEHOLDER = 'ask Rein, or /help'
 
 /**
@@ -38,8 +38,9 @@ const NARROW = /^[\x20-\x7e]*$/
 export function plainFrame(banner: string, columns: number): { text: string; lines: number } | undefined {
   const s = style
   const notice = `· ${banner}`
+  // The box's border and padding take four columns; inside: the prompt mark, the cursor cell, the placeholder.
   const inner = columns - 4
-  const content = `› ${' '}${PROMPT_PLACEHOLDER}`
+  const content = `›  ${PROMPT_PLACEHOLDER}`
   if (!NARROW.test(banner) || notice.length > columns || content.length > inner) return undefined
   const rule = '─'.repeat(columns - 2)
   const text = [
