@@ -30,7 +30,7 @@ describe('the plain first frame', () => {
 
   it('is the banner and the empty prompt box exactly as ink draws them, styles included', async () => {
     chalk.level = 1
-    const frame = plainFrame(banner, COLUMNS)
+    const frame = plainFrame(banner, COLUMNS, chalk)
     expect(frame).toBeDefined()
     const lines = frame!.text.replace(/\n$/, '').split('\n')
     expect(lines).toHaveLength(frame!.lines)
@@ -39,15 +39,15 @@ describe('the plain first frame', () => {
 
   it('is the same text without colour when the terminal has none', async () => {
     chalk.level = 0
-    const frame = plainFrame(banner, COLUMNS)!
+    const frame = plainFrame(banner, COLUMNS, chalk)!
     expect(frame.text).not.toContain('\x1b')
     expect((await inkFrame(banner)).slice(0, frame.lines)).toEqual(frame.text.replace(/\n$/, '').split('\n'))
   })
 
   it('is not drawn when ink would wrap or measure a line differently', () => {
-    expect(plainFrame(sessionBanner('aaaabbbb', { cwd: `/${'deep/'.repeat(30)}project` }), COLUMNS)).toBeUndefined()
-    expect(plainFrame(sessionBanner('aaaabbbb', { cwd: '/work/项目' }), COLUMNS)).toBeUndefined()
-    expect(plainFrame(sessionBanner('aaaabbbb', { cwd: '/w' }), 20)).toBeUndefined()
+    expect(plainFrame(sessionBanner('aaaabbbb', { cwd: `/${'deep/'.repeat(30)}project` }), COLUMNS, chalk)).toBeUndefined()
+    expect(plainFrame(sessionBanner('aaaabbbb', { cwd: '/work/项目' }), COLUMNS, chalk)).toBeUndefined()
+    expect(plainFrame(sessionBanner('aaaabbbb', { cwd: '/w' }), 20, chalk)).toBeUndefined()
   })
 
   it('names the session the way the banner of every later session does', () => {

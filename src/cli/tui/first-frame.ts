@@ -1,4 +1,4 @@
-import chalk from 'chalk'
+import type { ChalkInstance } from 'chalk'
 import type { OpenAgentOptions } from '../../runtime/open.js'
 
 /**
@@ -22,10 +22,11 @@ export function sessionBanner(id: string, open: Pick<OpenAgentOptions, 'resume' 
 export const PROMPT_PLACEHOLDER = 'ask Rein, or /help'
 
 /**
- * The styles of ink's `dimColor`, `color="gray"`, `color="cyan"` and `inverse`: ink colours text with chalk, so chalk
- * (the same version, deciding from the same terminal and environment whether there is colour at all) draws them here.
+ * The styles of ink's `dimColor`, `color="gray"`, `color="cyan"` and `inverse`. ink colours text with chalk, so the
+ * frame is drawn with chalk too: the same module instance, which decides once, when it loads, whether the terminal
+ * has colour. It is loaded when the frame is drawn, not when the UI's code is (see `drawFirstFrame`).
  */
-const style = { dim: chalk.dim, gray: chalk.gray, cyan: chalk.cyan, inverse: chalk.inverse }
+export type FrameStyles = Pick<ChalkInstance, 'dim' | 'gray' | 'cyan' | 'inverse'>
 
 /** Characters this frame can lay out itself: one column each, so a line's length is its width. */
 const NARROW = /^[\x20-\x7e]*$/
@@ -35,8 +36,7 @@ const NARROW = /^[\x20-\x7e]*$/
  * would (a banner that wraps or holds characters of other widths, a terminal too narrow for the prompt box).
  * `lines` is how many terminal lines it covers, ending with the cursor at the start of the line below.
  */
-export function plainFrame(banner: string, columns: number): { text: string; lines: number } | undefined {
-  const s = style
+export function plainFrame(banner: string, columns: number, s: FrameStyles): { text: string; lines: number } | undefined {
   const notice = `· ${banner}`
   // The box's border and padding take four columns; inside: the prompt mark, the cursor cell, the placeholder.
   const inner = columns - 4
@@ -79,14 +79,17 @@ const CTRL_C = 0x03
  * start as it would have before the frame (the default SIGINT: exit 130), since nothing else would read it until the
  * agent is open, and opening can wait on a slow MCP server.
  */
-export function drawFirstFrame(
+export async function drawFirstFrame(
   options: Pick<OpenAgentOptions, 'cwd'>,
   stdin: NodeJS.ReadStream,
   stdout: NodeJS.WriteStream,
   newId: () => string,
-): EarlyFrame | undefined {
+): Promise<EarlyFrame | undefined> {
+  // chalk reads the environment once, when it loads; loaded here, it sees the user's (index.ts hides CI only while
+  // ink loads, and `rein`'s command code sets CI to "0" around loading the UI's first module, which chalk reads as CI).
+  const { default: chalk } = await import('chalk')
   const sessionId = newId()
-  const frame = plainFrame(sessionBanner(sessionId, options), stdout.columns ?? 0)
+  const frame = plainFrame(sessionBanner(sessionId, options), stdout.columns ?? 0, chalk)
   if (!frame || !stdout.isTTY || !stdin.isTTY || (stdout.rows ?? 0) <= frame.lines) return undefined
   const erase = `\x1b[${frame.lines}A\r\x1b[J`
   const showCursor = (): void => void stdout.write(SHOW_CURSOR)

@@ -48,7 +48,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
     const trust = workspaceTrust({ cwd: options.cwd, home, once: options.trustProject })
     const asksTrust = !trust.trusted && trust.grants.length > 0
     const fresh = !options.resume && !options.continueLatest && !options.fork && !options.sessionId
-    const early = fresh && !asksTrust ? drawFirstFrame(options, stdin, stdout, randomUUID) : undefined
+    const early = fresh && !asksTrust ? await drawFirstFrame(options, stdin, stdout, randomUUID) : undefined
     const { runSessions } = await loadSessionLoop()
     return await runSessions(options, { stdin, stdout, home, env }, { trust, early })
   } finally {
@@ -59,19 +59,20 @@ export async function runTui(options: TuiOptions): Promise<number> {
 
 /**
  * Loads the ink half of the UI. ink decides once, when it loads, whether it runs in CI (`CI` or
- * `CONTINUOUS_INTEGRATION` set) and then draws only a final frame; an interactive terminal is never CI, so those
- * variables read as off while it loads. They are restored at once, so commands the agent runs still see them.
+ * `CONTINUOUS_INTEGRATION` set and not "0" or "false") and then draws only a final frame; an interactive terminal is
+ * never CI, so those variables are removed while it loads — removed, not set to "0": chalk, which may load here too,
+ * takes any `CI` at all for a terminal without colour. They are restored at once, so commands the agent runs still
+ * see them.
  */
 async function loadSessionLoop(): Promise<typeof import('./session-loop.js')> {
   const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION }
-  process.env.CI = '0'
-  process.env.CONTINUOUS_INTEGRATION = '0'
+  delete process.env.CI
+  delete process.env.CONTINUOUS_INTEGRATION
   try {
     return await import('./session-loop.js')
   } finally {
     for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key]
-      else process.env[key] = value
+      if (value !== undefined) process.env[key] = value
     }
   }
 }
