@@ -117,12 +117,12 @@ export async function drawFirstFrame(
   const hold = (): void => {
     for (let chunk: Buffer | string | null; (chunk = stdin.read() as Buffer | string | null) !== null; ) {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
-      typed.push(bytes)
       if (bytes.includes(CTRL_C)) {
         withdraw()
         process.kill(process.pid, 'SIGINT')
         return
       }
+      typed.push(bytes)
     }
   }
   stdin.setRawMode(true)
