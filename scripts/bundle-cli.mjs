@@ -18,12 +18,33 @@ const out = join(root, 'dist', 'cli', 'bundle')
 const external = (id) =>
   isBuiltin(id) || id.startsWith('@modelcontextprotocol/') || id.startsWith('@agentclientprotocol/') || id === 'react-devtools-core'
 
+/**
+ * yoga-layout (ink's layout engine) carries its WebAssembly inline as a base64 `data:` URL and, where `fetch` exists,
+ * reads that URL with `fetch`, which loads Node's whole HTTP client (undici) before the terminal UI's first frame.
+ * The bundle takes yoga's own fallback instead, decoding the inline bytes directly: the same module, tens of
+ * milliseconds sooner. The build fails if yoga's loader no longer has this shape, rather than silently keep the cost.
+ */
+const YOGA_FETCH = 'return w||"function"!=typeof fetch?'
+const yogaWithoutFetch = {
+  name: 'yoga-without-fetch',
+  transform(code, id) {
+    if (!id.includes('yoga-layout') || !id.endsWith('yoga-wasm-base64-esm.js')) return null
+    if (!code.includes(YOGA_FETCH)) throw new Error(`scripts/bundle-cli.mjs: yoga-layout's wasm loader changed shape (${id}); update yogaWithoutFetch.`)
+    return code.replace(YOGA_FETCH, 'return true?')
+  },
+}
+
 rmSync(out, { recursive: true, force: true })
 await build({
   input: join(root, 'dist', 'cli', 'cli.js'),
   platform: 'node',
   external,
+  // React and its renderer ship a development build beside the production one and pick by NODE_ENV when loaded;
+  // the bundle is what users run, so it keeps only the production build (half the terminal UI's code to parse, and
+  // no development-only checks while it renders).
+  transform: { define: { 'process.env.NODE_ENV': '"production"' } },
   plugins: [
+    yogaWithoutFetch,
     {
       // A module that finds files relative to itself (`new URL('../../package.json', import.meta.url)`) keeps its own
       // location inside the bundle: `import.meta.url`, `.filename` and `.dirname` become those of the file it was

@@ -1,17 +1,10 @@
-import { render } from 'ink'
-import { createElement } from 'react'
-import { openAgentWithContext, type OpenAgentOptions } from '../../runtime/open.js'
+import { randomUUID } from 'node:crypto'
+import type { OpenAgentOptions } from '../../runtime/open.js'
 import { credentialsPath, resolveApiKey } from '../../llm/credentials.js'
-import { busySessionId } from '../../store/lease.js'
 import { reinHome } from '../../store/home.js'
-import { onExitSignals, type ExitSignals } from '../exit-signals.js'
-import { App } from './App.js'
+import { workspaceTrust } from '../../trust/workspace.js'
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './bracketed-paste.js'
-import { FirstRun } from './FirstRun.js'
-import { TrustPrompt } from './TrustPrompt.js'
-import { describeGrant, trustWorkspace, workspaceTrust } from '../../trust/workspace.js'
-import { realServices } from './real-services.js'
-import type { TuiExit } from './services.js'
+import { drawFirstFrame } from './first-frame.js'
 
 export type TuiOptions = OpenAgentOptions & {
   stdin?: NodeJS.ReadStream
@@ -23,6 +16,11 @@ export type TuiOptions = OpenAgentOptions & {
 /**
  * Runs the interactive terminal UI until the user quits; resolves with the process exit code. `/new`, `/resume` and
  * `/fork` close the current agent and open another in the same terminal: what was printed stays in the scrollback.
+ *
+ * Start-up order (docs/performance.md): this module loads only what decides the first screen — the key, the
+ * workspace's trust — and, for a new session that needs no trust question, draws the first frame with plain writes
+ * (first-frame.ts). Then it loads ink, React and the agent (session-loop.ts), opens the session with the id the
+ * frame announced, and ink takes the frame over. Keys typed meanwhile wait in the terminal for the editor.
  */
 export async function runTui(options: TuiOptions): Promise<number> {
   const stdin = options.stdin ?? process.stdin
@@ -35,8 +33,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
     return 2
   }
   if (!resolveApiKey(env, home) && !options.adapter) {
-    const app = render(createElement(FirstRun, { credentialsFile: credentialsPath(home) }), { stdin, stdout })
-    await app.waitUntilExit()
+    await (await loadSessionLoop()).showFirstRun(credentialsPath(home), stdin, stdout)
     return 1
   }
 
@@ -48,129 +45,34 @@ export async function runTui(options: TuiOptions): Promise<number> {
   stdout.write(BRACKETED_PASTE_ON)
   process.once('exit', pasteOff)
   try {
-    return await runSessions(options, stdin, stdout, home, env)
+    const trust = workspaceTrust({ cwd: options.cwd, home, once: options.trustProject })
+    const asksTrust = !trust.trusted && trust.grants.length > 0
+    const fresh = !options.resume && !options.continueLatest && !options.fork && !options.sessionId
+    const early = fresh && !asksTrust ? await drawFirstFrame(options, stdin, stdout, randomUUID) : undefined
+    const { runSessions } = await loadSessionLoop()
+    return await runSessions(options, { stdin, stdout, home, env }, { trust, early })
   } finally {
     process.removeListener('exit', pasteOff)
     pasteOff()
   }
 }
 
-/** Runs agents one after another in the same terminal (`/new`, `/resume`, `/fork` switch) until the user quits. */
-async function runSessions(
-  options: TuiOptions,
-  stdin: NodeJS.ReadStream,
-  stdout: NodeJS.WriteStream,
-  home: string,
-  env: NodeJS.ProcessEnv,
-): Promise<number> {
-  await askWorkspaceTrust({ cwd: options.cwd, home, once: options.trustProject, stdin, stdout })
-
-  let open: OpenAgentOptions = { ...options, home, env }
-  let prefill: string | undefined
-  let initialPrompt = options.initialPrompt?.trim() || undefined
-  for (;;) {
-    let opened: Awaited<ReturnType<typeof openAgentWithContext>>
-    try {
-      opened = await openAgentWithContext(open)
-    } catch (error) {
-      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
-      const busy = busySessionId(error)
-      if (busy && (await offerFork(busy, stdin, stdout))) {
-        open = { ...open, resume: undefined, continueLatest: false, fork: { id: busy } }
-        continue
-      }
-      return 1
-    }
-    const { agent } = opened
-    let signals: ExitSignals | undefined
-    const exit = await new Promise<TuiExit>((resolve) => {
-      // SIGTERM and SIGHUP (a closed terminal) end the UI like quitting during a turn: it is interrupted, tools are
-      // killed and the log is closed before the process exits with 143 or 129.
-      signals = onExitSignals(() => {
-        agent.interrupt()
-        app.unmount()
-        resolve({ kind: 'quit' })
-      })
-      const app = render(
-        createElement(App, {
-          agent,
-          services: realServices({ home, settings: opened.settings }),
-          prefill,
-          initialNotices: [sessionBanner(agent.session.id, open), ...opened.problems],
-          onExit: (action: TuiExit) => {
-            app.unmount()
-            resolve(action)
-          },
-        }),
-        { stdin, stdout, exitOnCtrlC: false },
-      )
-      // The conversation loads history and subscribes as it mounts, so the prompt's events are shown either way.
-      if (initialPrompt) agent.followUp(initialPrompt)
-      initialPrompt = undefined
-    })
-    signals?.dispose()
-    await agent.close(signals?.received ? 'signal' : exit.kind === 'quit' ? 'exit' : 'switch')
-    if (signals?.code) return signals.code
-    if (exit.kind === 'quit') return 0
-    prefill = exit.prefill
-    open = {
-      cwd: agent.cwd,
-      home,
-      env,
-      model: agent.config.model,
-      effort: agent.config.effort,
-      permissionMode: agent.permissionMode,
-      allow: options.allow,
-      trustProject: options.trustProject,
-      mcpServers: options.mcpServers,
-      extensions: options.extensions,
-      adapter: options.adapter,
-      resume: exit.resume,
-      fork: exit.fork,
-    }
-  }
-}
-
-/** The one trust question on first start in an untrusted workspace that defines anything needing trust. */
-async function askWorkspaceTrust(options: {
-  cwd: string
-  home: string
-  once?: boolean
-  stdin: NodeJS.ReadStream
-  stdout: NodeJS.WriteStream
-}): Promise<void> {
-  const trust = workspaceTrust({ cwd: options.cwd, home: options.home, once: options.once })
-  if (trust.trusted || trust.grants.length === 0) return
-  let answer = false
-  const app = render(
-    createElement(TrustPrompt, {
-      dir: trust.dir,
-      changed: trust.status === 'changed',
-      grants: trust.grants.map(describeGrant),
-      onAnswer: (yes: boolean) => (answer = yes),
-    }),
-    { stdin: options.stdin, stdout: options.stdout, exitOnCtrlC: false },
-  )
-  await app.waitUntilExit()
-  if (answer) trustWorkspace({ cwd: options.cwd, home: options.home, shown: trust.grants })
-}
-
-function sessionBanner(id: string, open: OpenAgentOptions): string {
-  const how = open.resume || open.continueLatest ? 'Resumed' : open.fork ? 'Forked into' : 'New'
-  return `${how} session ${id.slice(0, 8)} in ${open.cwd}. /help lists commands.`
-}
-
 /**
- * A session another process is writing can still be read or copied: asks whether to continue in a fork now. Reads
- * one line; anything but `f` declines (the user is told how to read it instead).
+ * Loads the ink half of the UI. ink decides once, when it loads, whether it runs in CI (`CI` or
+ * `CONTINUOUS_INTEGRATION` set and not "0" or "false") and then draws only a final frame; an interactive terminal is
+ * never CI, so those variables are removed while it loads — removed, not set to "0": chalk, which may load here too,
+ * takes any `CI` at all for a terminal without colour. They are restored at once, so commands the agent runs still
+ * see them.
  */
-async function offerFork(id: string, stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): Promise<boolean> {
-  const { createInterface } = await import('node:readline/promises')
-  const question = createInterface({ input: stdin, output: stdout })
+async function loadSessionLoop(): Promise<typeof import('./session-loop.js')> {
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION }
+  delete process.env.CI
+  delete process.env.CONTINUOUS_INTEGRATION
   try {
-    const answer = await question.question(`Fork it and continue in the copy [f], or quit [q]? (To read it: rein sessions show ${id}) `)
-    return answer.trim().toLowerCase().startsWith('f')
+    return await import('./session-loop.js')
   } finally {
-    question.close()
+    for (const [key, value] of Object.entries(saved)) {
+      if (value !== undefined) process.env[key] = value
+    }
   }
 }

@@ -1,6 +1,6 @@
-import { highlight, supportsLanguage } from 'cli-highlight'
 import { Lexer, type Token, type Tokens } from 'marked'
 import { bold, cyan, dim, italic, strike, underline, yellow } from './ansi.js'
+import { highlightCode } from './code-highlight.js'
 
 /**
  * Renders model Markdown as terminal text with SGR styles. Hand-written over `marked`'s lexer because the terminal
@@ -59,17 +59,8 @@ function block(token: Token, indent: string): string {
 }
 
 function codeBlock(token: Tokens.Code, indent: string): string {
-  let body = token.text
-  // Only named, known languages are highlighted: guessing costs time on every streamed frame, and highlight.js
-  // writes to the console for unknown names, which would tear the screen.
   const language = token.lang?.split(/\s/)[0]
-  if (language && supportsLanguage(language)) {
-    try {
-      body = highlight(token.text, { language, ignoreIllegals: true })
-    } catch {
-      // A highlighter failure leaves the plain code, which is still right.
-    }
-  }
+  const body = (language ? highlightCode(token.text, language) : undefined) ?? token.text
   const label = token.lang ? `${indent}${dim(token.lang)}\n` : ''
   return label + indentLines(body, `${indent}  `)
 }
