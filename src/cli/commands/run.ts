@@ -8,6 +8,7 @@ import { PERMISSION_MODES, type PermissionMode } from '../../agent/types.js'
 import type { OpenAgentOptions } from '../../runtime/open.js'
 import type { InputFormat, OutputFormat } from '../print/print-mode.js'
 import { fail, UsageError } from '../fail.js'
+import { withoutCiEnv } from '../tui/without-ci.js'
 
 /** Options shared by one-shot mode and the terminal UI. */
 export interface RunFlags {
@@ -157,21 +158,7 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-/**
- * Loads the terminal UI. ink decides once, when it loads, whether it runs in CI (`CI` or `CONTINUOUS_INTEGRATION`
- * set) and then draws only a final frame; an interactive terminal is never CI, so those variables read as off while
- * it loads. They are restored at once, so commands the agent runs still see them.
- */
-async function importTuiOutsideCi(): Promise<typeof import('../tui/index.js')> {
-  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION }
-  process.env.CI = '0'
-  process.env.CONTINUOUS_INTEGRATION = '0'
-  try {
-    return await import('../tui/index.js')
-  } finally {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key]
-      else process.env[key] = value
-    }
-  }
+/** Loads the terminal UI out of sight of `CI` (see `withoutCiEnv`). */
+function importTuiOutsideCi(): Promise<typeof import('../tui/index.js')> {
+  return withoutCiEnv(() => import('../tui/index.js'))
 }

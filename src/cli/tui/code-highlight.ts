@@ -1,3 +1,5 @@
+import { withoutCiEnv } from './without-ci.js'
+
 /**
  * Syntax highlighting for code blocks, loaded on demand. `cli-highlight` brings highlight.js with every language it
  * knows (about half of the terminal UI's code, and tens of milliseconds to evaluate), which the first frame never
@@ -12,7 +14,8 @@ let loading: Promise<void> | undefined
 
 /** Loads the highlighter once; later calls share the first load. Never rejects: without it code stays plain. */
 export function loadHighlighter(): Promise<void> {
-  loading ??= import('cli-highlight').then(
+  // Its own chalk reads `CI` when it loads: out of sight of it, as ink's is (an interactive terminal is never CI).
+  loading ??= withoutCiEnv(() => import('cli-highlight')).then(
     ({ highlight, supportsLanguage }) => {
       highlighter = { highlight, supportsLanguage }
     },

@@ -5,6 +5,7 @@ import { reinHome } from '../../store/home.js'
 import { workspaceTrust } from '../../trust/workspace.js'
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './bracketed-paste.js'
 import { drawFirstFrame } from './first-frame.js'
+import { withoutCiEnv } from './without-ci.js'
 
 export type TuiOptions = OpenAgentOptions & {
   stdin?: NodeJS.ReadStream
@@ -57,22 +58,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
   }
 }
 
-/**
- * Loads the ink half of the UI. ink decides once, when it loads, whether it runs in CI (`CI` or
- * `CONTINUOUS_INTEGRATION` set and not "0" or "false") and then draws only a final frame; an interactive terminal is
- * never CI, so those variables are removed while it loads — removed, not set to "0": chalk, which may load here too,
- * takes any `CI` at all for a terminal without colour. They are restored at once, so commands the agent runs still
- * see them.
- */
-async function loadSessionLoop(): Promise<typeof import('./session-loop.js')> {
-  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION }
-  delete process.env.CI
-  delete process.env.CONTINUOUS_INTEGRATION
-  try {
-    return await import('./session-loop.js')
-  } finally {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value !== undefined) process.env[key] = value
-    }
-  }
+/** Loads the ink half of the UI, out of sight of `CI` (see `withoutCiEnv`). */
+function loadSessionLoop(): Promise<typeof import('./session-loop.js')> {
+  return withoutCiEnv(() => import('./session-loop.js'))
 }
