@@ -1,23 +1,15 @@
 import { cpSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CLI, cliEnv, sandbox } from '../support/cli.js'
-import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { requireBuild, requireTmux, Terminal } from '../tui/support/tmux.js'
+import { startMockModel } from '../support/mock-model.js'
+import { Terminal } from '../tui/support/tmux.js'
+import { terminalsClosedAfterEachTest } from '../tui/support/terminals.js'
 import { FIXTURE } from '../slash/support.js'
 
 /** A plan-mode session in the terminal UI goes from plan to approved edits. */
 
-const opened: { terminals: Terminal[]; mocks: MockModel[] } = { terminals: [], mocks: [] }
-
-beforeAll(() => {
-  requireTmux()
-  requireBuild(CLI)
-})
-afterEach(async () => {
-  for (const t of opened.terminals.splice(0)) t.close()
-  for (const m of opened.mocks.splice(0)) await m.close()
-})
+const opened = terminalsClosedAfterEachTest()
 
 const PLAN = '1. Create src/sub.ts\n2. Export sub'
 

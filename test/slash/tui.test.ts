@@ -1,22 +1,14 @@
 import { cpSync } from 'node:fs'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CLI, cliEnv, sandbox } from '../support/cli.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { requireBuild, requireTmux, sleep, Terminal } from '../tui/support/tmux.js'
+import { sleep, Terminal } from '../tui/support/tmux.js'
+import { terminalsClosedAfterEachTest } from '../tui/support/terminals.js'
 import { FIXTURE } from './support.js'
 
 /** Custom commands in the terminal UI (a real terminal through tmux): completion, sending, `/help`, `/skills`. */
 
-const opened: { terminals: Terminal[]; mocks: MockModel[] } = { terminals: [], mocks: [] }
-
-beforeAll(() => {
-  requireTmux()
-  requireBuild(CLI)
-})
-afterEach(async () => {
-  for (const t of opened.terminals.splice(0)) t.close()
-  for (const m of opened.mocks.splice(0)) await m.close()
-})
+const opened = terminalsClosedAfterEachTest()
 
 async function start(args: string[] = []): Promise<{ term: Terminal; mock: MockModel }> {
   const box = sandbox()

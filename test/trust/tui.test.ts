@@ -1,21 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CLI, cliEnv, sandbox } from '../support/cli.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { requireBuild, requireTmux, Terminal } from '../tui/support/tmux.js'
+import { Terminal } from '../tui/support/tmux.js'
+import { terminalsClosedAfterEachTest } from '../tui/support/terminals.js'
 
-const opened: { terminals: Terminal[]; mocks: MockModel[] } = { terminals: [], mocks: [] }
-
-beforeAll(() => {
-  requireTmux()
-  requireBuild(CLI)
-})
-
-afterEach(async () => {
-  for (const t of opened.terminals.splice(0)) t.close()
-  for (const m of opened.mocks.splice(0)) await m.close()
-})
+const opened = terminalsClosedAfterEachTest()
 
 function open(box: ReturnType<typeof sandbox>, mock: MockModel): Terminal {
   const term = new Terminal(['node', CLI], { cwd: box.cwd, env: { ...cliEnv({ url: mock.url, home: box.home }), TERM: 'xterm-256color' }, columns: 120, rows: 40 })

@@ -1,19 +1,10 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CLI, cliEnv, sandbox } from '../support/cli.js'
 import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
-import { requireBuild, requireTmux, sleep, Terminal } from './support/tmux.js'
+import { sleep, Terminal } from './support/tmux.js'
+import { terminalsClosedAfterEachTest } from './support/terminals.js'
 
-const opened: { terminals: Terminal[]; mocks: MockModel[] } = { terminals: [], mocks: [] }
-
-beforeAll(() => {
-  requireTmux()
-  requireBuild(CLI)
-})
-
-afterEach(async () => {
-  for (const t of opened.terminals.splice(0)) t.close()
-  for (const m of opened.mocks.splice(0)) await m.close()
-})
+const opened = terminalsClosedAfterEachTest()
 
 /** Starts rein in a terminal; waits for the UI unless `ready` is false (to type ahead of it). */
 async function start(script: MockResponse[], ready = true): Promise<{ term: Terminal; mock: MockModel }> {

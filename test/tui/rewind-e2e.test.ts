@@ -1,21 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CLI, cliEnv, sandbox } from '../support/cli.js'
-import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { requireBuild, requireTmux, Terminal } from './support/tmux.js'
+import { startMockModel } from '../support/mock-model.js'
+import { Terminal } from './support/tmux.js'
+import { terminalsClosedAfterEachTest } from './support/terminals.js'
 
-const opened: { terminals: Terminal[]; mocks: MockModel[] } = { terminals: [], mocks: [] }
-
-beforeAll(() => {
-  requireTmux()
-  requireBuild(CLI)
-})
-
-afterEach(async () => {
-  for (const t of opened.terminals.splice(0)) t.close()
-  for (const m of opened.mocks.splice(0)) await m.close()
-})
+const opened = terminalsClosedAfterEachTest()
 
 describe('/rewind in a real terminal', () => {
   it('shows what the turn changed, rewinds code and conversation after the dry run, continues in the fork, and undoes it', async () => {

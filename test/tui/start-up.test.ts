@@ -1,27 +1,18 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CLI, cliEnv, sandbox } from '../support/cli.js'
 import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
-import { requireBuild, requireTmux, sleep, Terminal } from './support/tmux.js'
+import { sleep, Terminal } from './support/tmux.js'
+import { terminalsClosedAfterEachTest } from './support/terminals.js'
 
 /**
  * The terminal UI's start-up (docs/performance.md): the first frame is drawn before ink and the agent load, ink then
  * takes it over, and nothing typed in between is lost or sees less than a fully opened agent.
  */
 
-const opened: { terminals: Terminal[]; mocks: MockModel[] } = { terminals: [], mocks: [] }
-
-beforeAll(() => {
-  requireTmux()
-  requireBuild(CLI)
-})
-
-afterEach(async () => {
-  for (const t of opened.terminals.splice(0)) t.close()
-  for (const m of opened.mocks.splice(0)) await m.close()
-})
+const opened = terminalsClosedAfterEachTest()
 
 function open(options: { script?: MockResponse[]; args?: string[]; box?: ReturnType<typeof sandbox> }, mock: MockModel): Terminal {
   const box = options.box ?? sandbox()

@@ -12,6 +12,7 @@ import { reinHome } from '../../store/home.js'
 import { resolveSessionId } from '../../store/listing.js'
 import { workspaceTrust } from '../../trust/workspace.js'
 import { renderInventory, renderPrune, renderSteps } from '../checkpoints/render.js'
+import { oneLineErrors } from './one-line-errors.js'
 
 const STORE_HELP = 'session store: jsonl (default) or postgres://user@host/db (also REIN_STORE, store.url)'
 
@@ -31,7 +32,7 @@ export function registerCheckpointsCommand(program: Command): void {
     .option('--json', 'print JSON')
     .option('--store <url>', STORE_HELP)
     .action(
-      run(async (prefix: string | undefined, flags: { json?: boolean; store?: string }) => {
+      oneLineErrors(async (prefix: string | undefined, flags: { json?: boolean; store?: string }) => {
         if (prefix === undefined) return listWorkspaces(flags.json === true)
         const store = await openStore({ home: reinHome(), flag: flags.store })
         const id = await resolveSessionId(store, prefix, process.cwd())
@@ -55,7 +56,7 @@ export function registerCheckpointsCommand(program: Command): void {
     .option('--dry-run', 'say what would be removed; change nothing')
     .option('--json', 'print JSON')
     .action(
-      run(async (flags: { allWorkspaces?: boolean; dryRun?: boolean; json?: boolean }) => {
+      oneLineErrors(async (flags: { allWorkspaces?: boolean; dryRun?: boolean; json?: boolean }) => {
         const home = reinHome()
         const cwd = process.cwd()
         const targets = flags.allWorkspaces ? shadowRepositories(home) : [shadowRepository(home, cwd)]
@@ -113,17 +114,5 @@ function pruneJson(report: PruneReport) {
     kept: report.kept.map(unit),
     bytesBefore: report.bytesBefore,
     ...(report.bytesAfter !== undefined ? { bytesAfter: report.bytesAfter, bytesFreed: Math.max(0, report.bytesBefore - report.bytesAfter) } : {}),
-  }
-}
-
-/** Runs a command body; any error becomes one line on stderr and exit code 1. */
-function run<A extends unknown[]>(body: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
-  return async (...args: A) => {
-    try {
-      await body(...args)
-    } catch (error) {
-      process.stderr.write(`rein: ${error instanceof Error ? error.message : String(error)}\n`)
-      process.exitCode = 1
-    }
   }
 }

@@ -12,6 +12,7 @@ import type { SessionStore } from '../../store/store.js'
 import { importSession } from '../sessions/import.js'
 import { renderMarkdown, renderTranscript } from '../sessions/transcript.js'
 import { renderSessionTable } from '../sessions/table.js'
+import { oneLineErrors } from './one-line-errors.js'
 
 export interface SessionsCommandOptions {
   /** Checks `verify` runs after the structural ones (the CLI adds request re-derivation, src/cli/sessions/requests.ts). */
@@ -39,7 +40,7 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
     .description('List the sessions of this directory, newest first.')
     .option('--all', 'list the sessions of every directory')
     .action(
-      run(async (flags: { all?: boolean; store?: string }) => {
+      oneLineErrors(async (flags: { all?: boolean; store?: string }) => {
         const cwd = process.cwd()
         const found = await listSessions(await store(flags), flags.all ? 'all' : cwd)
         if (!found.length) {
@@ -58,7 +59,7 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
     .option('--step <turn.step>', 'with --requests: only the request of this step, e.g. 2.3', parseStep)
     .option('--json', 'with --requests: the exact request bodies, one JSON line each')
     .action(
-      run(async (id: string, flags: { requests?: boolean; step?: { turn: number; step: number }; json?: boolean; store?: string }) => {
+      oneLineErrors(async (id: string, flags: { requests?: boolean; step?: { turn: number; step: number }; json?: boolean; store?: string }) => {
         const log = await readLog(id, flags)
         if (flags.requests && options.renderRequests) {
           await write(options.renderRequests(log.header, log.events, { step: flags.step, json: flags.json === true }))
@@ -74,7 +75,7 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
     .description('Write a session to standard output as JSONL, JSON or Markdown.')
     .addOption(new Option('--format <format>', 'output format').choices(['jsonl', 'json', 'md']).default('jsonl'))
     .action(
-      run(async (id: string, flags: { format: 'jsonl' | 'json' | 'md'; store?: string }) => {
+      oneLineErrors(async (id: string, flags: { format: 'jsonl' | 'json' | 'md'; store?: string }) => {
         const log = await readLog(id, flags)
         if (flags.format === 'md') await write(renderMarkdown(log.header, log.events))
         else if (flags.format === 'json') await writeJson(log.header, log.events)
@@ -88,7 +89,7 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
     .description('Start a new session from a copy of a session up to a seq (default: its last finished turn); prints the new id.')
     .option('--at <seq>', 'the last seq to copy (not inside a turn)', parseSeq)
     .action(
-      run(async (id: string, flags: { at?: number; store?: string }) => {
+      oneLineErrors(async (id: string, flags: { at?: number; store?: string }) => {
         const fullId = await resolveSessionId(await store(flags), id, process.cwd())
         const fork = await forkSession(await store(flags), fullId, flags.at)
         await fork.close()
@@ -101,7 +102,7 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
     .option('--store <url>', STORE_HELP)
     .description("Check a session log's structure and surface rules; exits 1 only for damage (a crash's open turn is a note).")
     .action(
-      run(async (id: string, flags: { store?: string }) => {
+      oneLineErrors(async (id: string, flags: { store?: string }) => {
         const log = await readLog(id, flags)
         const problems = await verifySession(log, options.verifyChecks ?? [])
         if (log.end.torn) {
@@ -130,7 +131,7 @@ export function registerSessionsCommand(program: Command, options: SessionsComma
     .description('Add sessions exported as JSONL (a file, or - for standard input) to the store, keeping their ids.')
     .option('--store <url>', STORE_HELP)
     .action(
-      run(async (files: string[], flags: { store?: string }) => {
+      oneLineErrors(async (files: string[], flags: { store?: string }) => {
         const target = await store(flags)
         for (const file of files) {
           const imported = await importSession(target, file === '-' ? { path: 'standard input', input: process.stdin } : { path: file })
@@ -159,18 +160,6 @@ function store(flags: { store?: string } = {}): Promise<SessionStore> {
 async function readLog(prefix: string, flags: { store?: string }): Promise<Awaited<ReturnType<typeof readSessionLog>>> {
   const id = await resolveSessionId(await store(flags), prefix, process.cwd())
   return readSessionLog(await store(flags), id)
-}
-
-/** Runs a command body; any error becomes one line on stderr and exit code 1. */
-function run<A extends unknown[]>(body: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
-  return async (...args: A) => {
-    try {
-      await body(...args)
-    } catch (error) {
-      process.stderr.write(`rein: ${error instanceof Error ? error.message : String(error)}\n`)
-      process.exitCode = 1
-    }
-  }
 }
 
 function parseSeq(value: string): number {
