@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
 import { cliEnv, runCli, sandbox } from '../support/cli.js'
 import { eventsOf } from '../support/events.js'
 import { prompt, rein, sessionLog, sessions, tree, type RewindBox } from './rewind-support.js'
+import { fingerprint } from './shadow-support.js'
 
 let mock: MockModel | undefined
 afterEach(async () => {
@@ -164,13 +164,3 @@ describe('what a rewind leaves alone', () => {
   })
 })
 
-/** Every file under a directory with its mode and the digest of its bytes. */
-function fingerprint(dir: string, root = dir, out: Record<string, string> = {}): Record<string, string> {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name)
-    const stat = statSync(path)
-    if (stat.isDirectory()) fingerprint(path, root, out)
-    else out[relative(root, path)] = `${stat.mode} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`
-  }
-  return out
-}

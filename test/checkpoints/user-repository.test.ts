@@ -1,27 +1,16 @@
 import { execFileSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Checkpoints } from '../../src/checkpoints/engine.js'
+import { fingerprint } from './shadow-support.js'
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,
     env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
   }).toString()
-}
-
-/** Every file under `.git` with its bytes' digest and mode: what "byte-identical" compares. */
-function fingerprint(dir: string, root = dir, out: Record<string, string> = {}): Record<string, string> {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name)
-    const stat = statSync(path)
-    if (stat.isDirectory()) fingerprint(path, root, out)
-    else out[relative(root, path)] = `${stat.mode} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`
-  }
-  return out
 }
 
 function repository(): { cwd: string; home: string } {
