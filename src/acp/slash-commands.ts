@@ -4,6 +4,7 @@ import type { Effort } from '../llm/adapter.js'
 import type { InputBlock } from '../llm/messages.js'
 import type { AcpAgent } from './agent-port.js'
 import { isPermissionMode } from './modes.js'
+import { skillsReport } from '../skills/report.js'
 import { offeredCommands } from '../slash/listing.js'
 
 const EFFORTS: readonly Effort[] = ['off', 'low', 'high', 'max']
@@ -17,6 +18,7 @@ export const ACP_COMMANDS: AvailableCommand[] = [
   { name: 'model', description: 'Show or switch the model', input: { hint: 'model id' } },
   { name: 'effort', description: 'Show or set how hard the model thinks', input: { hint: EFFORTS.join(' | ') } },
   { name: 'permissions', description: 'Show or set the permission mode', input: { hint: PERMISSION_MODES.join(' | ') } },
+  { name: 'skills', description: 'List the skills the model can load, and the ones that could not be loaded' },
   { name: 'rewind', description: "List the turns, or go back to a turn's start: its files, its conversation or both", input: { hint: 'turn [code|conversation] | undo' } },
 ]
 
@@ -43,6 +45,7 @@ export function parseCommand(content: readonly InputBlock[]): { name: string; ar
 /** Runs a command against the agent and returns the one sentence shown as the agent's reply. */
 export function runCommand(agent: AcpAgent, command: { name: string; arg: string }): string {
   const { name, arg } = command
+  if (name === 'skills') return skillsReport(agent.cwd)
   if (name === 'model') {
     if (!arg) return `The model is ${agent.config.model}.`
     agent.setModel({ model: arg })

@@ -31,13 +31,29 @@ describe('custom commands in ACP', () => {
     await until(() => rein.updatesOf(sessionId).some((u) => u.sessionUpdate === 'available_commands_update'), 'the command list')
     const update = rein.updatesOf(sessionId).find((u) => u.sessionUpdate === 'available_commands_update') as { availableCommands: AvailableCommand[] }
     const names = update.availableCommands.map((c) => c.name)
-    expect(names).toEqual(['model', 'effort', 'permissions', 'rewind', 'component', 'explain', 'fix-issue', 'greet', 'review', 'status'])
+    expect(names).toEqual(['model', 'effort', 'permissions', 'skills', 'rewind', 'component', 'explain', 'fix-issue', 'greet', 'review', 'status'])
     expect(update.availableCommands.find((c) => c.name === 'review')).toEqual({
       name: 'review',
       description: 'Review a file for bugs and style problems (project)',
       input: { hint: '[file] [focus]' },
     })
     expect(update.availableCommands.find((c) => c.name === 'component')!.description).toContain('(project:frontend)')
+  })
+
+  it('/skills answers with the workspace skills and the ones that could not be loaded, without asking the model', async () => {
+    const { sessionId } = await rein.connection.agent.request('session/new', { cwd: ws.cwd, mcpServers: [] })
+    const from = mock.requests.length
+    const answer = await rein.connection.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: '/skills' }] })
+    expect(answer.stopReason).toBe('end_turn')
+    expect(mock.requests.length).toBe(from)
+    const text = rein
+      .updatesOf(sessionId)
+      .flatMap((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? [u.content.text] : []))
+      .join('')
+    expect(text).toMatch(/^changelog \(project, /m)
+    expect(text).toMatch(/^sql-style \(project, /m)
+    expect(text).toContain('Not loaded:')
+    expect(text).toContain('broken-skill')
   })
 
   it('a prompt naming a custom command reaches the model as its expansion', async () => {
