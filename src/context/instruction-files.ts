@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto'
 import { statSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve, sep } from 'node:path'
+import { readGated, type GateFolder, type Refusal } from '../fs/read-gate.js'
 
 /**
  * Where workspace instructions live and how they are read. Pure file-system work: no framing, no session state.
+ * Every file is read through the read gate (`src/fs/read-gate.ts`): the user-wide file must stay in `$REIN_HOME`, the
+ * project's in the project root, and none may be one the read guard refuses.
  */
 
 /** The names looked for in each directory, in the order they are read: shared files, then personal `.local.md`. */
@@ -62,19 +64,31 @@ export function directoriesBelow(cwd: string, dir: string): string[] {
   return out
 }
 
+/** Where instruction files may come from and the guard they pass: the inputs of the read gate. */
+export interface InstructionSources {
+  /** `$REIN_HOME`: the user-wide `AGENTS.md` must stay in it. */
+  home: string
+  /** The project root (`projectRoot(cwd)`): every other instruction file must stay in it. */
+  root: string
+  refuses: Refusal
+}
+
+/** A file the gate would not read, with the clause that says why (`it is a link to /etc/passwd, outside /repo`). */
+export interface SkippedFile {
+  path: string
+  reason: string
+}
+
 /**
- * Reads one instruction file. Returns null when there is no regular file to read: missing, a directory, or
- * unreadable (permission denied). An unreadable file is treated as absent rather than failing the step, because
- * instructions are advice: the session goes on without them.
+ * Reads one instruction file through the read gate. Null when there is no file; `skipped` when the gate refused it
+ * (a link out of its folder, a file the read guard refuses, a directory, FIFO or device, one too large). An unreadable
+ * file is skipped rather than failing the step, because instructions are advice: the session goes on without them.
  */
-export async function readInstructionFile(path: string): Promise<InstructionFile | null> {
-  let buffer: Buffer
-  try {
-    buffer = await readFile(path)
-  } catch {
-    // ENOENT, EISDIR, EACCES, ENOTDIR: all mean "no instructions here" (see the doc comment).
-    return null
-  }
+export function readInstructionFile(path: string, sources: InstructionSources): InstructionFile | { skipped: SkippedFile } | null {
+  const read = readGated(path, { folder: instructionFolder(path, sources), refuses: sources.refuses })
+  if (read.kind === 'absent') return null
+  if (read.kind === 'skipped') return { skipped: { path, reason: read.reason } }
+  const buffer = read.bytes
   return {
     path,
     content: buffer.toString('utf8'),
@@ -83,10 +97,24 @@ export async function readInstructionFile(path: string): Promise<InstructionFile
   }
 }
 
-/** Reads every path that holds a file, keeping the order of `paths`. */
-export async function readInstructionFiles(paths: readonly string[]): Promise<InstructionFile[]> {
-  const read = await Promise.all(paths.map(readInstructionFile))
-  return read.filter((f): f is InstructionFile => f !== null)
+/** Reads every path that holds a file, keeping the order of `paths`; the files the gate refused are apart. */
+export function readInstructionFiles(paths: readonly string[], sources: InstructionSources): { files: InstructionFile[]; skipped: SkippedFile[] } {
+  const files: InstructionFile[] = []
+  const skipped: SkippedFile[] = []
+  for (const path of paths) {
+    const read = readInstructionFile(path, sources)
+    if (read === null) continue
+    if ('skipped' in read) skipped.push(read.skipped)
+    else files.push(read)
+  }
+  return { files, skipped }
+}
+
+/** The folder an instruction file must stay in: `$REIN_HOME` for the user-wide file, else the project root. */
+export function instructionFolder(path: string, sources: Pick<InstructionSources, 'home' | 'root'>): GateFolder {
+  const home = resolve(sources.home)
+  const dir = resolve(path) === join(home, 'AGENTS.md') ? home : resolve(sources.root)
+  return { dir, base: dir }
 }
 
 /**

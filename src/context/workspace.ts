@@ -1,10 +1,14 @@
+import { homedir } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
-import type { EnteringMessage, Extension } from '../agent/extensions.js'
+import type { EnteringMessage, Extension, ExtensionContext } from '../agent/extensions.js'
+import { loadingRefusal } from '../config/read-guard.js'
+import { skippedNotice, type Refusal } from '../fs/read-gate.js'
 import type { Source } from '../session/events.js'
 import {
   directoriesBelow,
   directoryInstructionPaths,
   fitBudget,
+  projectRoot,
   readInstructionFiles,
   workspaceInstructionPaths,
   type InstructionFile,
@@ -33,11 +37,43 @@ type ContextEntry = { content: [{ type: 'text'; text: string }]; source: Source;
  * - after a read, write or edit below the working directory → the instructions of each directory on the way there
  *   that it has not told yet, injected before the next request.
  * Resume needs no special case: the first step after it compares the surviving records with the disk.
+ * Every file passes the read gate (`readInstructionFile`); one the gate refuses is left out as if absent, and the
+ * user is told once per file and reason, in a warning notice.
  */
-export function workspaceInstructions(options: { home: string; budgetBytes?: number }): Extension {
+export function workspaceInstructions(options: {
+  home: string
+  budgetBytes?: number
+  /**
+   * The agent's read guard (`ReadGuard.refusesLoading`); without one (a subagent's producer, tests), the guard the
+   * settings files define for the working directory.
+   */
+  refuses?: Refusal
+}): Extension {
   const budgetBytes = options.budgetBytes ?? DEFAULT_INSTRUCTION_BUDGET
   const home = resolve(options.home)
   const userWidePath = join(home, 'AGENTS.md')
+  const guards = new Map<string, Refusal>()
+  const refusesIn = (cwd: string): Refusal => {
+    if (options.refuses) return options.refuses
+    let guard = guards.get(cwd)
+    if (!guard) {
+      guard = loadingRefusal(undefined, { cwd, reinHome: home, userHome: process.env.HOME ?? homedir() })
+      guards.set(cwd, guard)
+    }
+    return guard
+  }
+  const told = new Set<string>()
+  // The gate's verdict on each path; a refused file is told once and then treated as not there.
+  const read: ReadFiles = (paths, agent) => {
+    const { files, skipped } = readInstructionFiles(paths, { home, root: projectRoot(agent.cwd), refuses: refusesIn(agent.cwd) })
+    for (const file of skipped) {
+      const notice = skippedNotice('instruction file', file.path, file.reason)
+      if (told.has(notice)) continue
+      told.add(notice)
+      agent.notify('warning', notice)
+    }
+    return files
+  }
   // Records of directory instructions handed to the agent by postTool that may not be on the surface yet (a second
   // read in the same directory within one step must not inject them twice). Cleared once a step starts, when they
   // are on the surface or entering.
@@ -53,8 +89,8 @@ export function workspaceInstructions(options: { home: string; budgetBytes?: num
       const basePaths = workspaceInstructionPaths({ home, cwd: agent.cwd })
       const entry =
         mine.length === 0
-          ? await completeSet(basePaths, known, budgetBytes, userWidePath)
-          : await changesSince(basePaths, known, budgetBytes)
+          ? completeSet(read(basePaths, agent), known, budgetBytes, userWidePath)
+          : changesSince(basePaths, (paths) => read(paths, agent), known, budgetBytes)
       if (!entry) return
       const message: EnteringMessage = { type: 'context/message', ...entry }
       return { action: 'enter', messages: [...entering, message] }
@@ -70,7 +106,7 @@ export function workspaceInstructions(options: { home: string; budgetBytes?: num
       const known = knownFiles(producedMessages(WORKSPACE_CONTEXT, surfaceOf(agent)), pending)
       const context: ContextEntry[] = []
       for (const dir of dirs) {
-        const files = await readInstructionFiles(directoryInstructionPaths(dir))
+        const files = read(directoryInstructionPaths(dir), agent)
         const fresh = files.filter((f) => !isAccounted(known.get(f.path)))
         if (fresh.length === 0) continue
         const selection = select(fresh, shownDigests(known), budgetBytes)
@@ -85,14 +121,15 @@ export function workspaceInstructions(options: { home: string; budgetBytes?: num
   }
 }
 
-/** The complete set of user and project instructions, or null when there are none. */
-async function completeSet(
-  basePaths: readonly string[],
+type ReadFiles = (paths: readonly string[], agent: ExtensionContext) => InstructionFile[]
+
+/** The complete set of user and project instructions (`files`, as read), or null when there are none. */
+function completeSet(
+  files: readonly InstructionFile[],
   known: ReadonlyMap<string, FileRecord>,
   budgetBytes: number,
   userWidePath: string,
-): Promise<ContextEntry | null> {
-  const files = await readInstructionFiles(basePaths)
+): ContextEntry | null {
   const selection = select(files, shownDigests(known), budgetBytes)
   if (selection.shown.length === 0 && selection.dropped.length === 0) return null
   const text = workspaceBlock({ files: selection.shown, dropped: selection.dropped, budgetBytes, userWidePath })
@@ -103,13 +140,14 @@ async function completeSet(
  * What changed since the producer's records: every recorded file (user, project and directory ones) and every
  * project path, compared by digest with the disk. Null when nothing changed.
  */
-async function changesSince(
+function changesSince(
   basePaths: readonly string[],
+  read: (paths: readonly string[]) => InstructionFile[],
   known: ReadonlyMap<string, FileRecord>,
   budgetBytes: number,
-): Promise<ContextEntry | null> {
+): ContextEntry | null {
   const paths = [...new Set([...basePaths, ...known.keys()])]
-  const onDisk = new Map((await readInstructionFiles(paths)).map((f) => [f.path, f]))
+  const onDisk = new Map(read(paths).map((f) => [f.path, f]))
   const changed: InstructionFile[] = []
   const added = new Set<string>()
   const removed: string[] = []

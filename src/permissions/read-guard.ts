@@ -41,28 +41,31 @@ export function createReadGuard(options: ReadGuardOptions): ReadGuard {
   const namesProc = (rule: Rule, touched: { lexical: string; real: string }): boolean =>
     rule.tool === 'Read' && rule.pattern !== undefined && rule.pattern.startsWith('/proc/') && pathMatches(rule.pattern, touched, match)
 
+  const judge = (absolute: string, homeRefused: boolean): string | undefined => {
+    const touched = { lexical: absolute, real: realPathOf(absolute) }
+    const rule = deny.find((r) => pathMatches(r.pattern as string, touched, match))
+    if (rule) return `the permission rule ${rule.text} covers it`
+    if ((PROCESS_SECRETS.test(touched.lexical) || PROCESS_SECRETS.test(touched.real)) && !options.allow().some((r) => namesProc(r, touched))) {
+      return `it is a process's environment or memory, where keys live`
+    }
+    const inHome = homeRefused && reinHomes.some((home) => isInside(touched.lexical, home) || isInside(touched.real, home))
+    if (inHome && !options.allow().some((r) => namesReinHome(r, touched))) {
+      return `it is in Rein's own home (${reinHomes[0]}), which holds sessions and credentials`
+    }
+    if (inodes.size === 0) return undefined
+    try {
+      const info = statSync(absolute)
+      const linked = info.nlink > 1 ? inodes.get(`${info.dev}:${info.ino}`) : undefined
+      if (linked) return `it is a hard link to a file ${linked} covers`
+    } catch {
+      // Not there (or not ours to stat): nothing to read, so nothing is refused by inode.
+    }
+    return undefined
+  }
+
   return {
-    refuses(absolute) {
-      const touched = { lexical: absolute, real: realPathOf(absolute) }
-      const rule = deny.find((r) => pathMatches(r.pattern as string, touched, match))
-      if (rule) return `the permission rule ${rule.text} covers it`
-      if ((PROCESS_SECRETS.test(touched.lexical) || PROCESS_SECRETS.test(touched.real)) && !options.allow().some((r) => namesProc(r, touched))) {
-        return `it is a process's environment or memory, where keys live`
-      }
-      const inHome = reinHomes.some((home) => isInside(touched.lexical, home) || isInside(touched.real, home))
-      if (inHome && !options.allow().some((r) => namesReinHome(r, touched))) {
-        return `it is in Rein's own home (${reinHomes[0]}), which holds sessions and credentials`
-      }
-      if (inodes.size === 0) return undefined
-      try {
-        const info = statSync(absolute)
-        const linked = info.nlink > 1 ? inodes.get(`${info.dev}:${info.ino}`) : undefined
-        if (linked) return `it is a hard link to a file ${linked} covers`
-      } catch {
-        // Not there (or not ours to stat): nothing to read, so nothing is refused by inode.
-      }
-      return undefined
-    },
+    refuses: (absolute) => judge(absolute, true),
+    refusesLoading: (absolute) => judge(absolute, false),
   }
 }
 

@@ -9,6 +9,7 @@ import { startRetention } from '../checkpoints/retention-schedule.js'
 import { sessionHistory } from '../checkpoints/rewind-history.js'
 import { checkpointConfig } from '../checkpoints/settings.js'
 import { Compactor } from '../compaction/compactor.js'
+import { loadingRefusal } from '../config/read-guard.js'
 import { loadSettings, type Settings } from '../config/settings.js'
 import { fileChanges } from '../context/file-changes.js'
 import { runtimeContext } from '../context/runtime.js'
@@ -217,7 +218,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     extensions: [
       ...workflow.first,
       hooks.extension,
-      workspaceInstructions({ home }),
+      // Instruction files pass the read gate with this agent's read guard (src/fs/read-gate.ts).
+      workspaceInstructions({ home, refuses: loadingRefusal(toolState, { cwd, reinHome: home, userHome: env.HOME ?? homedir() }) }),
       runtimeContext(),
       fileChanges(toolState.files),
       ...workflow.after,

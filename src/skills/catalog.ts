@@ -1,11 +1,18 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../fs/read-gate.js'
 import { parseFrontmatter, textField, toolRulesField } from './frontmatter.js'
 import type { Skill, SkillCatalog } from '../tools/skill-catalog.js'
 
 export interface SkillFolder {
   dir: string
   scope: 'user' | 'project'
+  /**
+   * Where links stop being trusted (the read gate's `base`): the workspace root for a project folder, so neither a
+   * linked skill folder nor a `SKILL.md` linked out of it is read. Absent for the user's own folders: there each
+   * skill's folder is its own base, since a user may link a skill in from anywhere, but nothing in it may link out.
+   */
+  base?: string
 }
 
 /**
@@ -14,12 +21,13 @@ export interface SkillFolder {
  * folder last.
  */
 export function skillFolders(options: { cwd: string; reinHome: string; userHome: string }): SkillFolder[] {
+  const project = (dir: string): SkillFolder => ({ dir, scope: 'project', base: options.cwd })
   return [
     { dir: join(options.reinHome, 'skills'), scope: 'user' },
     { dir: join(options.userHome, '.claude', 'skills'), scope: 'user' },
-    { dir: join(options.cwd, '.rein', 'skills'), scope: 'project' },
-    { dir: join(options.cwd, '.claude', 'skills'), scope: 'project' },
-    { dir: join(options.cwd, '.agents', 'skills'), scope: 'project' },
+    project(join(options.cwd, '.rein', 'skills')),
+    project(join(options.cwd, '.claude', 'skills')),
+    project(join(options.cwd, '.agents', 'skills')),
   ]
 }
 
@@ -28,16 +36,26 @@ const NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/
 const MAX_NAME = 64
 const MAX_DESCRIPTION = 1024
 
-/** Parsed SKILL.md files by path, kept while the file's size and mtime are unchanged, so re-reading the folders is cheap. */
-const parsed = new Map<string, { stamp: string; result: Skill | { error: string } }>()
-
-export function loadSkills(folders: readonly SkillFolder[], cwd: string): SkillCatalog {
+/**
+ * Every skill in the folders, first of a name winning. Each skill's folder and its `SKILL.md` pass the read gate
+ * (`src/fs/read-gate.ts`) with `refuses`, the read guard; one the gate refuses, or that cannot be parsed, is one
+ * problem sentence and no skill.
+ */
+export function loadSkills(folders: readonly SkillFolder[], cwd: string, refuses: Refusal): SkillCatalog {
   const skills: Skill[] = []
   const problems: string[] = []
   const names = new Set<string>()
   for (const folder of folders) {
     for (const dir of subfolders(folder.dir)) {
-      const loaded = loadSkill(dir, folder, cwd)
+      const gate: GateFolder = { dir, base: folder.base ?? dir }
+      const shown = folder.scope === 'user' ? dir : relative(cwd, dir)
+      const checked = gateDirectory(dir, folder.base ? { dir: folder.dir, base: folder.base } : gate)
+      if (checked.kind === 'absent') continue
+      if (checked.kind === 'skipped') {
+        problems.push(`${skippedNotice('skill folder', shown, checked.reason).replace(/\.$/, '')}; the other skills still load.`)
+        continue
+      }
+      const loaded = loadSkill(dir, folder, gate, cwd, refuses)
       if (!loaded) continue
       if ('error' in loaded) problems.push(loaded.error)
       else if (!names.has(loaded.name)) {
@@ -61,33 +79,18 @@ function subfolders(dir: string): string[] {
   }
 }
 
-function loadSkill(dir: string, folder: SkillFolder, cwd: string): Skill | { error: string } | undefined {
+function loadSkill(dir: string, folder: SkillFolder, gate: GateFolder, cwd: string, refuses: Refusal): Skill | { error: string } | undefined {
   const file = join(dir, 'SKILL.md')
-  let stamp: string
-  try {
-    const info = statSync(file)
-    if (!info.isFile()) return undefined
-    stamp = `${info.size}:${info.mtimeMs}:${folder.scope}`
-  } catch {
-    // A folder without SKILL.md is not a skill (it may hold something else entirely).
-    return undefined
-  }
-  const cached = parsed.get(file)
-  if (cached?.stamp === stamp) return cached.result
-  const result = parseSkill(file, dir, folder, cwd)
-  parsed.set(file, { stamp, result })
-  return result
+  const shown = folder.scope === 'user' ? file : relative(cwd, file)
+  const read = readGated(file, { folder: gate, refuses })
+  // A folder without SKILL.md is not a skill (it may hold something else entirely).
+  if (read.kind === 'absent') return undefined
+  if (read.kind === 'skipped') return { error: `${skippedNotice('skill file', shown, read.reason).replace(/\.$/, '')}; the other skills still load.` }
+  return parseSkill(read.bytes.toString('utf8'), shown, dir, folder)
 }
 
-function parseSkill(file: string, dir: string, folder: SkillFolder, cwd: string): Skill | { error: string } {
-  const shown = folder.scope === 'user' ? file : relative(cwd, file)
+function parseSkill(text: string, shown: string, dir: string, folder: SkillFolder): Skill | { error: string } {
   const label = `The skill file ${shown}`
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    return { error: `${label} could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)}); the other skills still load.` }
-  }
   const matter = parseFrontmatter(text, label)
   if ('error' in matter) return { error: `${matter.error.replace(/\.$/, '')}; the other skills still load.` }
   const name = textField(matter, 'name', label) ?? dir.split(/[\\/]/).pop()!

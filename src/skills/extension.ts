@@ -1,5 +1,6 @@
 import type { EnteringMessage, Extension } from '../agent/extensions.js'
 import { producedMessages, surfaceOf, textOfBlocks } from '../context/produced-messages.js'
+import type { Refusal } from '../fs/read-gate.js'
 import { NO_SKILLS_TEXT, SKILLS_LISTING, skillsListingText } from '../context/skills-listing.js'
 import { realPathOf } from '../tools/paths.js'
 import type { ToolState } from '../tools/tool.js'
@@ -15,6 +16,8 @@ export interface SkillsOptions {
   trusted: boolean
   grants: ToolGrants
   toolState: ToolState
+  /** The read guard every skill file passes (`ReadGuard.refusesLoading`; see `loadSkills`). */
+  refuses: Refusal
   /** Problems found at start (one sentence per malformed skill); later ones reach the user as notices. */
   problems?: string[]
 }
@@ -30,7 +33,7 @@ export interface SkillsOptions {
 export function skills(options: SkillsOptions): Extension {
   const folders = skillFolders(options)
   const reported = new Set<string>()
-  let catalog: SkillCatalog = loadSkills(folders, options.cwd)
+  let catalog: SkillCatalog = loadSkills(folders, options.cwd, options.refuses)
   for (const problem of catalog.problems) {
     reported.add(problem)
     options.problems?.push(problem)
@@ -42,7 +45,7 @@ export function skills(options: SkillsOptions): Extension {
     name: SKILLS_LISTING,
     preStep(step, entering, agent) {
       if (step.step === 1) {
-        catalog = loadSkills(folders, options.cwd)
+        catalog = loadSkills(folders, options.cwd, options.refuses)
         for (const problem of catalog.problems.filter((p) => !reported.has(p))) {
           reported.add(problem)
           agent.notify('warning', problem)

@@ -15,7 +15,10 @@ export function skillAndCommandGrants(cwd: string): Grant[] {
   const project = <T extends { scope: string }>(folders: T[]): T[] => folders.filter((f) => f.scope === 'project')
   // Only the workspace's folders are read, so the user-level locations do not matter here.
   const where = { cwd, reinHome: cwd, userHome: cwd }
-  for (const command of loadCommands(project(commandFolders(where))).commands) {
+  // The gate's own checks hold here (nothing is read through a link out of its folder), but no deny rules: a file
+  // they refuse is never loaded, so listing what it would widen only asks trust for a little more than needed.
+  const noRules = () => undefined
+  for (const command of loadCommands(project(commandFolders(where)), noRules).commands) {
     const runs = [...command.body.matchAll(BANG)].map((m) => m[1].trim())
     if (runs.length) {
       grants.push({ kind: 'command', file: command.file, label: `command /${command.name} running ${runs.map((r) => JSON.stringify(r)).join(', ')}`, value: runs })
@@ -24,7 +27,7 @@ export function skillAndCommandGrants(cwd: string): Grant[] {
       grants.push({ kind: 'command', file: command.file, label: `command /${command.name} allowing ${command.allowedTools.join(', ')}`, value: command.allowedTools })
     }
   }
-  for (const skill of loadSkills(project(skillFolders(where)), cwd).skills) {
+  for (const skill of loadSkills(project(skillFolders(where)), cwd, noRules).skills) {
     if (!skill.allowedTools.length) continue
     grants.push({ kind: 'skill', file: join(skill.dir, 'SKILL.md'), label: `skill ${skill.name} allowing ${skill.allowedTools.join(', ')}`, value: skill.allowedTools })
   }

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os'
 import type { Extension } from '../agent/extensions.js'
+import { loadingRefusal } from '../config/read-guard.js'
 import type { PermissionPolicy } from '../permissions/policy.js'
 import { planMode, type PlanApproval } from '../plan/extension.js'
 import { commandFolders, loadCommands } from '../slash/catalog.js'
@@ -34,13 +35,15 @@ export interface WorkflowOptions {
 export function workflowExtensions(options: WorkflowOptions): { first: Extension[]; after: Extension[] } {
   const { cwd, home, env, trusted, grants, toolState } = options
   const userHome = env.HOME ?? homedir()
-  loadCommands(commandFolders({ cwd, reinHome: home, userHome })).problems.forEach(options.report)
+  // Every command and skill file passes the read gate with the agent's read guard (src/fs/read-gate.ts).
+  const refuses = loadingRefusal(toolState, { cwd, reinHome: home, userHome })
+  loadCommands(commandFolders({ cwd, reinHome: home, userHome }), refuses).problems.forEach(options.report)
   const problems: string[] = []
-  const listing = skills({ cwd, reinHome: home, userHome, trusted, grants, toolState, problems })
+  const listing = skills({ cwd, reinHome: home, userHome, trusted, grants, toolState, refuses, problems })
   problems.forEach(options.report)
   return {
     first: [
-      customCommands({ cwd, reinHome: home, userHome, trusted, policy: options.policy, grants, env, secretEnv: options.secretEnv, knownModel: options.knownModel }),
+      customCommands({ cwd, reinHome: home, userHome, trusted, policy: options.policy, grants, env, secretEnv: options.secretEnv, knownModel: options.knownModel, refuses }),
     ],
     after: [listing, planMode({ toolState, approve: options.approvePlan })],
   }

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
+import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../fs/read-gate.js'
 import { parseFrontmatter, textField, toolRulesField } from '../skills/frontmatter.js'
 
 /**
@@ -25,6 +26,11 @@ export interface CustomCommand {
 export interface CommandFolder {
   dir: string
   scope: 'user' | 'project'
+  /**
+   * Where links stop being trusted (the read gate's `base`): the workspace root for a project folder, so a linked
+   * `.claude/commands` or a command file linked out of it is not read; the folder itself for the user's own.
+   */
+  base: string
 }
 
 /**
@@ -32,11 +38,13 @@ export interface CommandFolder {
  * take over a name the user relies on), and Rein's folder before Claude Code's at each level.
  */
 export function commandFolders(options: { cwd: string; reinHome: string; userHome: string }): CommandFolder[] {
+  const user = (dir: string): CommandFolder => ({ dir, scope: 'user', base: dir })
+  const project = (dir: string): CommandFolder => ({ dir, scope: 'project', base: options.cwd })
   return [
-    { dir: join(options.reinHome, 'commands'), scope: 'user' },
-    { dir: join(options.userHome, '.claude', 'commands'), scope: 'user' },
-    { dir: join(options.cwd, '.rein', 'commands'), scope: 'project' },
-    { dir: join(options.cwd, '.claude', 'commands'), scope: 'project' },
+    user(join(options.reinHome, 'commands')),
+    user(join(options.userHome, '.claude', 'commands')),
+    project(join(options.cwd, '.rein', 'commands')),
+    project(join(options.cwd, '.claude', 'commands')),
   ]
 }
 
@@ -52,14 +60,20 @@ export interface CommandCatalog {
 const MAX_DEPTH = 6
 const NAME = /^[A-Za-z0-9][\w.-]*$/
 
-/** Every command in the folders, in precedence order; a file that cannot be read or parsed is one problem sentence. */
-export function loadCommands(folders: readonly CommandFolder[]): CommandCatalog {
+/**
+ * Every command in the folders, in precedence order. Each file and subfolder passes the read gate
+ * (`src/fs/read-gate.ts`) with `refuses`, the read guard; a file the gate refuses, or that cannot be parsed, is one
+ * problem sentence and no command.
+ */
+export function loadCommands(folders: readonly CommandFolder[], refuses: Refusal): CommandCatalog {
   const commands: CustomCommand[] = []
   const problems: string[] = []
   const byName = new Map<string, CustomCommand>()
   for (const folder of folders) {
-    for (const file of markdownFiles(folder.dir, 0)) {
-      const loaded = loadCommand(file, folder)
+    const gate: GateFolder = { dir: folder.dir, base: folder.base }
+    for (const file of markdownFiles(folder.dir, 0, gate, (path, reason) => problems.push(skippedNotice('commands folder', shownPath(path, folder), reason)))) {
+      const loaded = loadCommand(file, folder, refuses)
+      if (!loaded) continue
       if ('error' in loaded) {
         problems.push(loaded.error)
         continue
@@ -79,12 +93,19 @@ export function shownName(catalog: CommandCatalog, command: CustomCommand): stri
   return catalog.find(command.name) === command || !command.namespace ? command.name : `${command.namespace}:${command.name}`
 }
 
-function markdownFiles(dir: string, depth: number): string[] {
+/** The `.md` files below `dir`, sorted; a subfolder (or the folder itself) that leaves `gate` is told to `skip` and not walked. */
+function markdownFiles(dir: string, depth: number, gate: GateFolder, skip: (path: string, reason: string) => void): string[] {
+  const folder = gateDirectory(dir, gate)
+  if (folder.kind === 'absent') return []
+  if (folder.kind === 'skipped') {
+    skip(dir, folder.reason)
+    return []
+  }
   let entries
   try {
     entries = readdirSync(dir, { withFileTypes: true })
   } catch {
-    // A folder that does not exist (the usual case) or cannot be listed holds no commands.
+    // A folder that cannot be listed holds no commands we can know of.
     return []
   }
   const out: string[] = []
@@ -92,7 +113,7 @@ function markdownFiles(dir: string, depth: number): string[] {
     if (entry.name.startsWith('.')) continue
     const path = join(dir, entry.name)
     const isDir = entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(path))
-    if (isDir && depth < MAX_DEPTH) out.push(...markdownFiles(path, depth + 1))
+    if (isDir && depth < MAX_DEPTH) out.push(...markdownFiles(path, depth + 1, gate, skip))
     else if (!isDir && entry.name.endsWith('.md')) out.push(path)
   }
   return out
@@ -102,25 +123,29 @@ function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory()
   } catch {
-    // A dangling symlink is neither a folder nor a command.
+    // A dangling symlink is no folder; named `.md`, the gate says what it is.
     return false
   }
 }
 
-function loadCommand(file: string, folder: CommandFolder): CustomCommand | { error: string } {
+/** How a problem names a path: absolute for the user's folders, from the workspace for a project's. */
+function shownPath(path: string, folder: CommandFolder): string {
+  return folder.scope === 'user' ? path : relative(join(folder.dir, '..', '..'), path) || path
+}
+
+function loadCommand(file: string, folder: CommandFolder, refuses: Refusal): CustomCommand | { error: string } | undefined {
   const rel = relative(folder.dir, file)
   const parts = rel.split(sep)
   const name = parts.pop()!.slice(0, -'.md'.length)
-  const shown = folder.scope === 'user' ? file : relative(join(folder.dir, '..', '..'), file)
+  const shown = shownPath(file, folder)
   if (!NAME.test(name) || !parts.every((p) => NAME.test(p))) {
     return { error: `The command file ${shown} is skipped: command names use letters, digits, dot, dash and underscore.` }
   }
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    return { error: `The command file ${shown} could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).` }
-  }
+  const read = readGated(file, { folder: { dir: folder.dir, base: folder.base }, refuses })
+  // Gone since the folder was listed: no command.
+  if (read.kind === 'absent') return undefined
+  if (read.kind === 'skipped') return { error: skippedNotice('command file', shown, read.reason) }
+  const text = read.bytes.toString('utf8')
   const parsed = parseFrontmatter(text, `The command file ${shown}`)
   if ('error' in parsed) return parsed
   const description = textField(parsed, 'description', `The command file ${shown}`)

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process'
-import { readFileSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
+import { readJudgedFile } from '../fs/read-gate.js'
 import { displayPath, resolveToolPath } from '../tools/paths.js'
 import { substituteArguments } from './arguments.js'
 import type { CustomCommand } from './catalog.js'
@@ -74,7 +75,10 @@ export async function expandCommand(command: CustomCommand, args: string, option
     if (info.size > INCLUDE_BYTE_CAP) {
       return { error: `/${command.name} was not run: @${named} is ${info.size} bytes, more than the ${INCLUDE_BYTE_CAP} a command may include; name it without @ so the model reads it in parts.` }
     }
-    const bytes = readFileSync(absolute)
+    // Read through the gate, so a file swapped for a pipe or a larger file since the check neither hangs nor floods.
+    const read = readJudgedFile(absolute, INCLUDE_BYTE_CAP)
+    if (read.kind !== 'read') return { error: `/${command.name} was not run: @${named} ${read.kind === 'absent' ? 'is gone' : read.reason.replace(/^it /, '')}.` }
+    const bytes = read.bytes
     if (bytes.includes(0)) return { error: `/${command.name} was not run: @${named} is a binary file, which a command cannot include.` }
     included.push(fenced(shown, bytes.toString('utf8')))
   }

@@ -1,5 +1,6 @@
 import type { EnteringMessage, Extension, ExtensionContext } from '../agent/extensions.js'
 import { isKnownModel } from '../llm/catalog.js'
+import type { Refusal } from '../fs/read-gate.js'
 import type { PermissionPolicy } from '../permissions/policy.js'
 import type { ToolGrants } from '../skills/grants.js'
 import { childEnv } from '../tools/child-env.js'
@@ -21,6 +22,8 @@ export interface CustomCommandOptions {
   secretEnv?: readonly string[]
   /** Model ids a command's `model` may name besides the catalog's (settings `models`). */
   knownModel?: (id: string) => boolean
+  /** The read guard every command file passes (`ReadGuard.refusesLoading`; see `loadCommands`). */
+  refuses: Refusal
 }
 
 /** `/name args` in a prompt that is exactly one text block. */
@@ -52,7 +55,7 @@ export function customCommands(options: CustomCommandOptions): Extension {
       if (!message || message.content.length !== 1 || message.content[0].type !== 'text') return
       const line = parseCommandLine(message.content[0].text)
       if (!line || isBuiltinCommand(line.name)) return
-      const catalog = loadCommands(commandFolders(options))
+      const catalog = loadCommands(commandFolders(options), options.refuses)
       const command = catalog.find(line.name)
       if (!command) {
         // A command file that exists but cannot be loaded: say why, rather than send `/name` to the model as typed.

@@ -1,4 +1,5 @@
 import { homedir } from 'node:os'
+import { loadingRefusal } from '../config/read-guard.js'
 import { reinHome } from '../store/home.js'
 import { isBuiltinCommand } from './builtins.js'
 import { commandFolders, loadCommands, shownName, type CustomCommand } from './catalog.js'
@@ -18,7 +19,8 @@ export interface OfferedCommand {
  * can say the built-in wins. The folders are read on every call (a few small files), so the list is never stale.
  */
 export function offeredCommands(cwd: string, env: NodeJS.ProcessEnv = process.env): { offered: OfferedCommand[]; shadowed: OfferedCommand[] } {
-  const catalog = loadCommands(commandFolders({ cwd, reinHome: reinHome(env), userHome: env.HOME ?? homedir() }))
+  const where = { cwd, reinHome: reinHome(env), userHome: env.HOME ?? homedir() }
+  const catalog = loadCommands(commandFolders(where), loadingRefusal(undefined, where))
   const offered: OfferedCommand[] = []
   const shadowed: OfferedCommand[] = []
   for (const command of catalog.commands) {

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os'
 import { loadSkills, skillFolders } from '../skills/catalog.js'
+import { loadingRefusal } from '../config/read-guard.js'
 import { reinHome } from '../store/home.js'
 import { offeredCommands } from './listing.js'
 
@@ -7,7 +8,8 @@ import { offeredCommands } from './listing.js'
 export function commandsAndSkills(cwd: string, env: NodeJS.ProcessEnv = process.env) {
   const { offered, shadowed } = offeredCommands(cwd, env)
   const entry = (c: (typeof offered)[number]) => ({ name: c.name, description: c.description, ...(c.hint ? { hint: c.hint } : {}), origin: c.origin })
-  const { skills } = loadSkills(skillFolders({ cwd, reinHome: reinHome(env), userHome: env.HOME ?? homedir() }), cwd)
+  const where = { cwd, reinHome: reinHome(env), userHome: env.HOME ?? homedir() }
+  const { skills } = loadSkills(skillFolders(where), cwd, loadingRefusal(undefined, where))
   return {
     commands: offered.map(entry),
     shadowed: shadowed.map(entry),

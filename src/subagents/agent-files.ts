@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { loadingRefusal } from '../config/read-guard.js'
+import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../fs/read-gate.js'
 import { builtinTools } from '../tools/registry.js'
 import { TASK_TOOL } from '../tools/task-facts.js'
 import type { AgentType } from './agent-types.js'
@@ -8,21 +10,39 @@ import type { AgentType } from './agent-types.js'
  * Custom agents from Markdown files in Claude Code's format: YAML frontmatter with `name`, `description`, `tools`
  * (comma-separated or a list; Claude Code's names or Rein's) and `model`, and the body as the agent's instructions.
  * Where the same name is defined twice, the first directory wins: the project's `.rein/agents`, its `.claude/agents`,
- * then `$REIN_HOME/agents` and `~/.claude/agents`. A file that cannot be read as an agent is reported in one sentence
- * and the others load.
+ * then `$REIN_HOME/agents` and `~/.claude/agents`. Every file passes the read gate (`src/fs/read-gate.ts`): a project's
+ * must stay in its folder below the workspace root, the user's in theirs, and none may be one the read guard
+ * (`refuses`; by default the one the settings define) refuses. A file the gate refuses or that cannot be read as an
+ * agent is reported in one sentence and the others load.
  */
-export function loadAgentFiles(options: { cwd: string; home: string; userHome: string }): { agents: AgentType[]; problems: string[] } {
-  const dirs = [
-    join(options.cwd, '.rein', 'agents'),
-    join(options.cwd, '.claude', 'agents'),
-    join(options.home, 'agents'),
-    join(options.userHome, '.claude', 'agents'),
+export function loadAgentFiles(options: { cwd: string; home: string; userHome: string; refuses?: Refusal }): { agents: AgentType[]; problems: string[] } {
+  const refuses = options.refuses ?? loadingRefusal(undefined, { cwd: options.cwd, reinHome: options.home, userHome: options.userHome })
+  const project = (dir: string): GateFolder => ({ dir, base: options.cwd })
+  const user = (dir: string): GateFolder => ({ dir, base: dir })
+  const folders = [
+    project(join(options.cwd, '.rein', 'agents')),
+    project(join(options.cwd, '.claude', 'agents')),
+    user(join(options.home, 'agents')),
+    user(join(options.userHome, '.claude', 'agents')),
   ]
   const agents = new Map<string, AgentType>()
   const problems: string[] = []
-  for (const dir of [...new Set(dirs)]) {
-    for (const file of markdownFiles(dir)) {
-      const parsed = parseAgentFile(readFileSync(file, 'utf8'), file)
+  const seen = new Set<string>()
+  for (const folder of folders) {
+    if (seen.has(folder.dir)) continue
+    seen.add(folder.dir)
+    const listed = gateDirectory(folder.dir, folder)
+    if (listed.kind === 'skipped') problems.push(`${skippedNotice('agents folder', folder.dir, listed.reason).replace(/\.$/, '')}; its agents were not loaded.`)
+    if (listed.kind !== 'ok') continue
+    for (const file of markdownFiles(folder.dir)) {
+      const read = readGated(file, { folder, refuses })
+      // Gone since the folder was listed: no agent.
+      if (read.kind === 'absent') continue
+      if (read.kind === 'skipped') {
+        problems.push(`${skippedNotice('agent file', file, read.reason).replace(/\.$/, '')}; it was not loaded.`)
+        continue
+      }
+      const parsed = parseAgentFile(read.bytes.toString('utf8'), file)
       if (typeof parsed === 'string') problems.push(parsed)
       else if (!agents.has(parsed.name)) agents.set(parsed.name, parsed)
     }
@@ -30,14 +50,15 @@ export function loadAgentFiles(options: { cwd: string; home: string; userHome: s
   return { agents: [...agents.values()], problems }
 }
 
+/** Every entry named `*.md` that is not a folder: files, and links, pipes and the like for the gate to refuse. */
 function markdownFiles(dir: string): string[] {
   try {
     return readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith('.md'))
+      .filter((e) => !e.isDirectory() && e.name.endsWith('.md'))
       .map((e) => join(dir, e.name))
       .sort()
   } catch {
-    // No such directory (the common case) or not readable: it defines no agents.
+    // Not readable: it defines no agents we can know of.
     return []
   }
 }

@@ -9,6 +9,12 @@ import type { ToolState } from './tool.js'
 export interface ReadGuard {
   /** Why reading or listing `absolute` is refused (a clause: "the permission rule Read(~/.ssh/**) covers it"), or undefined. */
   refuses(absolute: string): string | undefined
+  /**
+   * Why Rein may not load `absolute` as a file of its own (instructions, commands, skills, agents; the read gate of
+   * `src/fs/read-gate.ts`): as `refuses`, except that Rein's own home is not refused, since the user keeps such files
+   * there; the gate keeps each inside its own folder, so a link from one to the credentials still fails.
+   */
+  refusesLoading(absolute: string): string | undefined
 }
 
 const GUARD_KEY = 'permissions/read-guard'

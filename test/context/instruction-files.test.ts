@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   directoriesBelow,
   fitBudget,
+  instructionFolder,
   projectRoot,
   readInstructionFile,
   workspaceInstructionPaths,
@@ -70,18 +71,25 @@ describe('instruction file discovery', () => {
     expect(directoriesBelow('/w', '/')).toEqual([])
   })
 
-  it('reads a file with its digest and treats a missing path or a directory as no file', async () => {
+  it('reads a file with its digest, treats a missing path as no file and skips a directory with the reason', async () => {
     writeFileSync(join(dir, 'AGENTS.md'), 'abc')
     mkdirSync(join(dir, 'CLAUDE.md'))
-    const file = await readInstructionFile(join(dir, 'AGENTS.md'))
+    const sources = { home: join(dir, 'home'), root: dir, refuses: () => undefined }
+    const file = readInstructionFile(join(dir, 'AGENTS.md'), sources)
     expect(file).toEqual({
       path: join(dir, 'AGENTS.md'),
       content: 'abc',
       sha256: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
       bytes: 3,
     })
-    expect(await readInstructionFile(join(dir, 'CLAUDE.md'))).toBeNull()
-    expect(await readInstructionFile(join(dir, 'missing.md'))).toBeNull()
+    expect(readInstructionFile(join(dir, 'CLAUDE.md'), sources)).toEqual({ skipped: { path: join(dir, 'CLAUDE.md'), reason: 'it is a directory, not a file' } })
+    expect(readInstructionFile(join(dir, 'missing.md'), sources)).toBeNull()
+  })
+
+  it('keeps the user-wide file inside $REIN_HOME and every other file inside the project root', () => {
+    const sources = { home: join(dir, 'home'), root: join(dir, 'repo') }
+    expect(instructionFolder(join(dir, 'home/AGENTS.md'), sources)).toEqual({ dir: join(dir, 'home'), base: join(dir, 'home') })
+    expect(instructionFolder(join(dir, 'repo/pkg/CLAUDE.md'), sources)).toEqual({ dir: join(dir, 'repo'), base: join(dir, 'repo') })
   })
 })
 
