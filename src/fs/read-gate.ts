@@ -96,7 +96,7 @@ export function gateDirectory(path: string, folder: GateFolder): { kind: 'ok'; r
   const dir = resolve(path)
   const checked = checkPath(dir, folder, () => undefined)
   if (checked.kind === 'absent') return { kind: 'absent' }
-  if (checked.kind === 'skipped') return checked
+  if (checked.kind === 'skipped') return { kind: 'skipped', reason: checked.reason }
   let info: Stats
   try {
     info = statSync(checked.real)
