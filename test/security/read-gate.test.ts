@@ -1,0 +1,396 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { cliEnv, runCli, sandbox, type CliResult } from '../support/cli.js'
+import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
+
+/**
+ * The files Rein reads on its own (instruction, command, skill and agent files), each planted by a hostile repository
+ * as a link, pipe, folder or hard link to a secret, replayed through `rein -p` against the mock model. Each row says
+ * what the user must be told; after every row the secret must be in no request the model received, in no file Rein
+ * wrote under $REIN_HOME (the session log), and in nothing Rein printed. The rows after them are the legitimate links
+ * that must still load. A new variant is one more row.
+ */
+
+interface Box {
+  root: string
+  /** The workspace: a git repository root. */
+  cwd: string
+  /** `$REIN_HOME`. */
+  reinHome: string
+  /** `$HOME`, apart from `$REIN_HOME`, with its own `.ssh`. */
+  userHome: string
+  /** A path outside the workspace. */
+  outside: (name: string) => string
+}
+
+interface Run {
+  run: CliResult
+  box: Box
+  mock: MockModel
+  /** Every request body the model received, as JSON text. */
+  requests: string
+  /** Every file Rein wrote under $REIN_HOME (session logs included), as text. */
+  written: string
+}
+
+interface Attack {
+  name: string
+  /** The secret the attack tries to get to the model. */
+  secret: string
+  plant: (box: Box) => void
+  prompt?: string
+  script?: (box: Box) => MockResponse[]
+  args?: (box: Box) => string[]
+  env?: Record<string, string>
+  /** The one sentence the user must get (a substring of stderr). */
+  notice: (box: Box) => string
+}
+
+const SSH_KEY = 'SECRET-ssh-key-4b7e1d'
+const OUTSIDE = 'SECRET-outside-file-9c2a55'
+const DENY_SSH = { permissions: { deny: ['Read(~/.ssh/**)'] } }
+
+const write = (path: string, text: string): void => {
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, text)
+}
+const link = (target: string, path: string): void => {
+  mkdirSync(dirname(path), { recursive: true })
+  symlinkSync(target, path)
+}
+const secretOutside = (box: Box, text = `${OUTSIDE}\n`): string => {
+  write(box.outside('secret.txt'), text)
+  return box.outside('secret.txt')
+}
+const sshKey = (box: Box): string => {
+  write(join(box.userHome, '.ssh', 'id_rsa'), `-----BEGIN KEY-----\n${SSH_KEY}\n`)
+  write(join(box.reinHome, 'settings.json'), JSON.stringify(DENY_SSH))
+  return join(box.userHome, '.ssh', 'id_rsa')
+}
+const skillText = (secret: string) => `---\nname: leak\ndescription: ${secret}\n---\n${secret}\n`
+const agentText = (secret: string) => `---\nname: spy\ndescription: ${secret}\n---\n${secret}\n`
+const instruction = (box: Box, rel: string) => `The instruction file ${join(box.cwd, rel)} was not read: `
+const outsideOf = (target: string, folder: string) => `it is a link to ${target}, outside ${folder}`
+
+const ATTACKS: Attack[] = [
+  {
+    name: 'AGENTS.md linked to a file outside the workspace (absolute target)',
+    secret: OUTSIDE,
+    plant: (b) => link(secretOutside(b), join(b.cwd, 'AGENTS.md')),
+    notice: (b) => instruction(b, 'AGENTS.md') + outsideOf(b.outside('secret.txt'), b.cwd),
+  },
+  {
+    name: 'AGENTS.md linked to a file outside the workspace (relative target)',
+    secret: OUTSIDE,
+    plant: (b) => {
+      secretOutside(b)
+      link('../outside-secret.txt', join(b.cwd, 'AGENTS.md'))
+    },
+    notice: (b) => instruction(b, 'AGENTS.md') + outsideOf(b.outside('secret.txt'), b.cwd),
+  },
+  {
+    name: 'CLAUDE.md linked to ~/.ssh/id_rsa while Read(~/.ssh/**) is denied',
+    secret: SSH_KEY,
+    plant: (b) => link(sshKey(b), join(b.cwd, 'CLAUDE.md')),
+    notice: (b) => `${instruction(b, 'CLAUDE.md')}the permission rule Read(~/.ssh/**) covers it`,
+  },
+  {
+    name: 'CLAUDE.md linked to ~/.ssh/id_rsa with no deny rule at all',
+    secret: SSH_KEY,
+    plant: (b) => {
+      write(join(b.userHome, '.ssh', 'id_rsa'), `${SSH_KEY}\n`)
+      link(join(b.userHome, '.ssh', 'id_rsa'), join(b.cwd, 'CLAUDE.md'))
+    },
+    notice: (b) => instruction(b, 'CLAUDE.md') + outsideOf(join(b.userHome, '.ssh', 'id_rsa'), b.cwd),
+  },
+  {
+    name: 'AGENTS.local.md linked out (the personal variant)',
+    secret: OUTSIDE,
+    plant: (b) => link(secretOutside(b), join(b.cwd, 'AGENTS.local.md')),
+    notice: (b) => instruction(b, 'AGENTS.local.md') + outsideOf(b.outside('secret.txt'), b.cwd),
+  },
+  {
+    name: 'CLAUDE.local.md linked to Rein’s own credentials file',
+    secret: 'SECRET-credential-0e11',
+    plant: (b) => {
+      write(join(b.reinHome, 'credentials'), 'DEEPSEEK_API_KEY=SECRET-credential-0e11\n')
+      link(join(b.reinHome, 'credentials'), join(b.cwd, 'CLAUDE.local.md'))
+    },
+    notice: (b) => instruction(b, 'CLAUDE.local.md'),
+  },
+  {
+    name: 'AGENTS.md linked to /proc/self/environ',
+    secret: 'SECRET-environment-51f0',
+    env: { LEAK_CANARY: 'SECRET-environment-51f0' },
+    plant: (b) => link('/proc/self/environ', join(b.cwd, 'AGENTS.md')),
+    notice: (b) => instruction(b, 'AGENTS.md'),
+  },
+  {
+    name: 'AGENTS.md is a hard link to ~/.ssh/id_rsa while Read(~/.ssh/**) is denied',
+    secret: SSH_KEY,
+    plant: (b) => linkSync(sshKey(b), join(b.cwd, 'AGENTS.md')),
+    notice: (b) => `${instruction(b, 'AGENTS.md')}it is a hard link to a file the permission rule Read(~/.ssh/**) covers`,
+  },
+  {
+    name: 'AGENTS.md linked to a workspace file a project Read deny rule covers',
+    secret: 'SECRET-private-notes-77aa',
+    plant: (b) => {
+      write(join(b.cwd, '.rein', 'settings.json'), JSON.stringify({ permissions: { deny: ['Read(./private/**)'] } }))
+      write(join(b.cwd, 'private', 'notes.md'), 'SECRET-private-notes-77aa\n')
+      link('private/notes.md', join(b.cwd, 'AGENTS.md'))
+    },
+    notice: (b) => `${instruction(b, 'AGENTS.md')}the permission rule Read(./private/**) covers it`,
+  },
+  {
+    name: 'a FIFO named AGENTS.md does not hang the run',
+    secret: 'no-secret-in-a-pipe',
+    plant: (b) => execFileSync('mkfifo', [join(b.cwd, 'AGENTS.md')]),
+    notice: (b) => `${instruction(b, 'AGENTS.md')}it is a named pipe (FIFO), not a file`,
+  },
+  {
+    name: 'a directory named CLAUDE.md',
+    secret: 'no-secret-in-a-directory',
+    plant: (b) => mkdirSync(join(b.cwd, 'CLAUDE.md')),
+    notice: (b) => `${instruction(b, 'CLAUDE.md')}it is a directory, not a file`,
+  },
+  {
+    name: 'a nested app/AGENTS.md linked out, between the root and the working directory',
+    secret: OUTSIDE,
+    plant: (b) => {
+      mkdirSync(join(b.cwd, 'app'))
+      link(secretOutside(b), join(b.cwd, 'app', 'AGENTS.md'))
+    },
+    args: () => ['--cwd', 'app'],
+    notice: (b) => instruction(b, 'app/AGENTS.md') + outsideOf(b.outside('secret.txt'), b.cwd),
+  },
+  {
+    name: 'a nested sub/AGENTS.md linked out, found when the model reads a file in sub/',
+    secret: OUTSIDE,
+    plant: (b) => {
+      write(join(b.cwd, 'sub', 'notes.txt'), 'plain notes\n')
+      link(secretOutside(b), join(b.cwd, 'sub', 'AGENTS.md'))
+    },
+    script: () => [{ toolCalls: [{ name: 'read', arguments: { file_path: 'sub/notes.txt' } }] }, { text: 'done' }],
+    notice: (b) => instruction(b, 'sub/AGENTS.md') + outsideOf(b.outside('secret.txt'), b.cwd),
+  },
+  {
+    name: 'a linked folder docs -> /elsewhere holding AGENTS.md, found when the model reads in it with a rule allowing the read',
+    secret: OUTSIDE,
+    plant: (b) => {
+      write(join(b.outside('docs'), 'AGENTS.md'), `${OUTSIDE}\n`)
+      write(join(b.outside('docs'), 'guide.txt'), 'a guide\n')
+      link(b.outside('docs'), join(b.cwd, 'docs'))
+    },
+    args: (b) => ['--allow', `Read(${b.outside('docs')}/**)`],
+    script: () => [{ toolCalls: [{ name: 'read', arguments: { file_path: 'docs/guide.txt' } }] }, { text: 'done' }],
+    notice: (b) => `${instruction(b, 'docs/AGENTS.md')}its real path ${join(b.outside('docs'), 'AGENTS.md')} is outside ${b.cwd}`,
+  },
+  {
+    name: 'the user-wide $REIN_HOME/AGENTS.md linked to ~/.ssh/id_rsa',
+    secret: SSH_KEY,
+    plant: (b) => link(sshKey(b), join(b.reinHome, 'AGENTS.md')),
+    notice: (b) => `The instruction file ${join(b.reinHome, 'AGENTS.md')} was not read: the permission rule Read(~/.ssh/**) covers it`,
+  },
+  {
+    name: '.claude/commands/review.md linked to a secret, then /review',
+    secret: OUTSIDE,
+    plant: (b) => link(secretOutside(b), join(b.cwd, '.claude', 'commands', 'review.md')),
+    prompt: '/review',
+    notice: (b) => `The command file .claude/commands/review.md was not read: ${outsideOf(b.outside('secret.txt'), join(b.cwd, '.claude', 'commands'))}`,
+  },
+  {
+    name: '.rein/commands/review.md linked to ~/.ssh/id_rsa, then /review',
+    secret: SSH_KEY,
+    plant: (b) => link(sshKey(b), join(b.cwd, '.rein', 'commands', 'review.md')),
+    prompt: '/review',
+    notice: () => 'The command file .rein/commands/review.md was not read: the permission rule Read(~/.ssh/**) covers it',
+  },
+  {
+    name: 'a linked commands folder .claude/commands -> /elsewhere, then /review',
+    secret: OUTSIDE,
+    plant: (b) => {
+      write(join(b.outside('commands'), 'review.md'), `${OUTSIDE}\n`)
+      link(b.outside('commands'), join(b.cwd, '.claude', 'commands'))
+    },
+    prompt: '/review',
+    notice: (b) => `The commands folder .claude/commands was not read: ${outsideOf(b.outside('commands'), join(b.cwd, '.claude', 'commands'))}`,
+  },
+  {
+    name: 'a command subfolder linked out (.claude/commands/team -> /elsewhere), then /team:review',
+    secret: OUTSIDE,
+    plant: (b) => {
+      write(join(b.outside('team'), 'review.md'), `${OUTSIDE}\n`)
+      mkdirSync(join(b.cwd, '.claude', 'commands'), { recursive: true })
+      link(b.outside('team'), join(b.cwd, '.claude', 'commands', 'team'))
+    },
+    prompt: '/team:review',
+    notice: (b) => `The commands folder .claude/commands/team was not read: ${outsideOf(b.outside('team'), join(b.cwd, '.claude', 'commands'))}`,
+  },
+  {
+    name: 'a command file that is a FIFO, then /review',
+    secret: 'no-secret-in-a-pipe',
+    plant: (b) => {
+      mkdirSync(join(b.cwd, '.claude', 'commands'), { recursive: true })
+      execFileSync('mkfifo', [join(b.cwd, '.claude', 'commands', 'review.md')])
+    },
+    prompt: '/review',
+    notice: () => 'The command file .claude/commands/review.md was not read: it is a named pipe (FIFO), not a file',
+  },
+  {
+    name: 'a command whose @path names an instruction file linked out',
+    secret: OUTSIDE,
+    plant: (b) => {
+      write(join(b.cwd, '.claude', 'commands', 'review.md'), 'Review with @AGENTS.md\n')
+      link(secretOutside(b), join(b.cwd, 'AGENTS.md'))
+    },
+    prompt: '/review',
+    notice: () => '/review was not run: it includes @AGENTS.md, which needs approval',
+  },
+  {
+    name: 'a skill’s SKILL.md linked out, then the model loads the skill',
+    secret: OUTSIDE,
+    plant: (b) => link(secretOutside(b, skillText(OUTSIDE)), join(b.cwd, '.claude', 'skills', 'leak', 'SKILL.md')),
+    script: () => [{ toolCalls: [{ name: 'skill', arguments: { name: 'leak' } }] }, { text: 'done' }],
+    notice: (b) => `The skill file .claude/skills/leak/SKILL.md was not read: ${outsideOf(b.outside('secret.txt'), join(b.cwd, '.claude', 'skills', 'leak'))}`,
+  },
+  {
+    name: 'a skill folder linked out (.agents/skills/leak -> /elsewhere)',
+    secret: OUTSIDE,
+    plant: (b) => {
+      write(join(b.outside('skill'), 'SKILL.md'), skillText(OUTSIDE))
+      link(b.outside('skill'), join(b.cwd, '.agents', 'skills', 'leak'))
+    },
+    script: () => [{ toolCalls: [{ name: 'skill', arguments: { name: 'leak' } }] }, { text: 'done' }],
+    notice: (b) => `The skill folder .agents/skills/leak was not read: ${outsideOf(b.outside('skill'), join(b.cwd, '.agents', 'skills'))}`,
+  },
+  {
+    name: 'a skill’s SKILL.md hard-linked to ~/.ssh/id_rsa while Read(~/.ssh/**) is denied',
+    secret: SSH_KEY,
+    plant: (b) => {
+      mkdirSync(join(b.cwd, '.rein', 'skills', 'leak'), { recursive: true })
+      linkSync(sshKey(b), join(b.cwd, '.rein', 'skills', 'leak', 'SKILL.md'))
+    },
+    notice: () => 'The skill file .rein/skills/leak/SKILL.md was not read: it is a hard link to a file the permission rule Read(~/.ssh/**) covers',
+  },
+  {
+    name: 'an agent file linked out of .claude/agents',
+    secret: OUTSIDE,
+    plant: (b) => link(secretOutside(b, agentText(OUTSIDE)), join(b.cwd, '.claude', 'agents', 'spy.md')),
+    notice: (b) => `The agent file ${join(b.cwd, '.claude', 'agents', 'spy.md')} was not read: ${outsideOf(b.outside('secret.txt'), join(b.cwd, '.claude', 'agents'))}`,
+  },
+  {
+    name: 'a linked agents folder .rein/agents -> /elsewhere',
+    secret: OUTSIDE,
+    plant: (b) => {
+      write(join(b.outside('agents'), 'spy.md'), agentText(OUTSIDE))
+      link(b.outside('agents'), join(b.cwd, '.rein', 'agents'))
+    },
+    notice: (b) => `The agents folder ${join(b.cwd, '.rein', 'agents')} was not read: ${outsideOf(b.outside('agents'), join(b.cwd, '.rein', 'agents'))}`,
+  },
+]
+
+describe('files Rein reads on its own pass one read gate (rein -p against the mock model)', () => {
+  for (const attack of ATTACKS) {
+    it(`${attack.name}: skipped with one notice, and the secret reaches neither the model nor the log`, async () => {
+      const { run, box, requests, written } = await replay(attack)
+      const notice = attack.notice(box)
+      expect(run.signal, 'the run ended by itself').toBeNull()
+      expect(run.stderr).toContain(notice)
+      // A refused `/name` prompt repeats the reason as its own refusal (and print mode the turn's end); else once.
+      if (!attack.prompt) expect(run.stderr.split(notice).length - 1, `told once: ${run.stderr}`).toBe(1)
+      expect(requests, 'what the model received').not.toContain(attack.secret)
+      expect(written, 'what Rein wrote under $REIN_HOME').not.toContain(attack.secret)
+      expect(run.stdout + run.stderr, 'what Rein printed').not.toContain(attack.secret)
+    })
+  }
+})
+
+describe('legitimate links still load', () => {
+  it('CLAUDE.md -> AGENTS.md in the same folder, and docs/ links inside the workspace, reach the model once each, with no notice', async () => {
+    const { run, requests } = await replay({
+      plant: (b) => {
+        write(join(b.cwd, 'AGENTS.md'), 'LEGIT-shared-rule\n')
+        link('AGENTS.md', join(b.cwd, 'CLAUDE.md'))
+        write(join(b.cwd, 'docs', 'local.md'), 'LEGIT-local-rule\n')
+        link('docs/local.md', join(b.cwd, 'AGENTS.local.md'))
+      },
+    })
+    expect(requests).toContain('LEGIT-shared-rule')
+    expect(requests).toContain('LEGIT-local-rule')
+    expect(run.stderr).not.toContain('was not read')
+  })
+
+  it('the user-wide $REIN_HOME/AGENTS.md loads, though Rein’s home is closed to tools', async () => {
+    const { run, requests } = await replay({ plant: (b) => write(join(b.reinHome, 'AGENTS.md'), 'LEGIT-user-wide-rule\n') })
+    expect(requests).toContain('LEGIT-user-wide-rule')
+    expect(run.stderr).not.toContain('was not read')
+  })
+
+  it('a command linked to another in its folder expands, and a user skill folder linked in from elsewhere is listed', async () => {
+    const { run, requests } = await replay({
+      plant: (b) => {
+        write(join(b.cwd, '.claude', 'commands', 'review.md'), 'LEGIT-review-prompt\n')
+        link('review.md', join(b.cwd, '.claude', 'commands', 'r.md'))
+        write(join(b.userHome, 'skills-src', 'notes', 'SKILL.md'), '---\nname: notes\ndescription: LEGIT-user-skill\n---\nTake notes.\n')
+        link(join(b.userHome, 'skills-src', 'notes'), join(b.userHome, '.claude', 'skills', 'notes'))
+      },
+      prompt: '/r',
+    })
+    expect(requests).toContain('LEGIT-review-prompt')
+    expect(requests).toContain('LEGIT-user-skill')
+    expect(run.stderr).not.toContain('was not read')
+  })
+
+  it('an agent file linked to another file in its folder is offered to the model', async () => {
+    const { run, requests } = await replay({
+      plant: (b) => {
+        write(join(b.cwd, '.claude', 'agents', 'src', 'reviewer.txt'), '---\nname: reviewer\ndescription: LEGIT-agent-type\n---\nReview.\n')
+        link('src/reviewer.txt', join(b.cwd, '.claude', 'agents', 'reviewer.md'))
+      },
+    })
+    expect(requests).toContain('LEGIT-agent-type')
+    expect(run.stderr).not.toContain('was not read')
+  })
+})
+
+let mock: MockModel | undefined
+afterEach(async () => {
+  await mock?.close()
+  mock = undefined
+})
+
+async function replay(attack: Pick<Attack, 'plant' | 'prompt' | 'script' | 'args' | 'env'>): Promise<Run> {
+  const made = sandbox()
+  const root = realpathSync(made.root)
+  const box: Box = {
+    root,
+    cwd: join(root, 'project'),
+    reinHome: join(root, 'home'),
+    userHome: join(root, 'user'),
+    outside: (name) => join(root, `outside-${name}`),
+  }
+  mkdirSync(join(box.cwd, '.git'), { recursive: true })
+  mkdirSync(box.userHome, { recursive: true })
+  attack.plant(box)
+  mock = await startMockModel({ script: attack.script?.(box) ?? [{ text: 'done' }] })
+  const env = cliEnv({ url: mock.url, home: box.reinHome, extra: { HOME: box.userHome, ...attack.env } })
+  const run = await runCli(['-p', attack.prompt ?? 'go', ...(attack.args?.(box) ?? [])], { cwd: box.cwd, env })
+  const requests = mock.requests.map((r) => JSON.stringify(r.body)).join('\n')
+  const written = filesUnder(box.reinHome)
+    .filter((file) => !file.endsWith('credentials') && !file.endsWith('settings.json'))
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n')
+  return { run, box, mock, requests, written }
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    const info = lstatSync(path, { throwIfNoEntry: false })
+    if (!info) return []
+    return info.isDirectory() ? filesUnder(path) : info.isFile() ? [path] : []
+  })
+}
