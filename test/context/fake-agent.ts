@@ -15,6 +15,8 @@ import { call } from '../permissions/calls.js'
 export class FakeAgent {
   permissionMode: PermissionMode = 'default'
   readonly api: ExtensionContext
+  /** Every notice a producer showed the user, in order. */
+  readonly notices: string[] = []
   private step_ = 0
   private calls = 0
 
@@ -32,7 +34,7 @@ export class FakeAgent {
       steer: () => {
         throw new Error('context producers do not steer')
       },
-      notify: () => {},
+      notify: (_level, message) => self.notices.push(message),
       stopTurn: () => {},
     })
   }
