@@ -144,6 +144,12 @@ const ATTACKS: Attack[] = [
     notice: (b) => `${instruction(b, 'AGENTS.md')}the permission rule Read(./private/**) covers it`,
   },
   {
+    name: 'AGENTS.md linked to /dev/stdin is skipped without waiting for input',
+    secret: 'no-secret-on-stdin',
+    plant: (b) => link('/dev/stdin', join(b.cwd, 'AGENTS.md')),
+    notice: (b) => instruction(b, 'AGENTS.md'),
+  },
+  {
     name: 'a FIFO named AGENTS.md does not hang the run',
     secret: 'no-secret-in-a-pipe',
     plant: (b) => execFileSync('mkfifo', [join(b.cwd, 'AGENTS.md')]),
@@ -239,6 +245,14 @@ const ATTACKS: Attack[] = [
     notice: () => 'The command file .claude/commands/review.md was not read: it is a named pipe (FIFO), not a file',
   },
   {
+    name: '.claude/commands/env.md linked to /proc/self/environ, then /env',
+    secret: 'SECRET-environment-51f0',
+    env: { LEAK_CANARY: 'SECRET-environment-51f0' },
+    plant: (b) => link('/proc/self/environ', join(b.cwd, '.claude', 'commands', 'env.md')),
+    prompt: '/env',
+    notice: () => 'The command file .claude/commands/env.md was not read: ',
+  },
+  {
     name: 'a command whose @path names an instruction file linked out',
     secret: OUTSIDE,
     plant: (b) => {
@@ -305,6 +319,27 @@ describe('files Rein reads on its own pass one read gate (rein -p against the mo
       expect(run.stdout + run.stderr, 'what Rein printed').not.toContain(attack.secret)
     })
   }
+})
+
+describe('a subagent’s own instruction and agent files pass the same gate', () => {
+  it('a hard link to a denied key as CLAUDE.md reaches neither the parent’s nor the child’s requests, while AGENTS.md reaches both', async () => {
+    const { run, mock, requests } = await replay({
+      plant: (b) => {
+        write(join(b.cwd, 'AGENTS.md'), 'LEGIT-rule-for-everyone\n')
+        linkSync(sshKey(b), join(b.cwd, 'CLAUDE.md'))
+      },
+      script: () => [
+        { system: 'You are Rein, a coding agent', toolCalls: [{ name: 'task', arguments: { description: 'look', prompt: 'Look around.' } }] },
+        { system: 'subagent of type "general"', text: 'looked' },
+        { system: 'You are Rein, a coding agent', text: 'done' },
+      ],
+    })
+    const childRequests = mock.requests.filter((r) => JSON.stringify(r.body).includes('subagent of type \\"general\\"'))
+    expect(childRequests.length, 'the child asked the model').toBeGreaterThan(0)
+    expect(JSON.stringify(childRequests.map((r) => r.body)), 'the child read its instructions').toContain('LEGIT-rule-for-everyone')
+    expect(requests).not.toContain(SSH_KEY)
+    expect(run.stderr).toContain('it is a hard link to a file the permission rule Read(~/.ssh/**) covers')
+  })
 })
 
 describe('legitimate links still load', () => {
