@@ -69,7 +69,7 @@ export function readGated(path: string, options: GateOptions): GatedFile {
     const opened = openedPath(fd, real, info)
     if (opened !== real) return skipped(file, 'it changed while Rein opened it')
     if (info.size > maxBytes) return skipped(file, tooLarge(info.size, maxBytes))
-    const bytes = readUpTo(fd, maxBytes + 1)
+    const bytes = readUpTo(fd, maxBytes + 1, info.size)
     if (bytes.length > maxBytes) return skipped(file, tooLarge(bytes.length, maxBytes))
     return { kind: 'read', path: file, real, bytes }
   } catch (error) {
@@ -119,7 +119,7 @@ export function realFolder(folder: GateFolder): string | undefined {
   const rest = relative(base, resolve(folder.dir))
   if (rest.startsWith('..') || isAbsolute(rest)) return undefined
   try {
-    return join(realpathSync(base), rest)
+    return join(realpathSync.native(base), rest)
   } catch {
     // No base folder: nothing can be in it.
     return undefined
@@ -144,7 +144,7 @@ function checkPath(file: string, folder: GateFolder, refuses: Refusal): Checked 
   }
   let real: string
   try {
-    real = realpathSync(file)
+    real = realpathSync.native(file)
   } catch (error) {
     const code = codeOf(error)
     if (code === 'ELOOP') return skipped(file, 'it is a link that leads back to itself')
@@ -179,15 +179,18 @@ function openedPath(fd: number, real: string, info: Stats): string {
   }
 }
 
-function readUpTo(fd: number, limit: number): Buffer {
-  const buffer = Buffer.alloc(Math.min(limit, 64 * 1024))
+/** Reads at most `limit` bytes, in one read when the file is still `size` bytes long (one more byte shows growth). */
+function readUpTo(fd: number, limit: number, size: number): Buffer {
   const chunks: Buffer[] = []
   let total = 0
+  let want = Math.min(limit, size + 1)
   while (total < limit) {
-    const n = readSync(fd, buffer, 0, Math.min(buffer.length, limit - total), null)
+    const buffer = Buffer.allocUnsafe(want)
+    const n = readSync(fd, buffer, 0, want, null)
     if (n === 0) break
-    chunks.push(Buffer.from(buffer.subarray(0, n)))
+    chunks.push(n === want ? buffer : buffer.subarray(0, n))
     total += n
+    want = Math.min(limit - total, 64 * 1024)
   }
   return Buffer.concat(chunks, total)
 }
