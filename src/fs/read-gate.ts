@@ -89,6 +89,15 @@ export function readJudgedFile(path: string, maxBytes: number): GatedFile {
 }
 
 /**
+ * Reads a configuration file (a project's hook file, `.mcp.json`): the gate's own checks inside `folder` — no link out,
+ * a regular file, never blocking, at most the cap — but no read guard, since the model never sees these files' text
+ * and a project's are where deny rules come from.
+ */
+export function readConfigFile(path: string, folder: GateFolder): GatedFile {
+  return readGated(path, { folder, refuses: () => undefined })
+}
+
+/**
  * Whether a folder a loader walks into (a commands subfolder, a skill's folder) may be listed: `ok` when its real path
  * stays inside `folder` and it is a directory; `absent` when there is no folder there; else `skipped` with the clause.
  */

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs'
-import type { HookDefinition } from './definitions.js'
+import { readConfigFile, type GatedFile } from '../fs/read-gate.js'
+import type { HookDefinition, HookFile } from './definitions.js'
 import { displayPath, parseHookFile } from './config-file.js'
 import { hookFiles } from './discovery.js'
 import { recordTrust, trustedHashes } from './trust.js'
@@ -42,16 +42,13 @@ export function loadHookCatalog(options: CatalogOptions): HookCatalog {
   const problems: string[] = []
   const all: HookDefinition[] = []
   for (const file of files) {
-    let text: string
-    try {
-      text = readFileSync(file.path, 'utf8')
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-        problems.push(`Skipped ${displayPath(file.path, options.cwd)}: it could not be read (${code ?? String(error)}); check its permissions.`)
-      }
+    const read = readHookFile(file, projectDir)
+    if (read.kind === 'absent') continue
+    if (read.kind === 'skipped') {
+      problems.push(`Skipped ${displayPath(file.path, options.cwd)}: ${read.reason}.`)
       continue
     }
+    const text = read.bytes.toString('utf8')
     const parsed = parseHookFile(text, file, all.length, options.cwd)
     all.push(...parsed.definitions)
     problems.push(...parsed.problems)
@@ -62,4 +59,13 @@ export function loadHookCatalog(options: CatalogOptions): HookCatalog {
   const untrusted = options.workspaceTrusted ? [] : projectDefinitions.filter((definition) => !trusted.has(definition.hash))
   const skipped = new Set(untrusted)
   return { projectDir, active: all.filter((definition) => !skipped.has(definition)), untrusted, problems }
+}
+
+/**
+ * One hook file through the read gate's own checks (docs/trust.md): a project's must stay inside the project root; a
+ * user's may link anywhere (dotfile managers link them), and neither may be a pipe that would block start-up.
+ */
+export function readHookFile(file: HookFile, projectDir: string): GatedFile {
+  const dir = file.scope === 'project' ? projectDir : '/'
+  return readConfigFile(file.path, { dir, base: dir })
 }

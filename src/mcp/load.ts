@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { readConfigFile } from '../fs/read-gate.js'
 import { join } from 'node:path'
 import { type McpServerConfig, parseServer, parseServerMap } from './config.js'
 import { definitionHash, storeTrust, trustedServers } from './trust.js'
@@ -36,13 +37,11 @@ function lineOf(text: string, offset: number): number {
 
 export function readProjectMcpFile(cwd: string): ProjectMcpFile {
   const path = join(cwd, '.mcp.json')
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path }
-    return { path, problem: `Could not read ${path} (${(error as Error).message}); check its permissions.` }
-  }
+  // Through the read gate's own checks (docs/trust.md): no link out of the workspace, no pipe that would block start-up.
+  const read = readConfigFile(path, { dir: cwd, base: cwd })
+  if (read.kind === 'absent') return { path }
+  if (read.kind === 'skipped') return { path, problem: `${path} was not read: ${read.reason}.` }
+  const text = read.bytes.toString('utf8')
   let parsed: unknown
   try {
     parsed = JSON.parse(text)

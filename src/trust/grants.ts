@@ -1,5 +1,6 @@
 import { readFileSync, realpathSync } from 'node:fs'
 import { NARROWING_MODES, settingsFiles } from '../config/settings.js'
+import { readHookFile } from '../hooks/catalog.js'
 import { hookFiles } from '../hooks/discovery.js'
 import { parseHookFile } from '../hooks/config-file.js'
 import { readProjectMcpFile } from '../mcp/load.js'
@@ -82,14 +83,12 @@ export function workspaceGrants(options: { cwd: string; home: string; userHome: 
   // folder above REIN_HOME, its `.rein/settings.json` is the user's own file and needs no trust (as in loadSettings).
   const [userFile, ...projectFiles] = settingsFiles(options.cwd, options.home).map(realOrSelf)
   for (const file of projectFiles.filter((f) => f !== userFile)) grants.push(...settingsGrants(readJson(file), file))
-  const { files } = hookFiles(options)
+  const { files, projectDir } = hookFiles(options)
   for (const file of files.filter((f) => f.scope === 'project')) {
-    let text: string
-    try {
-      text = readFileSync(file.path, 'utf8')
-    } catch {
-      continue // No such hook file; the hook loader reports one it cannot read.
-    }
+    // Read as the hook loader reads it; a file it refuses or cannot find defines nothing (it reports the first).
+    const read = readHookFile(file, projectDir)
+    if (read.kind !== 'read') continue
+    const text = read.bytes.toString('utf8')
     for (const definition of parseHookFile(text, file, 0, options.cwd).definitions) {
       const matcher = definition.matcher ? ` on ${definition.matcher}` : ''
       grants.push({

@@ -342,6 +342,46 @@ describe('a subagent’s own instruction and agent files pass the same gate', ()
   })
 })
 
+describe('a project’s configuration files pass the gate’s own checks', () => {
+  const configRows: { name: string; plant: (b: Box) => void; notice: (b: Box) => string }[] = [
+    {
+      name: 'a FIFO named .mcp.json',
+      plant: (b) => execFileSync('mkfifo', [join(b.cwd, '.mcp.json')]),
+      notice: (b) => `${join(b.cwd, '.mcp.json')} was not read: it is a named pipe (FIFO), not a file.`,
+    },
+    {
+      name: '.mcp.json linked to /dev/zero',
+      plant: (b) => link('/dev/zero', join(b.cwd, '.mcp.json')),
+      notice: (b) => `${join(b.cwd, '.mcp.json')} was not read: it leads to /dev/zero, which is not a file on disk.`,
+    },
+    {
+      name: '.mcp.json linked out of the workspace',
+      plant: (b) => {
+        write(b.outside('mcp.json'), JSON.stringify({ mcpServers: { evil: { command: 'touch', args: [b.outside('ran')] } } }))
+        link(b.outside('mcp.json'), join(b.cwd, '.mcp.json'))
+      },
+      notice: (b) => `${join(b.cwd, '.mcp.json')} was not read: it is a link to ${b.outside('mcp.json')}, outside ${b.cwd}.`,
+    },
+    {
+      name: 'a FIFO named .claude/settings.json (a hook file)',
+      plant: (b) => {
+        mkdirSync(join(b.cwd, '.claude'))
+        execFileSync('mkfifo', [join(b.cwd, '.claude', 'settings.json')])
+      },
+      notice: () => `Skipped ${join('.claude', 'settings.json')}: it is a named pipe (FIFO), not a file.`,
+    },
+  ]
+  for (const row of configRows) {
+    it(`${row.name}: Rein starts, runs and says why it skipped the file`, async () => {
+      const { run, box, mock } = await replay({ plant: row.plant, args: () => ['--trust-project'] })
+      expect(run.signal, 'the run ended by itself').toBeNull()
+      expect(mock.requests.length, 'the run reached the model').toBeGreaterThan(0)
+      expect(run.stderr).toContain(row.notice(box))
+      expect(existsSync(box.outside('ran')), 'no server from a linked file ran').toBe(false)
+    })
+  }
+})
+
 describe('legitimate links still load', () => {
   it('CLAUDE.md -> AGENTS.md in the same folder, and docs/ links inside the workspace, reach the model once each, with no notice', async () => {
     const { run, requests } = await replay({
