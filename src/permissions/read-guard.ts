@@ -41,15 +41,23 @@ export function createReadGuard(options: ReadGuardOptions): ReadGuard {
   const namesProc = (rule: Rule, touched: { lexical: string; real: string }): boolean =>
     rule.tool === 'Read' && rule.pattern !== undefined && rule.pattern.startsWith('/proc/') && pathMatches(rule.pattern, touched, match)
 
-  const judge = (absolute: string, homeRefused: boolean): string | undefined => {
+  // Where the user keeps prompt files in Rein's home: only these are open to `refusesLoading`, so a link from one of
+  // them to the credentials or a session log is still refused.
+  const promptPlaces = reinHomes.flatMap((home) => PROMPT_PLACES.map((name) => path.join(home, name)))
+  const inHome = (p: string): boolean => reinHomes.some((home) => isInside(p, home))
+  const outsidePromptPlaces = (p: string): boolean => inHome(p) && !promptPlaces.some((place) => isInside(p, place))
+
+  const judge = (absolute: string, loading: boolean): string | undefined => {
     const touched = { lexical: absolute, real: realPathOf(absolute) }
     const rule = deny.find((r) => pathMatches(r.pattern as string, touched, match))
     if (rule) return `the permission rule ${rule.text} covers it`
     if ((PROCESS_SECRETS.test(touched.lexical) || PROCESS_SECRETS.test(touched.real)) && !options.allow().some((r) => namesProc(r, touched))) {
       return `it is a process's environment or memory, where keys live`
     }
-    const inHome = homeRefused && reinHomes.some((home) => isInside(touched.lexical, home) || isInside(touched.real, home))
-    if (inHome && !options.allow().some((r) => namesReinHome(r, touched))) {
+    const refusedHome = loading
+      ? outsidePromptPlaces(touched.lexical) || outsidePromptPlaces(touched.real)
+      : inHome(touched.lexical) || inHome(touched.real)
+    if (refusedHome && !options.allow().some((r) => namesReinHome(r, touched))) {
       return `it is in Rein's own home (${reinHomes[0]}), which holds sessions and credentials`
     }
     if (inodes.size === 0) return undefined
@@ -64,8 +72,8 @@ export function createReadGuard(options: ReadGuardOptions): ReadGuard {
   }
 
   return {
-    refuses: (absolute) => judge(absolute, true),
-    refusesLoading: (absolute) => judge(absolute, false),
+    refuses: (absolute) => judge(absolute, false),
+    refusesLoading: (absolute) => judge(absolute, true),
   }
 }
 
@@ -131,6 +139,9 @@ function collectTopFiles(dir: string, what: string, into: Map<string, string>): 
     }
   }
 }
+
+/** The prompt files a user keeps in Rein's home (`$REIN_HOME/AGENTS.md`, its commands, skills and agents). */
+export const PROMPT_PLACES = ['AGENTS.md', 'commands', 'skills', 'agents']
 
 /** A process's environment or memory (`/proc/self/environ`, `/proc/123/mem`): Rein's own holds the API key. */
 export const PROCESS_SECRETS = /^\/proc\/[^/]+\/(task\/[^/]+\/)?(environ|mem)$/

@@ -11,8 +11,8 @@ export interface ReadGuard {
   refuses(absolute: string): string | undefined
   /**
    * Why Rein may not load `absolute` as a file of its own (instructions, commands, skills, agents; the read gate of
-   * `src/fs/read-gate.ts`): as `refuses`, except that Rein's own home is not refused, since the user keeps such files
-   * there; the gate keeps each inside its own folder, so a link from one to the credentials still fails.
+   * `src/fs/read-gate.ts`): as `refuses`, except that the places in Rein's home where the user keeps such files
+   * (`AGENTS.md`, `commands/`, `skills/`, `agents/`) are not refused; the rest of the home (credentials, sessions) is.
    */
   refusesLoading(absolute: string): string | undefined
 }

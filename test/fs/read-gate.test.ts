@@ -169,6 +169,17 @@ describe('the read gate skips what the read guard refuses', () => {
     expect(textOf(gate(join(reinHome, 'AGENTS.md'), folder, guard.refusesLoading))).toBe('User rule.\n')
     expect(reasonOf(gate(join(reinHome, 'AGENTS.md'), folder, guard.refuses))).toContain("it is in Rein's own home")
   })
+
+  it('refuses a link from the user-wide AGENTS.md to Rein’s credentials, though both are in Rein’s home', () => {
+    const reinHome = join(root, 'rein')
+    mkdirSync(reinHome)
+    writeFileSync(join(reinHome, 'credentials'), 'DEEPSEEK_API_KEY=sk-secret\n')
+    symlinkSync('credentials', join(reinHome, 'AGENTS.md'))
+    const guard = createReadGuard({ deny: [], allow: () => [], match: { cwd: repo, home: root, workspaceTrusted: false }, reinHome })
+    expect(reasonOf(gate(join(reinHome, 'AGENTS.md'), { dir: reinHome, base: reinHome }, guard.refusesLoading))).toBe(
+      `it is in Rein's own home (${reinHome}), which holds sessions and credentials`,
+    )
+  })
 })
 
 describe('the read gate reads only regular files, never blocking', () => {

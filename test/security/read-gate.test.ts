@@ -31,7 +31,7 @@ interface Run {
   mock: MockModel
   /** Every request body the model received, as JSON text. */
   requests: string
-  /** Every file Rein wrote under $REIN_HOME (session logs included), as text. */
+  /** Every file Rein wrote under $REIN_HOME (session logs included; not what the test planted), as text. */
   written: string
 }
 
@@ -198,6 +198,15 @@ const ATTACKS: Attack[] = [
     secret: SSH_KEY,
     plant: (b) => link(sshKey(b), join(b.reinHome, 'AGENTS.md')),
     notice: (b) => `The instruction file ${join(b.reinHome, 'AGENTS.md')} was not read: the permission rule Read(~/.ssh/**) covers it`,
+  },
+  {
+    name: 'the user-wide $REIN_HOME/AGENTS.md linked to another file of Rein’s home',
+    secret: 'SECRET-in-rein-home-61c2',
+    plant: (b) => {
+      write(join(b.reinHome, 'notes.txt'), 'SECRET-in-rein-home-61c2\n')
+      link('notes.txt', join(b.reinHome, 'AGENTS.md'))
+    },
+    notice: (b) => `The instruction file ${join(b.reinHome, 'AGENTS.md')} was not read: it is in Rein's own home (${b.reinHome}), which holds sessions and credentials`,
   },
   {
     name: '.claude/commands/review.md linked to a secret, then /review',
@@ -449,12 +458,13 @@ async function replay(attack: Pick<Attack, 'plant' | 'prompt' | 'script' | 'args
   mkdirSync(join(box.cwd, '.git'), { recursive: true })
   mkdirSync(box.userHome, { recursive: true })
   attack.plant(box)
+  const planted = new Set(filesUnder(box.reinHome))
   mock = await startMockModel({ script: attack.script?.(box) ?? [{ text: 'done' }] })
   const env = cliEnv({ url: mock.url, home: box.reinHome, extra: { HOME: box.userHome, ...attack.env } })
   const run = await runCli(['-p', attack.prompt ?? 'go', ...(attack.args?.(box) ?? [])], { cwd: box.cwd, env })
   const requests = mock.requests.map((r) => JSON.stringify(r.body)).join('\n')
   const written = filesUnder(box.reinHome)
-    .filter((file) => !file.endsWith('credentials') && !file.endsWith('settings.json'))
+    .filter((file) => !planted.has(file))
     .map((file) => readFileSync(file, 'utf8'))
     .join('\n')
   return { run, box, mock, requests, written }
