@@ -304,6 +304,44 @@ const ATTACKS: Attack[] = [
     notice: (b) => `The agent file ${join(b.cwd, '.claude', 'agents', 'spy.md')} was not read: ${outsideOf(b.outside('secret.txt'), join(b.cwd, '.claude', 'agents'))}`,
   },
   {
+    name: 'an agent file hard-linked to ~/.ssh/id_rsa while Read(~/.ssh/**) is denied',
+    secret: SSH_KEY,
+    plant: (b) => {
+      mkdirSync(join(b.cwd, '.claude', 'agents'), { recursive: true })
+      linkSync(sshKey(b), join(b.cwd, '.claude', 'agents', 'spy.md'))
+    },
+    notice: (b) => `The agent file ${join(b.cwd, '.claude', 'agents', 'spy.md')} was not read: it is a hard link to a file the permission rule Read(~/.ssh/**) covers`,
+  },
+  {
+    name: 'a command file hard-linked to ~/.ssh/id_rsa while Read(~/.ssh/**) is denied, then /review',
+    secret: SSH_KEY,
+    plant: (b) => {
+      mkdirSync(join(b.cwd, '.claude', 'commands'), { recursive: true })
+      linkSync(sshKey(b), join(b.cwd, '.claude', 'commands', 'review.md'))
+    },
+    prompt: '/review',
+    notice: () => 'The command file .claude/commands/review.md was not read: it is a hard link to a file the permission rule Read(~/.ssh/**) covers',
+  },
+  {
+    name: 'a SKILL.md that is a FIFO',
+    secret: 'no-secret-in-a-pipe',
+    plant: (b) => {
+      mkdirSync(join(b.cwd, '.claude', 'skills', 'leak'), { recursive: true })
+      execFileSync('mkfifo', [join(b.cwd, '.claude', 'skills', 'leak', 'SKILL.md')])
+    },
+    notice: () => 'The skill file .claude/skills/leak/SKILL.md was not read: it is a named pipe (FIFO), not a file',
+  },
+  {
+    name: 'a FIFO named sub/CLAUDE.md, found mid-turn when the model reads in sub/, does not hang the turn',
+    secret: 'no-secret-in-a-pipe',
+    plant: (b) => {
+      write(join(b.cwd, 'sub', 'notes.txt'), 'plain notes\n')
+      execFileSync('mkfifo', [join(b.cwd, 'sub', 'CLAUDE.md')])
+    },
+    script: () => [{ toolCalls: [{ name: 'read', arguments: { file_path: 'sub/notes.txt' } }] }, { text: 'done' }],
+    notice: (b) => `${instruction(b, 'sub/CLAUDE.md')}it is a named pipe (FIFO), not a file`,
+  },
+  {
     name: 'a linked agents folder .rein/agents -> /elsewhere',
     secret: OUTSIDE,
     plant: (b) => {
