@@ -34,7 +34,9 @@ export class FakeAgent {
       steer: () => {
         throw new Error('context producers do not steer')
       },
-      notify: (_level, message) => self.notices.push(message),
+      notify: (_level, message) => {
+        self.notices.push(message)
+      },
       stopTurn: () => {},
     })
   }

@@ -1,78 +1,30 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { cliEnv, runCli, sandbox, type CliResult } from '../support/cli.js'
-import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
+import { linkSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import {
+  agentText,
+  closeMockAfterEach,
+  instruction,
+  link,
+  outsideOf,
+  OUTSIDE,
+  replay,
+  secretOutside,
+  skillText,
+  SSH_KEY,
+  sshKey,
+  write,
+  type Attack,
+} from './read-gate-support.js'
 
 /**
  * The files Rein reads on its own (instruction, command, skill and agent files), each planted by a hostile repository
  * as a link, pipe, folder or hard link to a secret, replayed through `rein -p` against the mock model. Each row says
  * what the user must be told; after every row the secret must be in no request the model received, in no file Rein
- * wrote under $REIN_HOME (the session log), and in nothing Rein printed. The rows after them are the legitimate links
- * that must still load. A new variant is one more row.
+ * wrote under $REIN_HOME (the session log), and in nothing Rein printed. A new variant is one more row. The
+ * configuration files and the legitimate links that must still load are in read-gate-config.test.ts.
  */
-
-interface Box {
-  root: string
-  /** The workspace: a git repository root. */
-  cwd: string
-  /** `$REIN_HOME`. */
-  reinHome: string
-  /** `$HOME`, apart from `$REIN_HOME`, with its own `.ssh`. */
-  userHome: string
-  /** A path outside the workspace. */
-  outside: (name: string) => string
-}
-
-interface Run {
-  run: CliResult
-  box: Box
-  mock: MockModel
-  /** Every request body the model received, as JSON text. */
-  requests: string
-  /** Every file Rein wrote under $REIN_HOME (session logs included; not what the test planted), as text. */
-  written: string
-}
-
-interface Attack {
-  name: string
-  /** The secret the attack tries to get to the model. */
-  secret: string
-  plant: (box: Box) => void
-  prompt?: string
-  script?: (box: Box) => MockResponse[]
-  args?: (box: Box) => string[]
-  env?: Record<string, string>
-  /** The one sentence the user must get (a substring of stderr). */
-  notice: (box: Box) => string
-}
-
-const SSH_KEY = 'SECRET-ssh-key-4b7e1d'
-const OUTSIDE = 'SECRET-outside-file-9c2a55'
-const DENY_SSH = { permissions: { deny: ['Read(~/.ssh/**)'] } }
-
-const write = (path: string, text: string): void => {
-  mkdirSync(dirname(path), { recursive: true })
-  writeFileSync(path, text)
-}
-const link = (target: string, path: string): void => {
-  mkdirSync(dirname(path), { recursive: true })
-  symlinkSync(target, path)
-}
-const secretOutside = (box: Box, text = `${OUTSIDE}\n`): string => {
-  write(box.outside('secret.txt'), text)
-  return box.outside('secret.txt')
-}
-const sshKey = (box: Box): string => {
-  write(join(box.userHome, '.ssh', 'id_rsa'), `-----BEGIN KEY-----\n${SSH_KEY}\n`)
-  write(join(box.reinHome, 'settings.json'), JSON.stringify(DENY_SSH))
-  return join(box.userHome, '.ssh', 'id_rsa')
-}
-const skillText = (secret: string) => `---\nname: leak\ndescription: ${secret}\n---\n${secret}\n`
-const agentText = (secret: string) => `---\nname: spy\ndescription: ${secret}\n---\n${secret}\n`
-const instruction = (box: Box, rel: string) => `The instruction file ${join(box.cwd, rel)} was not read: `
-const outsideOf = (target: string, folder: string) => `it is a link to ${target}, outside ${folder}`
 
 const ATTACKS: Attack[] = [
   {
@@ -389,131 +341,4 @@ describe('a subagent’s own instruction and agent files pass the same gate', ()
   })
 })
 
-describe('a project’s configuration files pass the gate’s own checks', () => {
-  const configRows: { name: string; plant: (b: Box) => void; notice: (b: Box) => string }[] = [
-    {
-      name: 'a FIFO named .mcp.json',
-      plant: (b) => execFileSync('mkfifo', [join(b.cwd, '.mcp.json')]),
-      notice: (b) => `${join(b.cwd, '.mcp.json')} was not read: it is a named pipe (FIFO), not a file.`,
-    },
-    {
-      name: '.mcp.json linked to /dev/zero',
-      plant: (b) => link('/dev/zero', join(b.cwd, '.mcp.json')),
-      notice: (b) => `${join(b.cwd, '.mcp.json')} was not read: it leads to /dev/zero, which is not a file on disk.`,
-    },
-    {
-      name: '.mcp.json linked out of the workspace',
-      plant: (b) => {
-        write(b.outside('mcp.json'), JSON.stringify({ mcpServers: { evil: { command: 'touch', args: [b.outside('ran')] } } }))
-        link(b.outside('mcp.json'), join(b.cwd, '.mcp.json'))
-      },
-      notice: (b) => `${join(b.cwd, '.mcp.json')} was not read: it is a link to ${b.outside('mcp.json')}, outside ${b.cwd}.`,
-    },
-    {
-      name: 'a FIFO named .claude/settings.json (a hook file)',
-      plant: (b) => {
-        mkdirSync(join(b.cwd, '.claude'))
-        execFileSync('mkfifo', [join(b.cwd, '.claude', 'settings.json')])
-      },
-      notice: () => `Skipped ${join('.claude', 'settings.json')}: it is a named pipe (FIFO), not a file.`,
-    },
-  ]
-  for (const row of configRows) {
-    it(`${row.name}: Rein starts, runs and says why it skipped the file`, async () => {
-      const { run, box, mock } = await replay({ plant: row.plant, args: () => ['--trust-project'] })
-      expect(run.signal, 'the run ended by itself').toBeNull()
-      expect(mock.requests.length, 'the run reached the model').toBeGreaterThan(0)
-      expect(run.stderr).toContain(row.notice(box))
-      expect(existsSync(box.outside('ran')), 'no server from a linked file ran').toBe(false)
-    })
-  }
-})
-
-describe('legitimate links still load', () => {
-  it('CLAUDE.md -> AGENTS.md in the same folder, and docs/ links inside the workspace, reach the model once each, with no notice', async () => {
-    const { run, requests } = await replay({
-      plant: (b) => {
-        write(join(b.cwd, 'AGENTS.md'), 'LEGIT-shared-rule\n')
-        link('AGENTS.md', join(b.cwd, 'CLAUDE.md'))
-        write(join(b.cwd, 'docs', 'local.md'), 'LEGIT-local-rule\n')
-        link('docs/local.md', join(b.cwd, 'AGENTS.local.md'))
-      },
-    })
-    expect(requests).toContain('LEGIT-shared-rule')
-    expect(requests).toContain('LEGIT-local-rule')
-    expect(run.stderr).not.toContain('was not read')
-  })
-
-  it('the user-wide $REIN_HOME/AGENTS.md loads, though Rein’s home is closed to tools', async () => {
-    const { run, requests } = await replay({ plant: (b) => write(join(b.reinHome, 'AGENTS.md'), 'LEGIT-user-wide-rule\n') })
-    expect(requests).toContain('LEGIT-user-wide-rule')
-    expect(run.stderr).not.toContain('was not read')
-  })
-
-  it('a command linked to another in its folder expands, and a user skill folder linked in from elsewhere is listed', async () => {
-    const { run, requests } = await replay({
-      plant: (b) => {
-        write(join(b.cwd, '.claude', 'commands', 'review.md'), 'LEGIT-review-prompt\n')
-        link('review.md', join(b.cwd, '.claude', 'commands', 'r.md'))
-        write(join(b.userHome, 'skills-src', 'notes', 'SKILL.md'), '---\nname: notes\ndescription: LEGIT-user-skill\n---\nTake notes.\n')
-        link(join(b.userHome, 'skills-src', 'notes'), join(b.userHome, '.claude', 'skills', 'notes'))
-      },
-      prompt: '/r',
-    })
-    expect(requests).toContain('LEGIT-review-prompt')
-    expect(requests).toContain('LEGIT-user-skill')
-    expect(run.stderr).not.toContain('was not read')
-  })
-
-  it('an agent file linked to another file in its folder is offered to the model', async () => {
-    const { run, requests } = await replay({
-      plant: (b) => {
-        write(join(b.cwd, '.claude', 'agents', 'src', 'reviewer.txt'), '---\nname: reviewer\ndescription: LEGIT-agent-type\n---\nReview.\n')
-        link('src/reviewer.txt', join(b.cwd, '.claude', 'agents', 'reviewer.md'))
-      },
-    })
-    expect(requests).toContain('LEGIT-agent-type')
-    expect(run.stderr).not.toContain('was not read')
-  })
-})
-
-let mock: MockModel | undefined
-afterEach(async () => {
-  await mock?.close()
-  mock = undefined
-})
-
-async function replay(attack: Pick<Attack, 'plant' | 'prompt' | 'script' | 'args' | 'env'>): Promise<Run> {
-  const made = sandbox()
-  const root = realpathSync(made.root)
-  const box: Box = {
-    root,
-    cwd: join(root, 'project'),
-    reinHome: join(root, 'home'),
-    userHome: join(root, 'user'),
-    outside: (name) => join(root, `outside-${name}`),
-  }
-  mkdirSync(join(box.cwd, '.git'), { recursive: true })
-  mkdirSync(box.userHome, { recursive: true })
-  attack.plant(box)
-  const planted = new Set(filesUnder(box.reinHome))
-  mock = await startMockModel({ script: attack.script?.(box) ?? [{ text: 'done' }] })
-  const env = cliEnv({ url: mock.url, home: box.reinHome, extra: { HOME: box.userHome, ...attack.env } })
-  const run = await runCli(['-p', attack.prompt ?? 'go', ...(attack.args?.(box) ?? [])], { cwd: box.cwd, env })
-  const requests = mock.requests.map((r) => JSON.stringify(r.body)).join('\n')
-  const written = filesUnder(box.reinHome)
-    .filter((file) => !planted.has(file))
-    .map((file) => readFileSync(file, 'utf8'))
-    .join('\n')
-  return { run, box, mock, requests, written }
-}
-
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return []
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    const info = lstatSync(path, { throwIfNoEntry: false })
-    if (!info) return []
-    return info.isDirectory() ? filesUnder(path) : info.isFile() ? [path] : []
-  })
-}
+closeMockAfterEach()
