@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { closeMockAfterEach, link, replay, write, type Box } from './read-gate-support.js'
+import { closeMockAfterEach, link, replay, write, type Box } from '../support/read-gate-runs.js'
 
 /**
  * The read gate beyond prompt files, through `rein -p` against the mock model: a project's configuration files pass the

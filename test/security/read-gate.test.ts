@@ -16,7 +16,7 @@ import {
   sshKey,
   write,
   type Attack,
-} from './read-gate-support.js'
+} from '../support/read-gate-runs.js'
 
 /**
  * The files Rein reads on its own (instruction, command, skill and agent files), each planted by a hostile repository

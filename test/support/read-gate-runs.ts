@@ -1,11 +1,11 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterEach } from 'vitest'
-import { cliEnv, runCli, sandbox, type CliResult } from '../support/cli.js'
-import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
+import { cliEnv, runCli, sandbox, type CliResult } from './cli.js'
+import { startMockModel, type MockModel, type MockResponse } from './mock-model.js'
 
 /**
- * The harness of the read-gate attacks (read-gate.test.ts, read-gate-config.test.ts): a fresh workspace (a git
+ * The harness of the read-gate attacks (test/security/read-gate.test.ts and read-gate-config.test.ts): a fresh workspace (a git
  * repository root), a private $REIN_HOME and a $HOME apart from it, the mock model, one `rein -p` run, and what the
  * model received and Rein wrote.
  */
