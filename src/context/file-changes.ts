@@ -59,7 +59,7 @@ export function fileChangesText(changes: readonly FileChange[], cwd: string): st
 
 /** The change of one recorded file, or null when it is still the version the model saw (or cannot be checked). */
 async function changeOf(path: string, seen: FileVersion, sameBytesAt: Map<string, number>): Promise<FileChange | null> {
-  let now: { size: number; mtimeMs: number }
+  let now: { size: number; mtimeMs: number; isFile(): boolean }
   try {
     now = await stat(path)
   } catch (error) {
@@ -69,7 +69,8 @@ async function changeOf(path: string, seen: FileVersion, sameBytesAt: Map<string
     return null
   }
   if (now.size === seen.size && now.mtimeMs === seen.mtimeMs) return null
-  if (now.size === seen.size) {
+  // Only a regular file is hashed: opening a named pipe put in the file's place would wait for a writer forever.
+  if (now.size === seen.size && now.isFile()) {
     if (sameBytesAt.get(path) === now.mtimeMs) return null
     try {
       if ((await hashFile(path)) === seen.sha256) {
