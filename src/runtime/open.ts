@@ -9,14 +9,15 @@ import { startRetention } from '../checkpoints/retention-schedule.js'
 import { sessionHistory } from '../checkpoints/rewind-history.js'
 import { checkpointConfig } from '../checkpoints/settings.js'
 import { Compactor } from '../compaction/compactor.js'
-import { loadSettings, type Settings } from '../config/settings.js'
+import { subagentLimits } from '../config/limits.js'
+import { loadSettingsReport, type Settings } from '../config/settings.js'
 import { fileChanges } from '../context/file-changes.js'
 import { runtimeContext } from '../context/runtime.js'
 import { systemPrompt } from '../context/system-prompt.js'
 import { workspaceInstructions } from '../context/workspace.js'
 import { loadHooks } from '../hooks/index.js'
 import type { Effort, ModelAdapter } from '../llm/adapter.js'
-import { modelInfo, type ModelInfo } from '../llm/catalog.js'
+import { costsMore, modelInfo, type ModelInfo } from '../llm/catalog.js'
 import { createAdapter } from '../llm/create.js'
 import { resolveApiKey } from '../llm/credentials.js'
 import type { McpServerConfig } from '../mcp/config.js'
@@ -91,7 +92,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const home = options.home ?? reinHome(env)
   const cwd = resolve(options.cwd)
   const trust = workspaceTrust({ cwd, home, once: options.trustProject })
-  const settings = loadSettings(cwd, home, { workspaceTrusted: trust.trusted })
+  const { settings, ignoredLimits } = loadSettingsReport(cwd, home, { workspaceTrusted: trust.trusted })
   refuseRetired(options.model ?? settings.model, settings)
   const problems: string[] = []
   const report = (message: string): void => {
@@ -130,7 +131,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   }
   const hooks = loadHooks(hookOptions)
   hooks.problems.forEach(report)
-  const ignored = ignoredGrants(trust, { hookHashes: hooks.untrusted.map((h) => h.hash), servers: untrustedServers })
+  const ignored = ignoredGrants(trust, { hookHashes: hooks.untrusted.map((h) => h.hash), servers: untrustedServers, limits: ignoredLimits })
   const trustNotice = untrustedNotice(trust, ignored)
   if (trustNotice) report(trustNotice)
 
@@ -166,6 +167,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     report,
     secretEnv: settings.secretEnv,
     knownModel: (id) => id in modelOverrides(settings),
+    dearer: (id, than) => costsMore(modelInfo(id, modelOverrides(settings)), modelInfo(than, modelOverrides(settings))),
     approvePlan: options.approvePlan,
   })
 
@@ -175,6 +177,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     home,
     userHome: env.HOME ?? homedir(),
     settings,
+    limits: subagentLimits(settings),
     store,
     adapter,
     toolState,
@@ -184,6 +187,9 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     parent: () => agentRef as Agent,
     hooks: { child: () => loadHooks(hookOptions).extension, start: hooks.runSubagentStart, stop: hooks.runSubagentStop },
     modelOverrides: modelOverrides(settings),
+    maxSteps: options.maxSteps,
+    trusted: trust.trusted,
+    notify: (message) => agentRef?.notify('warning', message),
   })
   subagents.problems.forEach(report)
 
@@ -213,6 +219,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     permissionMode: mode,
     start,
     maxSteps: options.maxSteps,
+    stepBudget: subagents.budget.parent,
     permissionNeeded: (call) => permissionNeededMessage(call),
     extensions: [
       ...workflow.first,

@@ -21,6 +21,8 @@ export interface CustomCommandOptions {
   secretEnv?: readonly string[]
   /** Model ids a command's `model` may name besides the catalog's (settings `models`). */
   knownModel?: (id: string) => boolean
+  /** Whether `model` costs more than `than`: a workspace command in an untrusted workspace may not switch to such a model. */
+  dearer?: (model: string, than: string) => boolean
 }
 
 /** `/name args` in a prompt that is exactly one text block. */
@@ -73,7 +75,7 @@ export function customCommands(options: CustomCommandOptions): Extension {
       } else if (command.allowedTools.length) {
         agent.notify('info', `/${command.name} lists allowed-tools, which a workspace command gets only in a trusted workspace; its tools ask as usual.`)
       }
-      applyModel(command, agent)
+      applyModel(command, agent, mayWiden)
       const expanded: EnteringMessage = {
         ...message,
         content: [{ type: 'text', text: expansion.text }],
@@ -90,10 +92,14 @@ export function customCommands(options: CustomCommandOptions): Extension {
     },
   }
 
-  function applyModel(command: CustomCommand, agent: ExtensionContext): void {
+  function applyModel(command: CustomCommand, agent: ExtensionContext, trustedCommand: boolean): void {
     if (!command.model || command.model === agent.model) return
     if (!isKnownModel(command.model) && !options.knownModel?.(command.model)) {
       agent.notify('info', `/${command.name} asks for the model ${command.model}, which is not a model Rein knows; it runs with ${agent.model}.`)
+      return
+    }
+    if (!trustedCommand && options.dearer?.(command.model, agent.model)) {
+      agent.notify('warning', `/${command.name} asks for the model ${command.model}, which costs more than ${agent.model}; a workspace command may choose it only once the workspace is trusted, so it runs with ${agent.model}.`)
       return
     }
     restoreModel = agent.model

@@ -1,5 +1,6 @@
 import { readFileSync, realpathSync } from 'node:fs'
-import { NARROWING_MODES, settingsFiles } from '../config/settings.js'
+import { raisedLimits } from '../config/limits.js'
+import { NARROWING_MODES, settingsFiles, type Settings } from '../config/settings.js'
 import { hookFiles } from '../hooks/discovery.js'
 import { parseHookFile } from '../hooks/config-file.js'
 import { readProjectMcpFile } from '../mcp/load.js'
@@ -11,7 +12,7 @@ import { skillAndCommandGrants } from '../skills/trust-grants.js'
  * grant is inert. `value` is what the hash covers; `label` is how the grant is shown to a person.
  */
 export interface Grant {
-  kind: 'allow' | 'defaultMode' | 'additionalDirectory' | 'privateNetwork' | 'hook' | 'mcpServer' | 'command' | 'skill'
+  kind: 'allow' | 'defaultMode' | 'additionalDirectory' | 'privateNetwork' | 'limit' | 'hook' | 'mcpServer' | 'command' | 'skill'
   /** The file that defines it, absolute. */
   file: string
   label: string
@@ -54,6 +55,11 @@ export function settingsGrants(settings: unknown, file: string): Grant[] {
   }
   if (isRecord(settings.webFetch) && settings.webFetch.allowPrivate === true) {
     grants.push({ kind: 'privateNetwork', file, label: 'web_fetch to private addresses', value: true })
+  }
+  // A limit set above its default (or a model's prices, or its output or window above the catalog's).
+  for (const raised of raisedLimits(settings as Settings, {}, file)) {
+    const kept = raised.kept === undefined ? '' : ` (default ${raised.kept})`
+    grants.push({ kind: 'limit', file, label: `${raised.name} ${JSON.stringify(raised.value)}${kept}`, value: { name: raised.name, value: raised.value } })
   }
   if (isRecord(settings.mcpServers)) {
     for (const [name, raw] of Object.entries(settings.mcpServers)) {
