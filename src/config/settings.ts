@@ -24,8 +24,10 @@ export interface Settings {
   }
   model?: string
   effort?: Effort
-  /** Environment variables never passed to commands the model runs (DEEPSEEK_API_KEY always is withheld). */
+  /** Environment variables never passed to commands the model runs, besides the built-in list (src/tools/child-env.ts). */
   secretEnv?: string[]
+  /** Variables whose names look like secrets that bash commands still receive; never Rein's own (model key, store). */
+  passEnv?: string[]
   webFetch?: { allowPrivate?: boolean }
   /** Catalog additions and overrides (src/llm/model-settings.ts), plus `compactAt`: one model's compaction ratio. */
   models?: Record<string, ModelSetting>
@@ -82,6 +84,7 @@ const settingsSchema = z.looseObject({
   model: z.string().optional(),
   effort: z.enum(['off', 'low', 'high', 'max']).optional(),
   secretEnv: z.array(z.string()).optional(),
+  passEnv: z.array(z.string()).optional(),
   webFetch: z.looseObject({ allowPrivate: z.boolean().optional() }).optional(),
   models: z.record(z.string(), modelSettingSchema).optional(),
   wire: z.enum(['chat', 'anthropic']).optional(),
@@ -185,6 +188,8 @@ export function inertProjectSettings(settings: Settings): Settings {
     out.permissions = defaultMode && NARROWING_MODES.includes(defaultMode) ? { ...narrowing, defaultMode } : narrowing
   }
   if (settings.webFetch?.allowPrivate) out.webFetch = { ...settings.webFetch, allowPrivate: false }
+  // Passing a secret on to commands widens what they can reach.
+  delete out.passEnv
   // Checkpoints are the user's undo: a workspace cannot turn them off, shrink them or prune them until trusted.
   delete out.checkpoints
   return out

@@ -9,6 +9,7 @@ import { workspaceTrust } from '../trust/workspace.js'
 import { outcomeOf, usageFields, type TaskResult } from './outcome.js'
 import type { BatchTask } from './task.js'
 import { prepareWorkspace, runSetup, workspaceExists, workspacePath } from './workspace.js'
+import { childEnv } from '../tools/child-env.js'
 
 /** The built CLI this process runs from; each task is one `rein -p` child, so a hung or crashed task is contained. */
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
@@ -127,8 +128,8 @@ async function workspaceFor(run: TaskRun): Promise<string> {
   if (existsSync(ready) && (await workspaceExists(run.workspaces, run.task))) return workspacePath(run.workspaces, run.task)
   const dir = await prepareWorkspace(run.workspaces, run.task)
   if (run.task.setup) {
-    const env = { ...run.env }
-    delete env.DEEPSEEK_API_KEY
+    // The setup command is the tasks file's, run next to the store: it gets no secret, the store URL least of all.
+    const env = childEnv(run.env, { secretValues: [run.storeUrl] })
     await runSetup(dir, run.task, env, run.task.timeoutS ? run.task.timeoutS * 1000 : SETUP_MS)
   }
   writeFileSync(ready, `${new Date().toISOString()}\n`)

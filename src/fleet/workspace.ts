@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { cp, mkdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { childEnv } from '../tools/child-env.js'
 import type { BatchTask } from './task.js'
 
 /**
@@ -35,7 +36,7 @@ export async function workspaceExists(root: string, task: Pick<BatchTask, 'id'>)
   return (await stat(workspacePath(root, task)).catch(() => undefined))?.isDirectory() === true
 }
 
-/** Runs the task's `setup` command in its workspace with `sh -c`; rejects with one sentence when it fails. */
+/** Runs the task's `setup` command in its workspace with `sh -c` in `env` (already without secrets); rejects with one sentence when it fails. */
 export function runSetup(dir: string, task: BatchTask, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('sh', ['-c', task.setup ?? 'true'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] })
@@ -64,7 +65,7 @@ function git(args: string[], cwd: string, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.ext.allow=never', ...args], {
       cwd,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+      env: childEnv(process.env, { set: { GIT_TERMINAL_PROMPT: '0' } }),
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     let stderr = ''

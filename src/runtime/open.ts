@@ -102,7 +102,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
   const store = await openStore({ home, env, flag: options.store })
   const { session, start } = await openSession(store, cwd, options, { amendRepair: repairAcrossChildren(store, modelOverrides(settings)) })
-  const commitGuard = createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv })))
+  const commitGuard = createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv, stores: [options.store, storeSetting(settings)] })))
   session.setCommitGuard(commitGuard)
 
   const model = chooseModel(options.model, settings, session)
@@ -153,6 +153,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const toolState = createToolState({
     spillDir: join(home, 'spill', session.id),
     secretEnv: settings.secretEnv ?? [],
+    passEnv: settings.passEnv ?? [],
     allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
   })
   policy.guardTools(toolState)
@@ -257,6 +258,12 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
 export async function openAgent(options: OpenAgentOptions): Promise<Agent> {
   return (await openAgentWithContext(options)).agent
+}
+
+/** The `store.url` setting, a secret like the key when it carries a password. */
+function storeSetting(settings: Settings): string | undefined {
+  const store = settings.store as { url?: unknown } | undefined
+  return typeof store?.url === 'string' ? store.url : undefined
 }
 
 /** Tells `onRefused` of every call refused because no front end was attached to ask. */

@@ -102,6 +102,7 @@ export function attachSubagents(options: SubagentsOptions): {
       const state = createToolState({
         spillDir: join(options.home, 'spill', childId),
         secretEnv: settings.secretEnv ?? [],
+        passEnv: settings.passEnv ?? [],
         allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
       })
       options.policy.guardTools(state)

@@ -12,7 +12,7 @@ import { skillAndCommandGrants } from '../skills/trust-grants.js'
  * grant is inert. `value` is what the hash covers; `label` is how the grant is shown to a person.
  */
 export interface Grant {
-  kind: 'allow' | 'defaultMode' | 'additionalDirectory' | 'privateNetwork' | 'limit' | 'hook' | 'mcpServer' | 'command' | 'skill'
+  kind: 'allow' | 'defaultMode' | 'additionalDirectory' | 'privateNetwork' | 'passEnv' | 'limit' | 'hook' | 'mcpServer' | 'command' | 'skill'
   /** The file that defines it, absolute. */
   file: string
   label: string
@@ -52,6 +52,9 @@ export function settingsGrants(settings: unknown, file: string): Grant[] {
   }
   for (const dir of Array.isArray(permissions.additionalDirectories) ? permissions.additionalDirectories : []) {
     grants.push({ kind: 'additionalDirectory', file, label: `additional directory ${JSON.stringify(dir)}`, value: dir })
+  }
+  for (const name of Array.isArray(settings.passEnv) ? settings.passEnv : []) {
+    grants.push({ kind: 'passEnv', file, label: `passing ${JSON.stringify(name)} on to commands`, value: name })
   }
   if (isRecord(settings.webFetch) && settings.webFetch.allowPrivate === true) {
     grants.push({ kind: 'privateNetwork', file, label: 'web_fetch to private addresses', value: true })
