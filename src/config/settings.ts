@@ -178,8 +178,8 @@ export function loadSettingsReport(
 export const NARROWING_MODES: readonly unknown[] = ['default', 'plan']
 
 /**
- * A project file's settings with everything that widens what is allowed removed (deny and ask rules stay), and
- * without its `checkpoints` block.
+ * A project file's settings with everything that widens what is allowed removed (deny and ask rules stay), without
+ * its `checkpoints` block and without `passEnv`. Limits are judged apart (`lowerOnlyLimits`).
  */
 export function inertProjectSettings(settings: Settings): Settings {
   const out: Settings = { ...settings }

@@ -9,7 +9,7 @@
  * 3. every variable whose value is a URL carrying a password (`postgres://user:pw@host/db`): a store or credential
  *    URL, under whatever name;
  * 4. every variable whose value holds a value stripped by 1–3 (the key or the store URL copied under another name),
- *    and the password of every URL stripped by 3 (or given as `secretValues`).
+ *    or is the password of a URL stripped by 3 (or given as `secretValues`).
  * A child's own definition may still name a variable it needs (`pass`: a hook's `env` list, an MCP server's `env`).
  * Their values are also redacted from the log (src/trust/secrets.ts).
  */
@@ -35,11 +35,12 @@ const SECRET_NAME = /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIA
 const CREDENTIAL_URL = /[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:([^\s/@]+)@/i
 
 /**
- * Copies of a stripped value are found by equality from `MIN_EQUAL_LENGTH` characters and by containment from
- * `MIN_CONTAINED_LENGTH`: a stripped variable holding `1` must not strip every other variable that holds `1`.
+ * A stripped value's copies are found from `MIN_COPY_LENGTH` characters (equal or contained): a stripped variable
+ * holding `true` must not strip every other variable that holds `true`. A URL's password is matched by equality from
+ * `MIN_PASSWORD_LENGTH`, since passwords are often short and a variable holding exactly one is no coincidence.
  */
-const MIN_EQUAL_LENGTH = 4
-const MIN_CONTAINED_LENGTH = 8
+const MIN_COPY_LENGTH = 8
+const MIN_PASSWORD_LENGTH = 4
 
 export function looksSecret(name: string): boolean {
   return SECRET_NAME.test(name)
@@ -79,11 +80,12 @@ export function childEnv(base: NodeJS.ProcessEnv, options: ChildEnvOptions = {})
   const named = new Set([...BUILTIN_SECRET_ENV, ...(options.secretEnv ?? [])])
   const passOn = new Set((options.passEnv ?? []).filter((name) => !BUILTIN_SECRET_ENV.includes(name)))
   const values = new Set<string>()
+  const passwords = new Set<string>()
   const strip = (value: string | undefined): void => {
     if (!value) return
-    values.add(value)
+    if (value.length >= MIN_COPY_LENGTH) values.add(value)
     const password = urlPassword(value)
-    if (password) values.add(password)
+    if (password && password.length >= MIN_PASSWORD_LENGTH) passwords.add(password)
   }
   options.secretValues?.forEach(strip)
   for (const [name, value] of Object.entries(env)) {
@@ -95,8 +97,7 @@ export function childEnv(base: NodeJS.ProcessEnv, options: ChildEnvOptions = {})
   }
   for (const [name, value] of Object.entries(env)) {
     if (passed.has(name) || !value) continue
-    const copies = (secret: string) => (value === secret && secret.length >= MIN_EQUAL_LENGTH) || (secret.length >= MIN_CONTAINED_LENGTH && value.includes(secret))
-    if ([...values].some(copies)) delete env[name]
+    if (passwords.has(value) || [...values].some((secret) => value.includes(secret))) delete env[name]
   }
   return { ...env, ...options.set }
 }

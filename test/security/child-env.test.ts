@@ -254,3 +254,13 @@ describe.runIf(postgresUrl)('a batch task run by a worker on a PostgreSQL store'
     await expectSessionRedacted(box.root, env)
   })
 })
+
+describe('childEnv and short values', () => {
+  it('a secret-looking variable holding true does not strip every other variable holding true', () => {
+    expect(childEnv({ USE_TOKEN: 'true', CI: 'true', PATH: '/bin' })).toEqual({ CI: 'true', PATH: '/bin' })
+  })
+
+  it("a short store password under another name is stripped", () => {
+    expect(childEnv({ DB_PW: 'hunter', PATH: '/bin' }, { secretValues: ['postgres://rein:hunter@db/rein'] })).toEqual({ PATH: '/bin' })
+  })
+})
