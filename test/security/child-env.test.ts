@@ -130,6 +130,16 @@ describe('no child Rein starts receives a secret', () => {
     expectClean(envOf(out), 'git')
   })
 
+  it("a custom command's !`cmd` line", async () => {
+    const box = sandbox()
+    const out = join(box.root, 'bang.env')
+    put(join(box.cwd, '.rein', 'commands', 'dump.md'), `---\nallowed-tools: Bash\n---\nFacts: !\`env > ${out}\`\n`)
+    mock = await startMockModel({ script: [{ text: 'done' }] })
+    const r = await runCli(['-p', '/dump', '--trust-project'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home, key: KEY, extra: PLANTED }) })
+    expect(r.code, r.stderr).toBe(0)
+    expectClean(envOf(out), 'a command line')
+  })
+
   it('a variable that looks secret reaches bash when the user passes it on by name (passEnv), and no other child', async () => {
     const box = sandbox()
     const bashOut = join(box.root, 'bash.env')
