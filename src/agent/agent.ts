@@ -299,6 +299,7 @@ export class Agent implements AgentApi {
     for (let step = 1; ; step++) {
       if (signal.aborted) return { reason: 'aborted' }
       if (this.options.maxSteps !== undefined && step > this.options.maxSteps) return { reason: 'max-steps' }
+      if (this.options.stepBudget && !this.options.stepBudget.take(step)) return { reason: 'max-steps' }
 
       const claimed = this.inbox.claim(step === 1)
       const pre = await this.listeners.preStep({ turn, step }, claimed.map(enteringOf))

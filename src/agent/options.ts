@@ -21,6 +21,8 @@ export interface AgentOptions {
   start?: SessionStartSource
   /** A cap on steps per turn (`--max-turns`); the turn ends `max-steps` when reached. */
   maxSteps?: number
+  /** A count of model requests this agent shares with others (its subagents); the turn ends `max-steps` when it refuses a step. */
+  stepBudget?: StepBudget
   toolConcurrency?: number
   /** The sentence the model reads when a call needs permission and no front end is attached to ask. */
   permissionNeeded?: (call: ToolCallInfo, reason?: string) => string
@@ -29,4 +31,12 @@ export interface AgentOptions {
   random?: () => number
   /** Released when the agent closes (background jobs, MCP servers). */
   onClose?: () => Promise<void>
+}
+
+/**
+ * Model requests shared by an agent tree (`--max-turns` over a parent and its subagents). `take` is asked before each
+ * step of a turn (`step` counts from 1 within the turn); false ends the turn `max-steps` before the request.
+ */
+export interface StepBudget {
+  take(step: number): boolean
 }

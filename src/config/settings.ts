@@ -7,6 +7,7 @@ import { modelEntrySchema } from '../llm/model-settings.js'
 import type { PermissionMode } from '../agent/types.js'
 import { parseRule } from '../permissions/rules.js'
 import { JsonSyntaxError, parseJsonWithLines } from './json-with-lines.js'
+import { LIMIT_CEILINGS, lowerOnlyLimits, type IgnoredLimit } from './limits.js'
 
 /**
  * Rein's settings: the merge of the user, project and local files (`loadSettings`). Keys this module does not know
@@ -23,8 +24,10 @@ export interface Settings {
   }
   model?: string
   effort?: Effort
-  /** Environment variables never passed to commands the model runs (DEEPSEEK_API_KEY always is withheld). */
+  /** Environment variables never passed to commands the model runs, besides the built-in list (src/tools/child-env.ts). */
   secretEnv?: string[]
+  /** Variables whose names look like secrets that bash commands still receive; never Rein's own (model key, store). */
+  passEnv?: string[]
   webFetch?: { allowPrivate?: boolean }
   /** Catalog additions and overrides (src/llm/model-settings.ts), plus `compactAt`: one model's compaction ratio. */
   models?: Record<string, ModelSetting>
@@ -36,8 +39,12 @@ export interface Settings {
   /** Bounds on Stop-hook continuations per turn (docs/hooks.md): consecutive, and consecutive with the same reason. */
   stopHooks?: { maxContinuations?: number; maxIdenticalReasons?: number }
   mcpServers?: unknown
-  /** Subagents (docs/subagents.md): how deep children may nest (1: children cannot start children) and how many run at once. */
-  subagents?: { maxDepth?: number; parallel?: number }
+  /**
+   * Subagents (docs/subagents.md): how deep children may nest (1: children cannot start children), how many run at
+   * once, how many one turn and one run may start at every depth, and how many model requests one child's turn may
+   * make. Defaults in src/config/limits.ts; an untrusted project may only lower them.
+   */
+  subagents?: { maxDepth?: number; parallel?: number; maxPerTurn?: number; maxPerRun?: number; maxSteps?: number }
   /** Checkpoints (docs/checkpoints.md): on or off, how many sessions and days of snapshots to keep, the file size limit. */
   checkpoints?: CheckpointSettings
   [key: string]: unknown
@@ -77,6 +84,7 @@ const settingsSchema = z.looseObject({
   model: z.string().optional(),
   effort: z.enum(['off', 'low', 'high', 'max']).optional(),
   secretEnv: z.array(z.string()).optional(),
+  passEnv: z.array(z.string()).optional(),
   webFetch: z.looseObject({ allowPrivate: z.boolean().optional() }).optional(),
   models: z.record(z.string(), modelSettingSchema).optional(),
   wire: z.enum(['chat', 'anthropic']).optional(),
@@ -90,7 +98,15 @@ const settingsSchema = z.looseObject({
     .optional(),
   stopHooks: z.looseObject({ maxContinuations: count.optional(), maxIdenticalReasons: count.optional() }).optional(),
   store: z.looseObject({ url: z.string().optional() }).optional(),
-  subagents: z.looseObject({ maxDepth: z.number().int().min(0).optional(), parallel: count.optional() }).optional(),
+  subagents: z
+    .looseObject({
+      maxDepth: z.number().int().min(0).max(LIMIT_CEILINGS['subagents.maxDepth']!).optional(),
+      parallel: count.optional(),
+      maxPerTurn: count.max(LIMIT_CEILINGS['subagents.maxPerTurn']!).optional(),
+      maxPerRun: count.optional(),
+      maxSteps: count.optional(),
+    })
+    .optional(),
   checkpoints: z
     .looseObject({
       enabled: z.boolean().optional(),
@@ -124,11 +140,22 @@ export function settingsFiles(cwd: string, home: string): string[] {
  * `SettingsError` naming the file and line: silently dropping a rule could allow what the user denied.
  *
  * Until the workspace is trusted (`workspaceTrusted`, see `src/trust/`), the project files only narrow: their
- * allow rules, widening default mode, extra directories and private-network switch are dropped (`inertProjectSettings`);
- * their deny and ask rules always apply. MCP servers are kept: the MCP loader judges them with their own trust.
+ * allow rules, widening default mode, extra directories and private-network switch are dropped (`inertProjectSettings`),
+ * and a limit they set takes effect only when it lowers what holds already (`lowerOnlyLimits`); their deny and ask
+ * rules always apply. MCP servers are kept: the MCP loader judges them with their own trust.
  */
 export function loadSettings(cwd: string, home: string, options: { workspaceTrusted?: boolean } = {}): Settings {
+  return loadSettingsReport(cwd, home, options).settings
+}
+
+/** `loadSettings`, with the limits untrusted project files tried to raise and that did not take effect. */
+export function loadSettingsReport(
+  cwd: string,
+  home: string,
+  options: { workspaceTrusted?: boolean } = {},
+): { settings: Settings; ignoredLimits: IgnoredLimit[] } {
   let merged: Record<string, unknown> = {}
+  const ignoredLimits: IgnoredLimit[] = []
   const seen = new Set<string>()
   const userFile = path.join(home, 'settings.json')
   for (const file of settingsFiles(cwd, home)) {
@@ -136,19 +163,23 @@ export function loadSettings(cwd: string, home: string, options: { workspaceTrus
     const real = realpathSync(file)
     if (seen.has(real)) continue
     seen.add(real)
-    const settings = readSettingsFile(file)
-    const project = file !== userFile
-    merged = mergeSettings(merged, project && !options.workspaceTrusted ? inertProjectSettings(settings) : settings)
+    let settings = readSettingsFile(file)
+    if (file !== userFile && !options.workspaceTrusted) {
+      const lowered = lowerOnlyLimits(inertProjectSettings(settings), merged as Settings, real)
+      settings = lowered.settings
+      ignoredLimits.push(...lowered.ignored)
+    }
+    merged = mergeSettings(merged, settings)
   }
-  return merged as Settings
+  return { settings: merged as Settings, ignoredLimits }
 }
 
 /** Modes an untrusted project may still set: they only narrow what runs without asking. */
 export const NARROWING_MODES: readonly unknown[] = ['default', 'plan']
 
 /**
- * A project file's settings with everything that widens what is allowed removed (deny and ask rules stay), and
- * without its `checkpoints` block.
+ * A project file's settings with everything that widens what is allowed removed (deny and ask rules stay), without
+ * its `checkpoints` block and without `passEnv`. Limits are judged apart (`lowerOnlyLimits`).
  */
 export function inertProjectSettings(settings: Settings): Settings {
   const out: Settings = { ...settings }
@@ -157,6 +188,8 @@ export function inertProjectSettings(settings: Settings): Settings {
     out.permissions = defaultMode && NARROWING_MODES.includes(defaultMode) ? { ...narrowing, defaultMode } : narrowing
   }
   if (settings.webFetch?.allowPrivate) out.webFetch = { ...settings.webFetch, allowPrivate: false }
+  // Passing a secret on to commands widens what they can reach.
+  delete out.passEnv
   // Checkpoints are the user's undo: a workspace cannot turn them off, shrink them or prune them until trusted.
   delete out.checkpoints
   return out

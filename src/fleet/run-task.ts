@@ -9,6 +9,11 @@ import { workspaceTrust } from '../trust/workspace.js'
 import { outcomeOf, usageFields, type TaskResult } from './outcome.js'
 import type { BatchTask } from './task.js'
 import { prepareWorkspace, runSetup, workspaceExists, workspacePath } from './workspace.js'
+import { childEnv } from '../tools/child-env.js'
+import { loadSettings } from '../config/settings.js'
+import { coveredEntry } from '../permissions/copy-check.js'
+import { homedir } from 'node:os'
+import { relative } from 'node:path'
 
 /** The built CLI this process runs from; each task is one `rein -p` child, so a hung or crashed task is contained. */
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url))
@@ -125,14 +130,27 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
 async function workspaceFor(run: TaskRun): Promise<string> {
   const ready = join(run.workspaces, `.${run.task.id}.ready`)
   if (existsSync(ready) && (await workspaceExists(run.workspaces, run.task))) return workspacePath(run.workspaces, run.task)
-  const dir = await prepareWorkspace(run.workspaces, run.task)
+  const dir = await prepareWorkspace(run.workspaces, run.task, (tree, source) => copyRefusal(run, tree, source))
   if (run.task.setup) {
-    const env = { ...run.env }
-    delete env.DEEPSEEK_API_KEY
+    // The setup command is the tasks file's, run next to the store: it gets no secret, the store URL least of all.
+    const env = childEnv(run.env, { secretValues: [run.storeUrl] })
     await runSetup(dir, run.task, env, run.task.timeoutS ? run.task.timeoutS * 1000 : SETUP_MS)
   }
   writeFileSync(ready, `${new Date().toISOString()}\n`)
   return dir
+}
+
+/**
+ * Why the task's source may not be copied into its workspace: it holds a file that a `Read` deny rule (the user's, or
+ * the source's own project files') or Rein's home covers where it lives, and the copy would be an ordinary read.
+ */
+function copyRefusal(run: TaskRun, tree: string, source: string): string | undefined {
+  const deny = loadSettings(source, run.home).permissions?.deny ?? []
+  const covered = coveredEntry(tree, { deny, home: run.env.HOME ?? homedir(), reinHome: run.home, judgeAs: source })
+  if (!covered) return undefined
+  const what = run.task.source.kind === 'dir' ? 'cwd' : 'repo'
+  const inside = relative(source, covered.path) || '.'
+  return `task ${run.task.id}: its ${what} ${source} holds ${inside}, which may not be read (${covered.why}); a copy would make it readable, so the task was not run. Point ${what} at a folder without it.`
 }
 
 /** The outcome of the task's session so far, or undefined when it has none yet. */

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { cp, mkdir, rm, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
+import { childEnv } from '../tools/child-env.js'
 import type { BatchTask } from './task.js'
 
 /**
@@ -13,12 +14,24 @@ export function workspacePath(root: string, task: Pick<BatchTask, 'id'>): string
   return join(root, task.id)
 }
 
-/** Creates the task's workspace from its source (replacing a half-made one) and returns its path. */
-export async function prepareWorkspace(root: string, task: BatchTask): Promise<string> {
+/**
+ * Says why a tree may not be copied (an entry the read rules cover where it lives, see docs/fleet.md), or undefined.
+ * `tree` is what would be copied; `source` where it is judged (a clone is judged by its source repository).
+ */
+export type CopyRefusal = (tree: string, source: string) => string | undefined
+
+/**
+ * Creates the task's workspace from its source (replacing a half-made one) and returns its path. With `refuse`, a
+ * source holding a file the read rules cover is not copied (a clone of one is removed again): the promise rejects with
+ * the refusal's sentence.
+ */
+export async function prepareWorkspace(root: string, task: BatchTask, refuse?: CopyRefusal): Promise<string> {
   const dir = workspacePath(root, task)
   await rm(dir, { recursive: true, force: true })
   await mkdir(root, { recursive: true })
   if (task.source.kind === 'dir') {
+    const refused = refuse?.(task.source.path, task.source.path)
+    if (refused) throw new Error(refused)
     await cp(task.source.path, dir, { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false }).catch((error: unknown) => {
       throw new Error(`cannot copy ${task.source.kind === 'dir' ? task.source.path : ''} for task ${task.id}: ${(error as Error).message}.`)
     })
@@ -27,6 +40,12 @@ export async function prepareWorkspace(root: string, task: BatchTask): Promise<s
   const { repo, commit } = task.source
   await git(['clone', '--quiet', '--no-checkout', '--', repo, dir], root, `clone ${repo} for task ${task.id}`)
   await git(['checkout', '--quiet', '--detach', commit ?? 'HEAD', '--'], dir, `check out ${commit ?? 'HEAD'} of ${repo} for task ${task.id}`)
+  // A repository on this machine is judged where it lives; one reached over the network holds nothing of this machine's.
+  const refused = isAbsolute(repo) ? refuse?.(dir, repo) : undefined
+  if (refused) {
+    await rm(dir, { recursive: true, force: true })
+    throw new Error(refused)
+  }
   return dir
 }
 
@@ -35,7 +54,7 @@ export async function workspaceExists(root: string, task: Pick<BatchTask, 'id'>)
   return (await stat(workspacePath(root, task)).catch(() => undefined))?.isDirectory() === true
 }
 
-/** Runs the task's `setup` command in its workspace with `sh -c`; rejects with one sentence when it fails. */
+/** Runs the task's `setup` command in its workspace with `sh -c` in `env` (already without secrets); rejects with one sentence when it fails. */
 export function runSetup(dir: string, task: BatchTask, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('sh', ['-c', task.setup ?? 'true'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] })
@@ -64,7 +83,7 @@ function git(args: string[], cwd: string, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.ext.allow=never', ...args], {
       cwd,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+      env: childEnv(process.env, { set: { GIT_TERMINAL_PROMPT: '0' } }),
       stdio: ['ignore', 'ignore', 'pipe'],
     })
     let stderr = ''

@@ -136,6 +136,18 @@ export function modelInfo(id: string, overrides: Record<string, ModelOverride> =
 }
 
 /**
+ * True when `model` costs more than `than` for some kind of token at some hour (off-peak or peak): a file that may
+ * only narrow what a run spends may not switch to it.
+ */
+export function costsMore(model: ModelInfo, than: ModelInfo): boolean {
+  const hours: [Prices, Prices][] = [
+    [model.prices, than.prices],
+    [model.peakPrices ?? model.prices, than.peakPrices ?? than.prices],
+  ]
+  return hours.some(([a, b]) => a.cacheHit > b.cacheHit || a.cacheMiss > b.cacheMiss || a.output > b.output)
+}
+
+/**
  * DeepSeek's peak hours: 01:00–04:00 and 06:00–10:00 UTC, Monday to Friday. Every other hour is off-peak.
  * `time` is milliseconds since the epoch.
  */

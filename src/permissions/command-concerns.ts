@@ -5,7 +5,7 @@ import { protectedReason, type ProtectedContext } from './protected-paths.js'
 import { literalBase } from './read-guard.js'
 import type { MatchContext } from './rule-match.js'
 import type { Rule } from './rules.js'
-import type { SplitCommand } from './shell-split.js'
+import { UNICODE_SPACE, type SplitCommand } from './shell-split.js'
 
 export interface ConcernContext extends MatchContext, ProtectedContext {
   /** Directories a deny rule (or Rein's home) protects: a glob or recursion that could reach into one cannot be judged. */
@@ -29,7 +29,12 @@ const PROC_SECRET = /^\/proc\/.*\/(environ|mem)$/
  * make bash reach paths the text does not show (a variable, `~`, a glob, a recursion, a redirected input) or read a
  * process's environment or memory, or write a protected path. Such a command is never allowed by an allow rule alone.
  */
-export function commandConcern(command: SplitCommand, ctx: ConcernContext): string | undefined {
+export function commandConcern(command: SplitCommand & { raw?: string }, ctx: ConcernContext): string | undefined {
+  const space = command.raw?.match(UNICODE_SPACE)?.[0]
+  if (space) {
+    const code = `U+${space.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
+    return `it holds the Unicode space ${code}, which bash does not split words at, so the rules cannot see the command bash would run`
+  }
   const args = command.parts.flatMap((p) => p.words.slice(1))
   const targets = command.redirects.map((r) => r.target)
   for (const word of [...args, ...targets]) {

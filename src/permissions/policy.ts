@@ -56,7 +56,9 @@ export interface PermissionPolicy extends Extension {
  *    a hard link to a file one covers, Rein's own home) → deny, in every mode, bypass included;
  * 2. mode bypass → allow;
  * 3. plan mode: tools that read or fetch are judged as usual; write and edit are denied; commands and unknown (MCP)
- *    tools are denied unless an allow rule covers them (for a command: every part), since the user vouched for those;
+ *    tools are denied unless one of the user's own allow rules covers them (for a command: every part), since the user
+ *    vouched for those; a temporary grant (a skill's or custom command's `allowed-tools`) never does, so only the
+ *    plan's approval widens plan mode;
  * 4. an ask rule covers the call → ask;
  * 5. write/edit of a protected path (`.git/`, `.rein/`, … and Rein's home) → ask, whatever the rules and mode;
  * 6. write/edit outside the workspace (real path, symlinks resolved) → allow only by an allow rule naming the real
@@ -77,7 +79,9 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   const match: MatchContext = { cwd, home: options.home ?? homedir(), workspaceTrusted: options.workspaceTrusted === true }
   const reinHomeDir = path.resolve(options.reinHome ?? reinHome())
   const reinHomes = [...new Set([reinHomeDir, realPathOf(reinHomeDir)])]
-  const currentAllow = () => [...allow, ...parse(sessionAllow), ...parse(options.grantedAllow?.() ?? [])]
+  // The user's own rules: settings, `--allow`, "allow always". Only these vouch for a command or MCP tool in plan mode.
+  const standingAllow = () => [...allow, ...parse(sessionAllow)]
+  const currentAllow = () => [...standingAllow(), ...parse(options.grantedAllow?.() ?? [])]
   const guard = createReadGuard({ deny, allow: currentAllow, match, reinHome: reinHomeDir })
   const bases = deniedBases(deny, match, reinHomes)
   const touched = (word: string) => touchedPath(cwd, word, match.home)
@@ -103,9 +107,9 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     const asked = ask.find((r) => ruleMatches(r, facts, match))
     const concern = facts.command && commandConcern(facts.command, { ...match, reinHome: reinHomes, deniedBases: bases, touched })
     const bareBash = allowRules.some((r) => r.tool === 'Bash' && r.pattern === undefined)
-    const allowedBy = (extra?: Partial<MatchContext>) => {
+    const allowedBy = (extra?: Partial<MatchContext>, rulesToUse: Rule[] = allowRules) => {
       if (concern && !bareBash) return undefined
-      const rules = allowingRules(allowRules, facts, { ...match, ...extra })
+      const rules = allowingRules(rulesToUse, facts, { ...match, ...extra })
       return rules ? { text: rules.map((r) => r.text).join(', ') } : undefined
     }
     const question = (why: string): PreToolDecision => ({ action: 'ask', reason: `${describeCall(call, cwd)}${why}` })
@@ -119,7 +123,8 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     }
     if (facts.category === 'free') return { action: 'allow' }
     if (mode === 'plan' && facts.category !== 'fetch') {
-      const vouched = facts.category !== 'edit' && !asked && allowedBy()
+      // Plan mode is absolute: a temporary grant (a skill's or command's allowed-tools) never vouches here.
+      const vouched = facts.category !== 'edit' && !asked && allowedBy(undefined, standingAllow())
       return vouched ? { action: 'allow', reason: `rule ${vouched.text}` } : { action: 'deny', reason: planModeMessage(call) }
     }
     if (asked) return question(` (the rule ${asked.text} asks)`)

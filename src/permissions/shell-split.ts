@@ -9,7 +9,8 @@ export interface CommandPart {
 /**
  * A command line split at `&&`, `||`, `;`, `|`, `&` and newlines. `opaque` is set when some of what bash would run
  * cannot be seen in the parts: command substitution (`$(…)`, backticks), process substitution, subshells, here
- * documents, a command name taken from a variable, or output redirected to a file. An opaque command is never
+ * documents, a command name taken from a variable, output redirected to a file, or a Unicode space character (see
+ * `UNICODE_SPACE`: the words the parser sees are not the words bash runs). An opaque command is never
  * allowed by rules, only by mode or an explicit bare `Bash` rule; deny rules still apply to the parts that are seen.
  */
 export interface SplitCommand {
@@ -32,13 +33,20 @@ export interface Redirect {
   target: string
 }
 
+/**
+ * Space characters other than ASCII space, tab and line breaks (no-break space U+00A0, U+1680, U+2000–U+200A,
+ * U+2028, U+2029, U+202F, U+205F, U+3000, the byte-order mark U+FEFF). The parser splits words at them; bash does
+ * not, so `echo<U+00A0>hi` would look like `echo hi` to a rule while bash runs another command.
+ */
+export const UNICODE_SPACE = /[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/
+
 const SEPARATORS = new Set(['&&', '||', ';', '|', '&', '|&', ';;'])
 const OUTPUT_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>'])
 
 export function splitCommand(command: string): SplitCommand {
   // A backslash-newline is a line continuation; any other newline separates commands.
   const joined = command.replace(/\\\r?\n/g, '')
-  let opaque = /\$\(|`|<\(|>\(/.test(joined)
+  let opaque = /\$\(|`|<\(|>\(/.test(joined) || UNICODE_SPACE.test(joined)
   let tokens: ParseEntry[]
   try {
     // Variables stay as written (`$HOME`): the policy judges the text the model wrote, not our environment.

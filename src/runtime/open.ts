@@ -10,14 +10,15 @@ import { sessionHistory } from '../checkpoints/rewind-history.js'
 import { checkpointConfig } from '../checkpoints/settings.js'
 import { Compactor } from '../compaction/compactor.js'
 import { loadingRefusal } from '../config/read-guard.js'
-import { loadSettings, type Settings } from '../config/settings.js'
+import { subagentLimits } from '../config/limits.js'
+import { loadSettingsReport, type Settings } from '../config/settings.js'
 import { fileChanges } from '../context/file-changes.js'
 import { runtimeContext } from '../context/runtime.js'
 import { systemPrompt } from '../context/system-prompt.js'
 import { workspaceInstructions } from '../context/workspace.js'
 import { loadHooks } from '../hooks/index.js'
 import type { Effort, ModelAdapter } from '../llm/adapter.js'
-import { modelInfo, type ModelInfo } from '../llm/catalog.js'
+import { costsMore, modelInfo, type ModelInfo } from '../llm/catalog.js'
 import { createAdapter } from '../llm/create.js'
 import { resolveApiKey } from '../llm/credentials.js'
 import type { McpServerConfig } from '../mcp/config.js'
@@ -92,7 +93,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const home = options.home ?? reinHome(env)
   const cwd = resolve(options.cwd)
   const trust = workspaceTrust({ cwd, home, once: options.trustProject })
-  const settings = loadSettings(cwd, home, { workspaceTrusted: trust.trusted })
+  const { settings, ignoredLimits } = loadSettingsReport(cwd, home, { workspaceTrusted: trust.trusted })
   refuseRetired(options.model ?? settings.model, settings)
   const problems: string[] = []
   const report = (message: string): void => {
@@ -102,7 +103,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
   const store = await openStore({ home, env, flag: options.store })
   const { session, start } = await openSession(store, cwd, options, { amendRepair: repairAcrossChildren(store, modelOverrides(settings)) })
-  const commitGuard = createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv })))
+  const commitGuard = createCommitGuard(createRedactor(secretValues({ env, home, secretEnv: settings.secretEnv, stores: [options.store, storeSetting(settings)] })))
   session.setCommitGuard(commitGuard)
 
   const model = chooseModel(options.model, settings, session)
@@ -131,7 +132,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   }
   const hooks = loadHooks(hookOptions)
   hooks.problems.forEach(report)
-  const ignored = ignoredGrants(trust, { hookHashes: hooks.untrusted.map((h) => h.hash), servers: untrustedServers })
+  const ignored = ignoredGrants(trust, { hookHashes: hooks.untrusted.map((h) => h.hash), servers: untrustedServers, limits: ignoredLimits })
   const trustNotice = untrustedNotice(trust, ignored)
   if (trustNotice) report(trustNotice)
 
@@ -153,6 +154,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const toolState = createToolState({
     spillDir: join(home, 'spill', session.id),
     secretEnv: settings.secretEnv ?? [],
+    passEnv: settings.passEnv ?? [],
     allowPrivateNetwork: settings.webFetch?.allowPrivate === true,
   })
   policy.guardTools(toolState)
@@ -167,6 +169,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     report,
     secretEnv: settings.secretEnv,
     knownModel: (id) => id in modelOverrides(settings),
+    dearer: (id, than) => costsMore(modelInfo(id, modelOverrides(settings)), modelInfo(than, modelOverrides(settings))),
     approvePlan: options.approvePlan,
   })
 
@@ -176,6 +179,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     home,
     userHome: env.HOME ?? homedir(),
     settings,
+    limits: subagentLimits(settings),
     store,
     adapter,
     toolState,
@@ -185,6 +189,9 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     parent: () => agentRef as Agent,
     hooks: { child: () => loadHooks(hookOptions).extension, start: hooks.runSubagentStart, stop: hooks.runSubagentStop },
     modelOverrides: modelOverrides(settings),
+    maxSteps: options.maxSteps,
+    trusted: trust.trusted,
+    notify: (message) => agentRef?.notify('warning', message),
   })
   subagents.problems.forEach(report)
 
@@ -214,6 +221,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     permissionMode: mode,
     start,
     maxSteps: options.maxSteps,
+    stepBudget: subagents.budget.parent,
     permissionNeeded: (call) => permissionNeededMessage(call),
     extensions: [
       ...workflow.first,
@@ -252,6 +260,12 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
 export async function openAgent(options: OpenAgentOptions): Promise<Agent> {
   return (await openAgentWithContext(options)).agent
+}
+
+/** The `store.url` setting, a secret like the key when it carries a password. */
+function storeSetting(settings: Settings): string | undefined {
+  const store = settings.store as { url?: unknown } | undefined
+  return typeof store?.url === 'string' ? store.url : undefined
 }
 
 /** Tells `onRefused` of every call refused because no front end was attached to ask. */

@@ -22,6 +22,8 @@ export interface WorkflowOptions {
   secretEnv?: readonly string[]
   /** Model ids settings add to the catalog, which a command's `model` may name. */
   knownModel: (id: string) => boolean
+  /** Whether `model` costs more than `than` (the catalog's prices with the user's overrides). */
+  dearer?: (model: string, than: string) => boolean
   approvePlan?: PlanApproval
   /** Told one sentence per malformed command or skill file found at start. */
   report: (message: string) => void
@@ -43,7 +45,7 @@ export function workflowExtensions(options: WorkflowOptions): { first: Extension
   problems.forEach(options.report)
   return {
     first: [
-      customCommands({ cwd, reinHome: home, userHome, trusted, policy: options.policy, grants, env, secretEnv: options.secretEnv, knownModel: options.knownModel, refuses }),
+      customCommands({ cwd, reinHome: home, userHome, trusted, policy: options.policy, grants, env, secretEnv: options.secretEnv, knownModel: options.knownModel, dearer: options.dearer, refuses }),
     ],
     after: [listing, planMode({ toolState, approve: options.approvePlan })],
   }

@@ -24,6 +24,8 @@ export interface CustomCommandOptions {
   knownModel?: (id: string) => boolean
   /** The read guard every command file passes (`ReadGuard.refusesLoading`; see `loadCommands`). */
   refuses: Refusal
+  /** Whether `model` costs more than `than`: a workspace command in an untrusted workspace may not switch to such a model. */
+  dearer?: (model: string, than: string) => boolean
 }
 
 /** `/name args` in a prompt that is exactly one text block. */
@@ -76,7 +78,7 @@ export function customCommands(options: CustomCommandOptions): Extension {
       } else if (command.allowedTools.length) {
         agent.notify('info', `/${command.name} lists allowed-tools, which a workspace command gets only in a trusted workspace; its tools ask as usual.`)
       }
-      applyModel(command, agent)
+      applyModel(command, agent, mayWiden)
       const expanded: EnteringMessage = {
         ...message,
         content: [{ type: 'text', text: expansion.text }],
@@ -93,10 +95,14 @@ export function customCommands(options: CustomCommandOptions): Extension {
     },
   }
 
-  function applyModel(command: CustomCommand, agent: ExtensionContext): void {
+  function applyModel(command: CustomCommand, agent: ExtensionContext, trustedCommand: boolean): void {
     if (!command.model || command.model === agent.model) return
     if (!isKnownModel(command.model) && !options.knownModel?.(command.model)) {
       agent.notify('info', `/${command.name} asks for the model ${command.model}, which is not a model Rein knows; it runs with ${agent.model}.`)
+      return
+    }
+    if (!trustedCommand && options.dearer?.(command.model, agent.model)) {
+      agent.notify('warning', `/${command.name} asks for the model ${command.model}, which costs more than ${agent.model}; a workspace command may choose it only once the workspace is trusted, so it runs with ${agent.model}.`)
       return
     }
     restoreModel = agent.model

@@ -11,6 +11,7 @@ import { toolSchemas } from '../tools/registry.js'
 import { errorOutput, type AnyTool, type ToolContext, type ToolOutput, type ToolState } from '../tools/tool.js'
 import { childSystemPrompt, type AgentType } from './agent-types.js'
 import { summarizeChild, type ChildSummary } from './child-log.js'
+import type { TreeBudget } from './budget.js'
 import { Pool } from './pool.js'
 import { readOnlyBashTool } from './read-only-bash.js'
 
@@ -54,6 +55,17 @@ export interface SubagentHostOptions {
   /** How many children of this parent run at once (`parallel` is the width of a nested host's own pool). */
   pool: Pool
   parallel: number
+  /** Shared by the whole tree: children per turn and per run, and the tree's model requests (`--max-turns`). */
+  budget: TreeBudget
+  /** Model requests of one child's turn (`subagents.maxSteps`). */
+  childSteps: number
+  /** Told, once per distinct sentence, when a limit refuses a child: the user reads what bounded the run. */
+  onLimit?: (message: string) => void
+  /**
+   * Why a type may not run on the model it names instead of `current` (a workspace agent file in an untrusted
+   * workspace asking for a dearer model), or undefined when it may. A refused child runs on `current`.
+   */
+  refuseModel?: (type: AgentType, model: string, current: string) => string | undefined
   /** The extensions a child runs with (the parent's permission policy, PreToolUse hooks, workspace instructions). */
   extensions: (child: Session) => Extension[]
   toolState: (childId: string) => ToolState
@@ -109,6 +121,11 @@ export class SubagentHost {
       const names = [...this.options.types.keys()].sort().join(', ')
       return errorOutput(`Error: there is no subagent type "${name}". Types: ${names}.`)
     }
+    const refused = this.options.budget.claimChild()
+    if (refused) {
+      this.options.onLimit?.(refused.replace(/^Error: /, 'Subagent limit: '))
+      return errorOutput(refused)
+    }
     let release: () => void
     try {
       release = await this.options.pool.acquire(ctx.signal)
@@ -163,9 +180,11 @@ export class SubagentHost {
         tools: this.childTools(type, parent.toolList),
         schemas: toolSchemas,
         system: childSystemPrompt(type, parent.session.cwd),
-        config: { ...parent.config, ...(type.model ? { model: type.model } : {}) },
+        config: { ...parent.config, model: this.modelOf(type, parent.config.model) },
         toolState,
         permissionMode: parent.permissionMode,
+        maxSteps: this.options.childSteps,
+        stepBudget: this.options.budget.child,
         extensions: this.options.extensions(child),
         onClose: () => this.options.disposeToolState(toolState),
       })
@@ -225,6 +244,15 @@ export class SubagentHost {
       if (reason === undefined) return summary
       agent.steer(reason, { kind: 'hook', event: 'SubagentStop' })
     }
+  }
+
+  /** The model a child of `type` runs on: the type's own, unless it may not choose it here (then the parent's). */
+  private modelOf(type: AgentType, current: string): string {
+    if (!type.model || type.model === current) return current
+    const refused = this.options.refuseModel?.(type, type.model, current)
+    if (!refused) return type.model
+    this.options.onLimit?.(refused)
+    return current
   }
 
   private childTools(type: AgentType, parentTools: readonly AnyTool[]): AnyTool[] {

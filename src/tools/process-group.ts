@@ -4,12 +4,12 @@ import type { Readable } from 'node:stream'
 import { BUILTIN_SECRET_ENV, childEnv } from './child-env.js'
 import type { ToolState } from './tool.js'
 
-/** Always withheld from commands the model runs: the harness's own key. Settings may name more (`secretEnv`). */
+/** Always withheld from commands the model runs: Rein's and the store's credentials. Settings may name more (`secretEnv`). */
 export const ALWAYS_SECRET = BUILTIN_SECRET_ENV
 
 /** The environment a model-run command sees: ours, less every secret (`childEnv`), with pagers and colours turned off. */
 export function commandEnv(state: ToolState): NodeJS.ProcessEnv {
-  return childEnv(process.env, { secretEnv: [...state.secretEnv], set: { NO_COLOR: '1', PAGER: 'cat', GIT_PAGER: 'cat' } })
+  return childEnv(process.env, { secretEnv: [...state.secretEnv], passEnv: [...(state.passEnv ?? [])], set: { NO_COLOR: '1', PAGER: 'cat', GIT_PAGER: 'cat' } })
 }
 
 export type CommandProcess = ChildProcessByStdio<null, Readable, Readable>

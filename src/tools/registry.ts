@@ -69,8 +69,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 export interface ToolStateOptions {
   spillDir: string
-  /** Variables never passed to commands, besides DEEPSEEK_API_KEY. */
+  /** Variables never passed to commands, besides the built-in list (src/tools/child-env.ts). */
   secretEnv?: Iterable<string>
+  /** Variables whose names look like secrets that commands still receive (settings `passEnv`). */
+  passEnv?: Iterable<string>
   /** Lets web_fetch reach private and loopback addresses (settings `webFetch.allowPrivate`). */
   allowPrivateNetwork?: boolean
 }
@@ -83,6 +85,7 @@ export function createToolState(options: ToolStateOptions): ToolState {
     spillDir: options.spillDir,
     extra,
     secretEnv: new Set([...ALWAYS_SECRET, ...(options.secretEnv ?? [])]),
+    passEnv: new Set(options.passEnv ?? []),
   }
 }
 

@@ -100,6 +100,8 @@ export interface ToolState {
   extra: Map<string, unknown>
   /** Names of environment variables never passed to child processes. */
   secretEnv: Set<string>
+  /** Names that look like secrets but that commands receive all the same (settings `passEnv`). */
+  passEnv?: Set<string>
 }
 
 /**

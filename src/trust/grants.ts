@@ -1,6 +1,7 @@
 import { readFileSync, realpathSync } from 'node:fs'
-import { NARROWING_MODES, settingsFiles } from '../config/settings.js'
 import { readHookFile } from '../hooks/catalog.js'
+import { raisedLimits } from '../config/limits.js'
+import { NARROWING_MODES, settingsFiles, type Settings } from '../config/settings.js'
 import { hookFiles } from '../hooks/discovery.js'
 import { parseHookFile } from '../hooks/config-file.js'
 import { readProjectMcpFile } from '../mcp/load.js'
@@ -12,7 +13,7 @@ import { skillAndCommandGrants } from '../skills/trust-grants.js'
  * grant is inert. `value` is what the hash covers; `label` is how the grant is shown to a person.
  */
 export interface Grant {
-  kind: 'allow' | 'defaultMode' | 'additionalDirectory' | 'privateNetwork' | 'hook' | 'mcpServer' | 'command' | 'skill'
+  kind: 'allow' | 'defaultMode' | 'additionalDirectory' | 'privateNetwork' | 'passEnv' | 'limit' | 'hook' | 'mcpServer' | 'command' | 'skill'
   /** The file that defines it, absolute. */
   file: string
   label: string
@@ -53,8 +54,16 @@ export function settingsGrants(settings: unknown, file: string): Grant[] {
   for (const dir of Array.isArray(permissions.additionalDirectories) ? permissions.additionalDirectories : []) {
     grants.push({ kind: 'additionalDirectory', file, label: `additional directory ${JSON.stringify(dir)}`, value: dir })
   }
+  for (const name of Array.isArray(settings.passEnv) ? settings.passEnv : []) {
+    grants.push({ kind: 'passEnv', file, label: `passing ${JSON.stringify(name)} on to commands`, value: name })
+  }
   if (isRecord(settings.webFetch) && settings.webFetch.allowPrivate === true) {
     grants.push({ kind: 'privateNetwork', file, label: 'web_fetch to private addresses', value: true })
+  }
+  // A limit set above its default (or a model's prices, or its output or window above the catalog's).
+  for (const raised of raisedLimits(settings as Settings, {}, file)) {
+    const kept = raised.kept === undefined ? '' : ` (default ${raised.kept})`
+    grants.push({ kind: 'limit', file, label: `${raised.name} ${JSON.stringify(raised.value)}${kept}`, value: { name: raised.name, value: raised.value } })
   }
   if (isRecord(settings.mcpServers)) {
     for (const [name, raw] of Object.entries(settings.mcpServers)) {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { credentialsPath } from '../llm/credentials.js'
-import { BUILTIN_SECRET_ENV } from '../tools/child-env.js'
+import { BUILTIN_SECRET_ENV, looksSecret, urlPassword } from '../tools/child-env.js'
 
 /** What a redacted secret reads as in the log and in live output. */
 export const REDACTED = '[redacted]'
@@ -12,16 +12,30 @@ export const REDACTED = '[redacted]'
 export const MIN_SECRET_LENGTH = 8
 
 /**
- * The secret values to keep out of the log: the values of the secret variables (built in and `secretEnv`) in
- * `env`, and every value in the credentials file (`KEY=value` lines or a bare key).
+ * The secret values to keep out of the log: the values of the secret variables in `env` (built in, `secretEnv`, and
+ * every name that looks like a secret, src/tools/child-env.ts), every value in the credentials file (`KEY=value` lines
+ * or a bare key), the store URLs Rein was given (`stores`: the `--store` flag, the `store.url` setting), and the
+ * password inside each of those that is a URL (`postgres://rein:<password>@…`).
  */
-export function secretValues(options: { env: NodeJS.ProcessEnv; home: string; secretEnv?: readonly string[] }): string[] {
+export function secretValues(options: {
+  env: NodeJS.ProcessEnv
+  home: string
+  secretEnv?: readonly string[]
+  stores?: readonly (string | undefined)[]
+}): string[] {
   const values = new Set<string>()
-  for (const name of [...BUILTIN_SECRET_ENV, ...(options.secretEnv ?? [])]) {
-    const value = options.env[name]?.trim()
-    if (value) values.add(value)
+  const add = (raw: string | undefined): void => {
+    const value = raw?.trim()
+    if (!value) return
+    values.add(value)
+    const password = urlPassword(value)
+    if (password) values.add(password)
   }
-  for (const value of credentialsFileValues(options.home)) values.add(value)
+  const named = new Set([...BUILTIN_SECRET_ENV, ...(options.secretEnv ?? [])])
+  for (const [name, value] of Object.entries(options.env)) if (named.has(name) || looksSecret(name)) add(value)
+  for (const value of Object.values(options.env)) if (value && urlPassword(value)) add(value)
+  options.stores?.forEach(add)
+  for (const value of credentialsFileValues(options.home)) add(value)
   return [...values].filter((value) => value.length >= MIN_SECRET_LENGTH)
 }
 

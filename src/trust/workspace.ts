@@ -80,18 +80,25 @@ function quoteArg(path: string): string {
 }
 
 /**
- * The grants that did not take effect in an untrusted workspace: every permission grant, and the hooks and MCP
- * servers that were not trusted one by one (`rein hooks trust`, `rein mcp trust`).
+ * The grants that did not take effect in an untrusted workspace: every permission grant, the hooks and MCP servers
+ * that were not trusted one by one (`rein hooks trust`, `rein mcp trust`), and the limits that were kept from rising.
  */
 export function ignoredGrants(
   trust: WorkspaceTrust,
-  skipped: { hookHashes: readonly string[]; servers: readonly { name: string; file: string }[] },
+  skipped: {
+    hookHashes: readonly string[]
+    servers: readonly { name: string; file: string }[]
+    /** The limits loadSettings kept from rising (a project may lower one below the user's own without trust). */
+    limits?: readonly { name: string; file: string }[]
+  },
 ): Grant[] {
   if (trust.trusted) return []
   const hooks = new Set(skipped.hookHashes)
   const servers = new Set(skipped.servers.map((server) => `${server.file}\0${server.name}`))
+  const limits = new Set((skipped.limits ?? []).map((limit) => `${limit.file}\0${limit.name}`))
   return trust.grants.filter((grant) => {
     if (grant.kind === 'hook') return hooks.has(grant.value as string)
+    if (grant.kind === 'limit') return limits.has(`${grant.file}\0${(grant.value as { name: string }).name}`)
     if (grant.kind === 'mcpServer') return servers.has(`${grant.file}\0${(grant.value as { name: string }).name}`)
     return true
   })

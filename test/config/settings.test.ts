@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { addLocalAllowRule, loadSettings, SettingsError } from '../../src/config/settings.js'
+import { addLocalAllowRule, loadSettings, loadSettingsReport, SettingsError } from '../../src/config/settings.js'
+import { LIMITS } from '../../src/config/limits.js'
+import { DEFAULT_STOP_LIMITS } from '../../src/hooks/stop-guard.js'
 
 let root: string
 let cwd: string
@@ -118,4 +120,42 @@ describe('settings', () => {
     expect(() => addLocalAllowRule(cwd, 'Bash(ls)')).toThrow(SettingsError)
     expect(readFileSync(localFile(), 'utf8')).toBe('{ broken')
   })
+})
+
+describe('limits in an untrusted project file', () => {
+  it('keep a lowered limit and drop a raised one, naming it', () => {
+    put(projectFile(), { subagents: { maxDepth: 3, parallel: 2 }, stopHooks: { maxContinuations: 50, maxIdenticalReasons: 1 } })
+    const { settings, ignoredLimits } = loadSettingsReport(cwd, home)
+    expect(settings.subagents).toEqual({ parallel: 2 })
+    expect(settings.stopHooks).toEqual({ maxIdenticalReasons: 1 })
+    expect(ignoredLimits.map((i) => [i.name, i.value, i.kept])).toEqual([
+      ['subagents.maxDepth', 3, 1],
+      ['stopHooks.maxContinuations', 50, 8],
+    ])
+  })
+
+  it("compare with the user's own value: a project may lower a raised user limit but not pass it", () => {
+    put(userFile(), { subagents: { maxDepth: 4 } })
+    put(projectFile(), { subagents: { maxDepth: 3 } })
+    put(localFile(), { subagents: { maxDepth: 5 } })
+    const { settings, ignoredLimits } = loadSettingsReport(cwd, home)
+    expect(settings.subagents?.maxDepth).toBe(3)
+    expect(ignoredLimits.map((i) => [i.name, i.value, i.kept])).toEqual([['subagents.maxDepth', 5, 3]])
+  })
+
+  it('may not reprice a model or raise its output cap, but may lower it', () => {
+    put(projectFile(), { models: { 'deepseek-flash': { prices: { output: 0 }, maxOutput: 1000, contextWindow: 99_999_999, compactAt: 0.5 } } })
+    const { settings, ignoredLimits } = loadSettingsReport(cwd, home)
+    expect(settings.models?.['deepseek-flash']).toEqual({ maxOutput: 1000, compactAt: 0.5 })
+    expect(ignoredLimits.map((i) => i.name)).toEqual(['models.deepseek-flash.prices', 'models.deepseek-flash.contextWindow'])
+  })
+
+  it('take effect as written once the workspace is trusted', () => {
+    put(projectFile(), { subagents: { maxDepth: 3, parallel: 16 } })
+    expect(loadSettings(cwd, home, { workspaceTrusted: true }).subagents).toEqual({ maxDepth: 3, parallel: 16 })
+  })
+})
+
+it('the limits table holds the same Stop-hook defaults the hooks use', () => {
+  expect([LIMITS['stopHooks.maxContinuations'], LIMITS['stopHooks.maxIdenticalReasons']]).toEqual([DEFAULT_STOP_LIMITS.maxContinuations, DEFAULT_STOP_LIMITS.maxIdenticalReasons])
 })

@@ -130,7 +130,8 @@ describe('custom commands from -p', () => {
   it('a command’s model applies to its turn only, and the next prompt runs on the session’s model again', async () => {
     writeFileSync(join(ws.cwd, '.claude/commands/deep.md'), '---\nmodel: deepseek-v4-pro\n---\nThink hard about $ARGUMENTS\n')
     mock.push({ text: 'ok' }, { text: 'ok' })
-    const rpc = new ReinRpc(['--cwd', ws.cwd, '--model', 'deepseek-v4-flash'], envFor(mock, ws))
+    // A workspace command may pick a dearer model only in a trusted workspace (test/security/limit-attacks.test.ts).
+    const rpc = new ReinRpc(['--cwd', ws.cwd, '--model', 'deepseek-v4-flash', '--trust-project'], envFor(mock, ws))
     try {
       await rpc.prompt('/deep caching')
       await rpc.prompt('plain')

@@ -106,10 +106,11 @@ describe('rein -p with subagents', () => {
 
   it("json's result counts the children: total cost is the sum of all three logs, children's usage and cost apart, their model in modelUsage", async () => {
     const box = sandbox()
-    mkdirSync(join(box.cwd, '.claude', 'agents'), { recursive: true })
-    // A custom type on another model than the parent's, so modelUsage must name both.
+    mkdirSync(join(box.home, 'agents'), { recursive: true })
+    // A custom type on another model than the parent's, so modelUsage must name both. It is the user's own file: a
+    // workspace's may not pick a dearer model until trusted (test/security/limit-attacks.test.ts).
     writeFileSync(
-      join(box.cwd, '.claude', 'agents', 'finder.md'),
+      join(box.home, 'agents', 'finder.md'),
       '---\nname: finder\ndescription: Finds a word\ntools: Grep\nmodel: deepseek-v4-pro\n---\nYou find words and say where they are.\n',
     )
     const script = twoExplorers(box.cwd).map((step) => (step.system === childOf('explore') ? { ...step, system: childOf('finder') } : step))

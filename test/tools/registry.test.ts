@@ -40,8 +40,8 @@ describe('tool registry', () => {
     expect(bytes / 4).toBeLessThan(1800)
   })
 
-  it('always withholds DEEPSEEK_API_KEY and adds the configured secrets', () => {
+  it('always withholds the built-in secrets (the key, the store) and adds the configured ones', () => {
     const state = createToolState({ spillDir: '/tmp/x', secretEnv: ['A_TOKEN'] })
-    expect([...state.secretEnv].sort()).toEqual(['A_TOKEN', 'DEEPSEEK_API_KEY'])
+    expect([...state.secretEnv].sort()).toEqual(['A_TOKEN', 'DATABASE_URL', 'DEEPSEEK_API_KEY', 'PGPASSFILE', 'PGPASSWORD', 'PGSERVICEFILE', 'PGSSLKEY', 'REIN_STORE'])
   })
 })

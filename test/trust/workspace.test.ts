@@ -150,3 +150,41 @@ describe('settings of an untrusted workspace only narrow', () => {
     expect(settings.webFetch?.allowPrivate).toBe(true)
   })
 })
+
+describe('limits and passEnv a project sets', () => {
+  it('a limit above its default, a model price and passEnv are grants; lowering a limit is not', () => {
+    const p = place()
+    put(join(p.cwd, '.rein', 'settings.json'), {
+      subagents: { maxDepth: 8, parallel: 2 },
+      stopHooks: { maxContinuations: 40 },
+      models: { 'deepseek-flash': { prices: { output: 0 }, maxOutput: 100 } },
+      passEnv: ['GITHUB_TOKEN'],
+    })
+    expect(workspaceGrants(p).map((g) => `${g.kind}: ${g.label}`)).toEqual([
+      'passEnv: passing "GITHUB_TOKEN" on to commands',
+      'limit: subagents.maxDepth 8 (default 1)',
+      'limit: stopHooks.maxContinuations 40 (default 8)',
+      'limit: models.deepseek-flash.prices {"output":0}',
+    ])
+  })
+
+  it('trusting covers a raised limit, and raising it further asks again', () => {
+    const p = place()
+    put(join(p.cwd, '.rein', 'settings.json'), { subagents: { maxDepth: 2 } })
+    trustWorkspace(p)
+    expect(workspaceTrust(p).trusted).toBe(true)
+    put(join(p.cwd, '.rein', 'settings.json'), { subagents: { maxDepth: 8 } })
+    expect(workspaceTrust(p)).toMatchObject({ trusted: false, status: 'changed' })
+  })
+
+  it("the notice names only the limits that were ignored: a project lowering the user's raised limit is not named", () => {
+    const p = place()
+    put(join(p.home, 'settings.json'), { subagents: { maxDepth: 4 } })
+    put(join(p.cwd, '.rein', 'settings.json'), { subagents: { maxDepth: 3, parallel: 9 } })
+    const trust = workspaceTrust(p)
+    const notice = untrustedNotice(trust, ignoredGrants(trust, { hookHashes: [], servers: [], limits: [{ name: 'subagents.parallel', file: join(p.cwd, '.rein', 'settings.json') }] }))
+    expect(notice).toContain('subagents.parallel 9 (default 4)')
+    expect(notice).not.toContain('maxDepth')
+    expect(loadSettings(p.cwd, p.home).passEnv).toBeUndefined()
+  })
+})

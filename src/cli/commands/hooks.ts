@@ -81,7 +81,8 @@ export function trustHooks(options: HooksCommandOptions): number {
 
 function workingDirectory(flag: string | undefined): string {
   const cwd = resolve(flag ?? process.cwd())
-  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`The working directory ${cwd} does not exist.`)
+  if (!existsSync(cwd)) throw new UsageError(`The working directory ${cwd} does not exist.`)
+  if (!statSync(cwd).isDirectory()) throw new UsageError(`The working directory ${cwd} is a file, not a directory; pass its folder to --cwd.`)
   return cwd
 }
 

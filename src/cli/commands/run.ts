@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { existsSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Effort } from '../../llm/adapter.js'
-import { MISSING_KEY_MESSAGE, resolveApiKey } from '../../llm/credentials.js'
+import { missingKeyMessage, resolveApiKey } from '../../llm/credentials.js'
 import { reinHome } from '../../store/home.js'
 import { PERMISSION_MODES, type PermissionMode } from '../../agent/types.js'
 import type { OpenAgentOptions } from '../../runtime/open.js'
@@ -102,7 +102,8 @@ async function run(words: string[], flags: RunFlags): Promise<number> {
     if (piped.trim()) prompt = prompt ? `${prompt}\n\n${piped}` : piped
   }
   if (!prompt.trim() && !streamInput) throw new UsageError('No prompt given: pass one after -p, or pipe it on standard input.')
-  if (!resolveApiKey(env, open.home ?? reinHome(env))) throw new UsageError(MISSING_KEY_MESSAGE)
+  const home = open.home ?? reinHome(env)
+  if (!resolveApiKey(env, home)) throw new UsageError(missingKeyMessage(home))
   const { runPrint } = await import('../print/print-mode.js')
   return runPrint({
     ...open,
@@ -116,7 +117,8 @@ async function run(words: string[], flags: RunFlags): Promise<number> {
 /** Turns the shared flags into `openAgent` options, checking what can be checked before anything starts. */
 export function agentOptions(flags: RunFlags): OpenAgentOptions {
   const cwd = resolve(flags.cwd ?? process.cwd())
-  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`The working directory ${cwd} does not exist.`)
+  if (!existsSync(cwd)) throw new UsageError(`The working directory ${cwd} does not exist.`)
+  if (!statSync(cwd).isDirectory()) throw new UsageError(`The working directory ${cwd} is a file, not a directory; pass its folder to --cwd.`)
   const picked = [flags.resume, flags.continue, flags.fork].filter(Boolean).length
   if (picked > 1) throw new UsageError('Use only one of --resume, --continue and --fork.')
   let fork: OpenAgentOptions['fork']

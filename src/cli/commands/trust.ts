@@ -50,7 +50,8 @@ export function revokeTrust(dir: string, options: TrustCommandOptions): number {
 
 function directory(arg: string | undefined): string {
   const dir = resolve(arg ?? process.cwd())
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`The directory ${dir} does not exist.`)
+  if (!existsSync(dir)) throw new UsageError(`The directory ${dir} does not exist.`)
+  if (!statSync(dir).isDirectory()) throw new UsageError(`${dir} is a file, not a directory; pass the workspace's folder.`)
   return dir
 }
 

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { childEnv } from '../../tools/child-env.js'
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import { PERMISSION_MODES } from '../../agent/types.js'
 import { storeChoice } from '../../runtime/open-store.js'
@@ -79,7 +80,7 @@ async function runWeb(flags: WebFlags): Promise<number> {
 function openBrowser(address: string): void {
   const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open'
   try {
-    const child = spawn(command, [address], { stdio: 'ignore', detached: true })
+    const child = spawn(command, [address], { stdio: 'ignore', detached: true, env: childEnv(process.env) })
     child.on('error', () => {
       // No browser opener on this machine (a server, a container): the address is printed above.
     })
