@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
 import type { Effort, Wire } from '../llm/adapter.js'
 import { writeFileAtomicSync } from '../fs/atomic-write.js'
+import { readConfigFile, type GateFolder } from '../fs/read-gate.js'
 import { modelEntrySchema } from '../llm/model-settings.js'
 import type { PermissionMode } from '../agent/types.js'
 import { parseRule } from '../permissions/rules.js'
@@ -163,7 +164,7 @@ export function loadSettingsReport(
     const real = realpathSync(file)
     if (seen.has(real)) continue
     seen.add(real)
-    let settings = readSettingsFile(file)
+    let settings = readSettingsFile(file, file === userFile ? ANYWHERE : { dir: cwd, base: cwd })
     if (file !== userFile && !options.workspaceTrusted) {
       const lowered = lowerOnlyLimits(inertProjectSettings(settings), merged as Settings, real)
       settings = lowered.settings
@@ -173,6 +174,9 @@ export function loadSettingsReport(
   }
   return { settings: merged as Settings, ignoredLimits }
 }
+
+/** The folder of a file that may be anywhere: the gate's other checks still hold. */
+const ANYWHERE: GateFolder = { dir: '/', base: '/' }
 
 /** Modes an untrusted project may still set: they only narrow what runs without asking. */
 export const NARROWING_MODES: readonly unknown[] = ['default', 'plan']
@@ -195,14 +199,19 @@ export function inertProjectSettings(settings: Settings): Settings {
   return out
 }
 
-/** Reads and validates one settings file. */
-export function readSettingsFile(file: string): Settings {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    throw new SettingsError(`Cannot read settings file ${file}: ${(error as Error).message}; fix its permissions.`, file)
+/**
+ * Reads and validates one settings file. `folder` is where it must really be (a project's `.rein/` files: the
+ * workspace, so a link out of it is refused); the user's own file may link anywhere (dotfile managers link it). Either
+ * way it must be a regular file, read without blocking on a pipe, at most 1 MiB (`readConfigFile`). A file the gate
+ * refuses stops Rein with one sentence, like a malformed one: skipping it could drop a deny rule the user relies on.
+ */
+export function readSettingsFile(file: string, folder: GateFolder = ANYWHERE): Settings {
+  const read = readConfigFile(file, folder)
+  if (read.kind === 'absent') return {}
+  if (read.kind === 'skipped') {
+    throw new SettingsError(`Settings file ${file} was not read: ${read.reason}. Replace it with a regular file and start Rein again.`, file)
   }
+  const text = read.bytes.toString('utf8')
   if (text.trim() === '') return {}
   let parsed
   try {
@@ -270,7 +279,7 @@ export function addLocalAllowRule(cwd: string, rule: string): void {
   const file = path.join(cwd, '.rein', 'settings.local.json')
   const parsedRule = parseRule(rule)
   if ('error' in parsedRule) throw new SettingsError(`Cannot save the rule: ${parsedRule.error}.`, file)
-  const current: Record<string, unknown> = existsSync(file) ? { ...readSettingsFile(file) } : {}
+  const current: Record<string, unknown> = { ...readSettingsFile(file, { dir: cwd, base: cwd }) }
   const permissions = isPlainObject(current.permissions) ? { ...current.permissions } : {}
   const allow = Array.isArray(permissions.allow) ? [...(permissions.allow as string[])] : []
   if (allow.includes(rule)) return

@@ -1,4 +1,5 @@
-import { readFileSync, realpathSync } from 'node:fs'
+import { realpathSync } from 'node:fs'
+import { readConfigFile } from '../fs/read-gate.js'
 import { readHookFile } from '../hooks/catalog.js'
 import { raisedLimits } from '../config/limits.js'
 import { NARROWING_MODES, settingsFiles, type Settings } from '../config/settings.js'
@@ -31,11 +32,14 @@ function realOrSelf(path: string): string {
 }
 
 /** Parsed JSON of a file, or undefined when it is missing or malformed (its own loader reports that). */
-function readJson(path: string): unknown {
+function readJson(path: string, cwd: string): unknown {
+  // Read as loadSettings reads a project file (inside the workspace, a regular file), so trust sees the same files.
+  const read = readConfigFile(path, { dir: cwd, base: cwd })
+  if (read.kind !== 'read') return undefined
   try {
-    return JSON.parse(readFileSync(path, 'utf8'))
+    return JSON.parse(read.bytes.toString('utf8'))
   } catch {
-    // Missing, unreadable or malformed: the settings, hooks and MCP loaders each report their own files.
+    // Malformed: the settings loader reports it, with its line, and stops Rein.
     return undefined
   }
 }
@@ -91,7 +95,7 @@ export function workspaceGrants(options: { cwd: string; home: string; userHome: 
   // The settings files after the user's own: the workspace's committed and local files. When the workspace is the
   // folder above REIN_HOME, its `.rein/settings.json` is the user's own file and needs no trust (as in loadSettings).
   const [userFile, ...projectFiles] = settingsFiles(options.cwd, options.home).map(realOrSelf)
-  for (const file of projectFiles.filter((f) => f !== userFile)) grants.push(...settingsGrants(readJson(file), file))
+  for (const file of projectFiles.filter((f) => f !== userFile)) grants.push(...settingsGrants(readJson(file, options.cwd), file))
   const { files, projectDir } = hookFiles(options)
   for (const file of files.filter((f) => f.scope === 'project')) {
     // Read as the hook loader reads it; a file it refuses or cannot find defines nothing (it reports the first).
