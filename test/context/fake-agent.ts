@@ -34,6 +34,12 @@ export class FakeAgent {
       },
       notify: () => {},
       stopTurn: () => {},
+      setPermissionMode: (mode) => {
+        self.permissionMode = mode
+      },
+      setModel: () => {
+        throw new Error('context producers do not switch the model')
+      },
     })
   }
 
