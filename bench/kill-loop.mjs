@@ -17,6 +17,11 @@ function script() {
   return [...steps, { text: 'All steps are done.', repeat: true }]
 }
 
+/**
+ * @param {string[]} args
+ * @param {{ cwd: string, env: NodeJS.ProcessEnv }} options
+ * @returns {Promise<{ code: number | null, signal: NodeJS.Signals | null, stdout: string, stderr: string, child: import('node:child_process').ChildProcess }>}
+ */
 function run(args, { cwd, env }) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -30,6 +35,10 @@ function run(args, { cwd, env }) {
 }
 
 /** The complete lines of the only session log under `home`, or undefined when none was created yet. */
+/**
+ * @param {string} home
+ * @returns {{ id: string, lines: string[] } | undefined}
+ */
 function logOf(home) {
   const root = join(home, 'sessions')
   let dirs
@@ -52,7 +61,12 @@ function logOf(home) {
  * Runs `kills` iterations; each starts a session, SIGKILLs it after a random delay within `windowMs`, resumes it and
  * verifies it. Returns the figures; `problems` lists every iteration that broke a promise.
  */
+/**
+ * @param {{ kills: number, windowMs?: number, random?: () => number }} options
+ * @returns {Promise<{ kills: number, logs: number, resumed: number, verified: number, eventsLost: number, problems: string[] }>}
+ */
 export async function killLoop({ kills, windowMs = 1500, random = Math.random }) {
+  /** @type {Awaited<ReturnType<typeof killLoop>>} */
   const figures = { kills: 0, logs: 0, resumed: 0, verified: 0, eventsLost: 0, problems: [] }
   const base = mkdtempSync(join(tmpdir(), 'rein-kill-loop-'))
   for (let i = 0; i < kills; i++) {
@@ -78,6 +92,7 @@ export async function killLoop({ kills, windowMs = 1500, random = Math.random })
       }
       figures.resumed++
       const after = logOf(home)
+      if (!after) throw new Error(`kill ${i}: the resumed session left no log`)
       const lost = before.lines.filter((line, k) => after.lines[k] !== line).length
       figures.eventsLost += lost
       if (lost) figures.problems.push(`kill ${i}: ${lost} durable lines changed or vanished`)

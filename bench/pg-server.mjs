@@ -34,9 +34,13 @@ export async function startPostgres({ durable = false } = {}) {
   const data = join(dir, 'data')
   const asRoot = userInfo().uid === 0
   if (asRoot) {
-    const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
+    const id = (/** @type {string} */ flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
     chownSync(dir, id('-u'), id('-g'))
   }
+  /**
+   * @param {string} command
+   * @param {string[]} args
+   */
   const run = (command, args) => {
     const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args]
     const result = spawnSync(file, argv, { stdio: 'pipe', encoding: 'utf8' })

@@ -5,7 +5,10 @@ import { fileURLToPath } from 'node:url'
 
 export const CLI = join(dirname(fileURLToPath(import.meta.url)), '../dist/cli/main.js')
 
-/** Runs `rein -p <prompt>` in `cwd` against the mock at `url` with REIN_HOME `home`; throws unless it exits 0. */
+/**
+ * Runs `rein -p <prompt>` in `cwd` against the mock at `url` with REIN_HOME `home`; throws unless it exits 0.
+ * @param {{ prompt: string, cwd: string, home: string, url: string }} options
+ */
 export async function runPrint({ prompt, cwd, home, url }) {
   const code = await new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, '-p', prompt, '--cwd', cwd], {

@@ -20,6 +20,10 @@ const corpus = (() => {
   return out
 })()
 
+/**
+ * @param {() => number} rand
+ * @param {number} chars
+ */
 export function prose(rand, chars) {
   const length = Math.min(Math.floor(chars), corpus.length)
   const start = Math.floor(rand() * (corpus.length - length))
@@ -27,15 +31,21 @@ export function prose(rand, chars) {
 }
 
 /** Appends one turn of `steps` steps to `session`; tool outputs of 1–24 KB, reasoning of 0.5–4 KB. */
+/**
+ * @param {import('../src/session/session.js').Session} session
+ * @param {number} turn
+ * @param {() => number} rand
+ */
 export function appendRealisticTurn(session, turn, rand, steps = 3) {
-  const text = (t) => [{ type: 'text', text: t }]
+  /** @param {string} t */
+  const text = (t) => [{ type: /** @type {const} */ ('text'), text: t }]
   session.append('turn/start', { turn })
   for (let step = 1; step <= steps; step++) {
     session.append('step/start', { turn, step })
     if (step === 1) session.append('user/message', { id: `u${turn}`, content: text(prose(rand, 200)), source: { kind: 'user' } })
     const last = step === steps
     const calls = last ? [] : Array.from({ length: 1 + Math.floor(rand() * 2) }, (_, i) => ({
-      type: 'tool-call', id: `call_${turn}_${step}_${i}`, name: rand() < 0.5 ? 'read' : 'bash',
+      type: /** @type {const} */ ('tool-call'), id: `call_${turn}_${step}_${i}`, name: rand() < 0.5 ? 'read' : 'bash',
       arguments: JSON.stringify({ path: `src/module${i}/file${step}.ts` }),
     }))
     session.append('assistant/message', {

@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { InitializeResponse, SessionUpdate } from '@agentclientprotocol/sdk'
 import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
-import { CLI, CLIENT_INIT, startReinAcp, tempDir, until, type ReinAcp } from './support.js'
+import { CLIENT_INIT, startReinAcp, tempDir, until, type ReinAcp } from './support.js'
+import { CLI } from '../support/cli.js'
 
 /**
  * Most tests share one `rein acp` process and one mock model, each test in a session of its own (several sessions

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,8 +11,7 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from '@agentclientprotocol/sdk'
-
-export const CLI = join(import.meta.dirname, '../../dist/cli/main.js')
+import { spawnCli } from '../support/cli.js'
 
 export function tempDir(prefix: string): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)))
@@ -59,7 +58,7 @@ export function startReinAcp(env: {
   /** Start without DEEPSEEK_API_KEY. */
   noKey?: boolean
 }): ReinAcp {
-  const child = spawn(process.execPath, [CLI, 'acp', ...(env.args ?? [])], {
+  const child = spawnCli(['acp', ...(env.args ?? [])], {
     cwd: env.cwd,
     env: {
       PATH: process.env.PATH,
@@ -68,7 +67,6 @@ export function startReinAcp(env: {
       DEEPSEEK_BASE_URL: env.baseUrl,
       ...(env.noKey ? {} : { DEEPSEEK_API_KEY: 'test-key' }),
     },
-    stdio: ['pipe', 'pipe', 'pipe'],
   })
   let stderr = ''
   child.stderr!.setEncoding('utf8')

@@ -2,7 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
-import { CLI, CLIENT_INIT, startReinAcp, tempDir, until, type Frame, type ReinAcp } from './support.js'
+import { CLIENT_INIT, startReinAcp, tempDir, until, type Frame, type ReinAcp } from './support.js'
+import { CLI } from '../support/cli.js'
 
 /**
  * A scripted editor conversation, recorded frame by frame and compared with `fixtures/transcript.json`. Run with

@@ -8,6 +8,7 @@ import { parseInputLine } from '../../src/cli/print/stream-input.js'
 import { summarize } from '../../src/cli/print/result.js'
 import { ApiClock } from '../../src/cli/print/api-clock.js'
 import { modelInfo } from '../../src/llm/catalog.js'
+import type { UserLine } from '../../src/cli/print/claude/shapes.js'
 
 const SESSION = '11111111-2222-4333-8444-555555555555'
 const usage = { inputUncached: 100, inputCacheRead: 900, output: 50, reasoning: 10 }
@@ -48,7 +49,7 @@ describe('the Claude Code projection of the log', () => {
   })
 
   it('turns prompts, context and steering into user lines verbatim, marking only context as synthetic', () => {
-    const users = project(toolTurn).filter((l) => l.type === 'user' && l.message.content[0].type === 'text')
+    const users = project(toolTurn).filter((l): l is UserLine => l.type === 'user' && l.message.content[0].type === 'text')
     expect(users.map((l) => [l.message.content, 'isSynthetic' in l])).toEqual([
       [[{ type: 'text', text: 'go' }], false],
       [[{ type: 'text', text: '<system-reminder>x</system-reminder>' }], true],
@@ -59,7 +60,9 @@ describe('the Claude Code projection of the log', () => {
   it('gathers a step’s tool results into one user line, in call order, after the assistant line that asked', () => {
     const lines = project(toolTurn)
     expect(lines.map((l) => l.type)).toEqual(['user', 'user', 'assistant', 'user', 'user', 'assistant'])
-    expect(lines[3].message.content).toEqual([
+    const results = lines[3]
+    if (results.type !== 'user') throw new Error(`line 3 is ${results.type}, not the user line of tool results`)
+    expect(results.message.content).toEqual([
       { type: 'tool_result', tool_use_id: 'a', content: [{ type: 'text', text: 'one' }], is_error: false },
       { type: 'tool_result', tool_use_id: 'b', content: [{ type: 'text', text: 'Error: bad JSON' }], is_error: true },
     ])

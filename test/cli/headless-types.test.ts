@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import type { SessionEvent } from '../../src/session/events.js'
@@ -10,6 +10,11 @@ import { SUMMARY_REQUEST } from '../compaction/support.js'
 import { streamJsonClient, userMessage, type Line } from '../support/stream-json-client.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
+/**
+ * The Claude Agent SDK lives in a package of its own, installed with `npm ci --omit=optional` so that its bundled
+ * Claude Code binary is left out; only its type declarations are used here (docs/testing.md).
+ */
+const AGENT_SDK = join(ROOT, 'interop', 'claude-agent-sdk')
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 let mock: MockModel | undefined
@@ -153,7 +158,11 @@ describe('stream-json read by a consumer written for Claude Code', () => {
     const kinds = new Set(lines.map((l) => (l.subtype && l.type !== 'result' ? `${l.type}/${l.subtype}` : l.type)))
     expect([...kinds].sort()).toEqual(['assistant', 'result', 'stream_event', 'system/api_retry', 'system/compact_boundary', 'system/init', 'user'])
 
-    const dir = join(ROOT, 'node_modules', '.cache', 'rein-headless-types')
+    if (!existsSync(join(AGENT_SDK, 'node_modules', '@anthropic-ai', 'claude-agent-sdk', 'sdk.d.ts'))) {
+      throw new Error('The Claude Agent SDK types are not installed; run `npm ci --prefix interop/claude-agent-sdk --omit=optional`.')
+    }
+    // Under the SDK's package, so that the compiled file resolves the SDK (and @types/node from the root) by walking up.
+    const dir = join(AGENT_SDK, 'node_modules', '.cache', 'rein-headless-types')
     mkdirSync(dir, { recursive: true })
     const work = mkdtempSync(join(dir, 'run-'))
     try {

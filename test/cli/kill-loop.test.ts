@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest'
-// @ts-expect-error The kill loop is plain JavaScript shared with bench/kill-resume.bench.mjs; it has no types.
 import { killLoop } from '../../bench/kill-loop.mjs'
 
 describe('SIGKILL at random points', () => {
   it('20 kills of a multi-step session with slow tools: every log resumes to an answer and verifies, losing no event', async () => {
-    const f = (await killLoop({ kills: 20 })) as { kills: number; logs: number; resumed: number; verified: number; eventsLost: number; problems: string[] }
+    const f = await killLoop({ kills: 20 })
     expect(f.problems).toEqual([])
     expect(f.kills).toBe(20)
     expect(f.resumed).toBe(f.logs)

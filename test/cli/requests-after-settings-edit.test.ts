@@ -31,7 +31,7 @@ function loggedConfigs(home: string): Record<string, unknown>[] {
 
 // A model the built-in catalog knows, whose ceiling the user lowered; and one only settings describe, without a
 // maximum output (on the Anthropic wire its required max_tokens is then the catalog's guess, recorded in the header).
-const CASES = [
+const CASES: { model: string; before: Record<string, { maxOutput?: number; contextWindow: number; images?: boolean }> }[] = [
   { model: 'deepseek-flash', before: { 'deepseek-flash': { maxOutput: 5_000, contextWindow: 200_000 } } },
   { model: 'ds-finetune-x', before: { 'ds-finetune-x': { contextWindow: 64_000, images: false } } },
 ]
@@ -54,7 +54,7 @@ describe('the log alone reproduces every request after settings.models is edited
         const id = JSON.parse(run.stdout).session_id as string
         const received = mock.requests.map((r) => r.body)
         expect(received).toHaveLength(2)
-        for (const config of loggedConfigs(box.home)) expect(config.contextWindow).toBe(before[model as keyof typeof before].contextWindow)
+        for (const config of loggedConfigs(box.home)) expect(config.contextWindow).toBe(before[model].contextWindow)
 
         writeSettings(box.cwd, { wire, model, models: AFTER })
         const verify = await runCli(['sessions', 'verify', id], { cwd: box.cwd, env })

@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -7,24 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Session } from '../../src/session/session.js'
 import { JsonlStore } from '../../src/store/jsonl-store.js'
 import { appendTurn } from '../session/conversation.js'
+import { runCliSync } from '../support/cli.js'
 
-const cli = resolve('dist/cli/main.js')
 let home: string
 let project: string
 let session: Session
 
 /** Runs the built `rein` in the project directory with its own REIN_HOME. */
 function rein(...args: string[]): { stdout: string; stderr: string; status: number | null } {
-  const result = spawnSync(process.execPath, [cli, ...args], {
-    cwd: project,
-    env: { ...process.env, REIN_HOME: home },
-    encoding: 'utf8',
-  })
-  return { stdout: result.stdout, stderr: result.stderr, status: result.status }
+  const result = runCliSync(args, { cwd: project, env: { ...process.env, REIN_HOME: home } })
+  return { stdout: result.stdout, stderr: result.stderr, status: result.code }
 }
 
 beforeAll(async () => {
-  if (!existsSync(cli)) throw new Error('dist/ is missing; run `npx tsc -p .` (npm test builds first).')
   const root = await realpath(await mkdtemp(join(tmpdir(), 'rein-cli-')))
   home = join(root, 'home')
   project = join(root, 'project')

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Compactor, type CompactionSettings, type CompactorOptions } from '../../src/compaction/compactor.js'
 import type { Extension } from '../../src/agent/extensions.js'
-import type { AgentApi } from '../../src/agent/types.js'
 import { Session } from '../../src/session/session.js'
 import { MemoryStore } from '../../src/store/memory-store.js'
 import { harness, prefixViolations, type Harness } from '../support/agent-harness.js'
@@ -44,7 +43,7 @@ async function setup(options: {
   window: number
   settings?: Partial<CompactionSettings>
   preCompact?: CompactorOptions['preCompact']
-  extensions?: Extension<AgentApi>[]
+  extensions?: Extension[]
 }): Promise<Setup> {
   const mock = await startMockModel()
   const session = await Session.create(new MemoryStore(), { cwd: process.cwd() })
@@ -119,12 +118,12 @@ describe('automatic compaction in the agent', () => {
 
 /** A producer like the workspace-instructions one: enters its message whenever none of its own is on the surface. */
 const FACTS = '<system-reminder>Project rule: run the tests before finishing.</system-reminder>'
-const factsProducer: Extension<AgentApi> = {
+const factsProducer: Extension = {
   name: 'facts',
-  preStep(_step, entering, agent) {
+  preStep(_step, entering, context) {
     const mine = (e: { type: string; data: unknown }) =>
       e.type === 'context/message' && (e.data as { source: { kind: string } }).source.kind === 'facts'
-    if (agent.session.surface().some(mine) || entering.some((m) => m.source.kind === 'facts')) return
+    if (context.session.surface().some(mine) || entering.some((m) => m.source.kind === 'facts')) return
     return { action: 'enter', messages: [...entering, { type: 'context/message', content: [{ type: 'text', text: FACTS }], source: { kind: 'facts' } }] }
   },
 }
@@ -155,9 +154,9 @@ describe('context producers after compaction', () => {
       extensions: [
         {
           name: 'session-start-hook',
-          sessionStart: (agent, source) => {
+          sessionStart: (context, source) => {
             sources.push(source)
-            if (source === 'compact') agent.inject(reminder, { kind: 'hook', event: 'SessionStart' })
+            if (source === 'compact') context.inject(reminder, { kind: 'hook', event: 'SessionStart' })
           },
         },
       ],

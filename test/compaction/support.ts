@@ -1,9 +1,10 @@
 import { createAdapter } from '../../src/llm/create.js'
 import type { ModelAdapter } from '../../src/llm/adapter.js'
 import { requestDigestCheck } from '../../src/session/replay.js'
-import type { SessionEvent } from '../../src/session/events.js'
+import type { EventType } from '../../src/session/events.js'
 import type { Session } from '../../src/session/session.js'
 import { verifyEvents } from '../../src/session/verify.js'
+import { eventsOf as eventsOfLog, type EventOf } from '../support/events.js'
 
 /** The first words of the summary instruction: how a mock script recognises the summary request. */
 export const SUMMARY_REQUEST = 'The conversation above is about to be replaced by a summary'
@@ -24,8 +25,8 @@ export function verifyProblems(session: Session, url: string): string[] {
 }
 
 /** The events of one type, typed. */
-export function eventsOf<T extends SessionEvent['type']>(session: Session, type: T): SessionEvent<T>[] {
-  return session.events.filter((e): e is SessionEvent<T> => e.type === type)
+export function eventsOf<T extends EventType>(session: Session, type: T): EventOf<T>[] {
+  return eventsOfLog(session.events, type)
 }
 
 /** The text of a chat-wire message's content (a string or text parts). */

@@ -1,15 +1,13 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { existsSync, mkdtempSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { CLI, runCli, spawnCli } from '../support/cli.js'
 import type { MockModel } from '../support/mock-model.js'
 
-/** The built CLI; `npm test` builds it first. */
-export const CLI = join(import.meta.dirname, '../../dist/cli/main.js')
-
 export function requireBuiltCli(): void {
-  if (!existsSync(CLI)) throw new Error(`The built CLI ${CLI} is missing; run "npx tsc -p ." first.`)
+  if (!existsSync(CLI)) throw new Error(`The built CLI ${CLI} is missing; run "npm run build" first.`)
 }
 
 export function tempDir(prefix: string): string {
@@ -20,17 +18,9 @@ export function reinEnv(mock: MockModel, home: string): NodeJS.ProcessEnv {
   return { ...process.env, DEEPSEEK_BASE_URL: mock.url, DEEPSEEK_API_KEY: 'test-key', REIN_HOME: home, NO_COLOR: '1' }
 }
 
-/** Runs `rein …` to completion with no standard input (so `-p` does not wait for a pipe). */
+/** Runs `rein …` to completion in the current directory with empty standard input (so `-p` does not wait). */
 export function runRein(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')))
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
+  return runCli(args, { cwd: process.cwd(), env })
 }
 
 /** A `rein rpc` child: send commands, wait for responses and for the agent to go idle. */
@@ -41,7 +31,7 @@ export class ReinRpc {
   stderr = ''
 
   constructor(args: string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [CLI, 'rpc', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    this.child = spawnCli(['rpc', ...args], { cwd: process.cwd(), env })
     this.child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString('utf8')))
     this.child.on('close', () => {
       for (const wake of this.waiters.splice(0)) wake()

@@ -38,6 +38,12 @@ export class FakeAgent {
         self.notices.push(message)
       },
       stopTurn: () => {},
+      setPermissionMode: (mode) => {
+        self.permissionMode = mode
+      },
+      setModel: () => {
+        throw new Error('context producers do not switch the model')
+      },
     })
   }
 

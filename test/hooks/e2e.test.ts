@@ -1,31 +1,15 @@
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { runCli, type CliResult } from '../support/cli.js'
 import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
 import { claudeHooks, installScript, makeWorkspace, writeJson, type Workspace } from './support.js'
 
-const CLI = join(import.meta.dirname, '../../dist/cli/main.js')
-
-interface Run {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /** Runs the built CLI as a user would, with HOME, REIN_HOME and the model pointed at the test's own places. */
-function rein(ws: Workspace, args: string[], baseUrl = 'http://127.0.0.1:9'): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ws.project,
-      env: { PATH: process.env.PATH, HOME: ws.userHome, REIN_HOME: ws.home, DEEPSEEK_BASE_URL: baseUrl, DEEPSEEK_API_KEY: 'test-key' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+function rein(ws: Workspace, args: string[], baseUrl = 'http://127.0.0.1:9'): Promise<CliResult> {
+  return runCli(args, {
+    cwd: ws.project,
+    env: { PATH: process.env.PATH, HOME: ws.userHome, REIN_HOME: ws.home, DEEPSEEK_BASE_URL: baseUrl, DEEPSEEK_API_KEY: 'test-key' },
   })
 }
 
@@ -35,7 +19,7 @@ afterEach(async () => {
   mock = undefined
 })
 
-async function prompt(ws: Workspace, script: MockResponse[], text: string, extra: string[] = []): Promise<Run> {
+async function prompt(ws: Workspace, script: MockResponse[], text: string, extra: string[] = []): Promise<CliResult> {
   mock = await startMockModel({ script })
   return rein(ws, ['-p', text, ...extra], mock.url)
 }

@@ -7,7 +7,7 @@ import { loadHooks } from '../../src/hooks/index.js'
 import { claudeHooks, installScript, makeWorkspace, recordingContext, writeJson, type Workspace } from './support.js'
 
 /** A workspace whose user settings hold `settings`, loaded into a hooks extension and a recording agent. */
-async function setup(settings: unknown | ((ws: Workspace) => unknown), options: { codex?: unknown; maxStopContinuations?: number } = {}) {
+async function setup(settings: object | ((ws: Workspace) => object), options: { codex?: unknown; maxStopContinuations?: number } = {}) {
   const ws = makeWorkspace()
   writeJson(join(ws.userHome, '.claude', 'settings.json'), typeof settings === 'function' ? settings(ws) : settings)
   if (options.codex) writeJson(join(ws.userHome, '.codex', 'hooks.json'), options.codex)

@@ -44,7 +44,7 @@ export function installScript(project: string, name: string): string {
 }
 
 /** A Claude Code settings object with one handler. */
-export function claudeHooks(event: string, command: string, matcher?: string, timeout?: number): unknown {
+export function claudeHooks(event: string, command: string, matcher?: string, timeout?: number): { hooks: Record<string, object[]> } {
   return { hooks: { [event]: [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command, ...(timeout ? { timeout } : {}) }] }] } }
 }
 
@@ -91,6 +91,12 @@ export async function recordingContext(cwd: string): Promise<{ agent: ExtensionC
     },
     stopTurn(message) {
       recorded.stopped.push(message)
+    },
+    setPermissionMode() {
+      throw new Error('hooks do not switch the permission mode')
+    },
+    setModel() {
+      throw new Error('hooks do not switch the model')
     },
   })
   return { agent, session, recorded }

@@ -23,15 +23,15 @@ describe('MCP calls and the turn signal', () => {
       const added: number[] = []
       const original = turn.signal.addEventListener.bind(turn.signal)
       let live = 0
-      turn.signal.addEventListener = ((type: string, listener: EventListener, options?: AddEventListenerOptions) => {
-        if (type === 'abort') live++
-        original(type, listener, options)
-      }) as typeof turn.signal.addEventListener
+      turn.signal.addEventListener = (...args: Parameters<AbortSignal['addEventListener']>) => {
+        if (args[0] === 'abort') live++
+        original(...args)
+      }
       const remove = turn.signal.removeEventListener.bind(turn.signal)
-      turn.signal.removeEventListener = ((type: string, listener: EventListener) => {
-        if (type === 'abort') live--
-        remove(type, listener)
-      }) as typeof turn.signal.removeEventListener
+      turn.signal.removeEventListener = (...args: Parameters<AbortSignal['removeEventListener']>) => {
+        if (args[0] === 'abort') live--
+        remove(...args)
+      }
       for (let i = 0; i < 50; i++) {
         const output = await echo.run(echo.schema.parse({ text: `call ${i}` }), toolContext(turn.signal))
         expect(output.isError ?? false).toBe(false)

@@ -1,8 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { CLI } from '../context/cli-support.js'
+import { spawnCli } from '../support/cli.js'
 
 /** Every event of the one session under `home`. */
 export function sessionEvents(home: string): { type: string; data: Record<string, unknown> }[] {
@@ -20,7 +20,7 @@ export class AskingRpc {
   stderr = ''
 
   constructor(args: string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [CLI, 'rpc', '--ask-permissions', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+    this.child = spawnCli(['rpc', '--ask-permissions', ...args], { cwd: process.cwd(), env })
     this.child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString('utf8')))
     this.child.on('close', () => this.wake())
     createInterface({ input: this.child.stdout }).on('line', (line) => {

@@ -9,6 +9,7 @@ import { Session } from '../../src/session/session.js'
 import { verifyEvents } from '../../src/session/verify.js'
 import { SessionError } from '../../src/store/errors.js'
 import { JsonlStore } from '../../src/store/jsonl-store.js'
+import { DIST } from '../support/cli.js'
 import { appendTurn } from './conversation.js'
 
 /**
@@ -74,7 +75,7 @@ describe('a session file cut short', () => {
 })
 
 describe('a process killed while appending', () => {
-  const dist = resolve('dist')
+  const dist = DIST
   const appender = resolve('test/session/fixtures/appender.mjs')
 
   /** Runs the appender, kills it after `delayMs`, and returns its session id and the last durable length it reported. */

@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { SessionEvent } from '../../src/session/events.js'
+import type { EventType, SessionEvent } from '../../src/session/events.js'
+import { textOf } from '../../src/llm/messages.js'
 import { Session } from '../../src/session/session.js'
 import { JsonlStore } from '../../src/store/jsonl-store.js'
 import { MemoryStore } from '../../src/store/memory-store.js'
@@ -66,7 +67,7 @@ describe('Session.append', () => {
   it('rejects an unregistered event type unless it is marked ignorable', async () => {
     const session = await Session.create(new MemoryStore(), { cwd: '/repo' })
     expect(() => session.append('plugin/thing' as never, {} as never)).toThrow(/not registered/)
-    const event = session.append('plugin/thing' as never, { x: 1 } as never, { ignorable: true })
+    const event = session.append('plugin/thing' as EventType, { x: 1 } as never, { ignorable: true })
     expect(event.ignorable).toBe(true)
   })
 
@@ -157,7 +158,7 @@ describe('Session.messages', () => {
       { surfaceOp: { op: 'replace', start: 1, end: 2 } },
     )
     expect(session.surface().map((e) => e.seq)).toEqual([0, 4, 3])
-    expect(session.messages().map((m) => (m.content as { text: string }[])[0].text)).toEqual(['m0', 'summary', 'm3'])
+    expect(session.messages().map((m) => (typeof m.content === 'string' ? m.content : textOf(m.content)))).toEqual(['m0', 'summary', 'm3'])
     expect(session.length).toBe(5)
   })
 

@@ -6,6 +6,7 @@ import { cliEnv, runCli, sandbox } from '../support/cli.js'
 import { costOf, modelInfo } from '../../src/llm/catalog.js'
 import { zeroUsage } from '../../src/llm/messages.js'
 import type { SessionEvent } from '../../src/session/events.js'
+import type { ResultLine } from '../../src/cli/print/result.js'
 import { childOf, ofType, PARENT, parentAndChildren, type StoredLog } from './support.js'
 
 let mock: MockModel | undefined
@@ -16,6 +17,8 @@ afterEach(async () => {
 
 type Line = Record<string, unknown> & { type: string; session_id?: string; parent_tool_use_id?: string | null }
 const linesOf = (stdout: string): Line[] => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
+/** The run's closing `result` line (`--output-format stream-json` ends with it). */
+const resultOf = (stdout: string): ResultLine => JSON.parse(stdout.trim().split('\n').at(-1) ?? 'null') as ResultLine
 
 /** What one log's responses cost, each priced at its own time with the model of its request header. */
 function logCost(log: StoredLog): number {
@@ -99,7 +102,7 @@ describe('rein -p with subagents', () => {
       if (l.session_id !== parentId) expect(i > callLine && i < resultsLine).toBe(true)
     })
 
-    const result = lines[lines.length - 1] as { total_cost_usd: number; rein: { subagents: { count: number; total_cost_usd: number } } }
+    const result = resultOf(r.stdout)
     expect(result.rein.subagents.count).toBe(2)
     expect(result.total_cost_usd).toBeCloseTo(logCost(parent) + logCost(children[0]) + logCost(children[1]), 6)
   })
@@ -180,7 +183,7 @@ describe('rein -p with subagents', () => {
     expect(innerLines.map((l) => l.type)).toEqual(['user', 'assistant'])
     innerLines.forEach((l) => expect(l.parent_tool_use_id).toBe(callIds(outer)[0]))
 
-    const result = lines[lines.length - 1] as { total_cost_usd: number; rein: { subagents: { count: number; total_cost_usd: number } } }
+    const result = resultOf(r.stdout)
     // One direct child, whose end includes the grandchild's cost.
     expect(result.rein.subagents.count).toBe(1)
     expect(result.rein.subagents.total_cost_usd).toBeCloseTo(logCost(outer) + logCost(inner), 6)

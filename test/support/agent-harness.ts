@@ -19,6 +19,7 @@ export const echoTool: AnyTool = {
   description: 'Echo the text back.',
   schema: z.object({ text: z.string() }),
   readOnly: true,
+  category: 'read',
   kind: 'read',
   run: async (args: { text: string }) => ({ content: [{ type: 'text', text: `echo: ${args.text}` }] }),
 }
@@ -30,6 +31,7 @@ export function sleepTool(log: string[] = []): AnyTool {
     description: 'Wait some milliseconds.',
     schema: z.object({ ms: z.number(), label: z.string().optional() }),
     readOnly: true,
+    category: 'read',
     kind: 'other',
     run: (args: { ms: number; label?: string }, ctx) =>
       new Promise((resolve) => {

@@ -1,10 +1,17 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdtempSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
-/** The built CLI. `npm test` builds before vitest runs. */
-export const CLI = resolve(import.meta.dirname, '../../dist/cli/main.js')
+/**
+ * The one way tests reach the build: every test that starts the built CLI (or loads `dist/`) does it through this
+ * file, directly or through a helper that imports it, and so runs in the slow project, whose set-up refuses a
+ * missing or stale build (vitest.config.ts, docs/testing.md). `npm test` builds before vitest runs.
+ */
+export const DIST = resolve(import.meta.dirname, '../../dist')
+
+/** The built CLI. */
+export const CLI = join(DIST, 'cli', 'main.js')
 
 export interface CliResult {
   code: number | null
@@ -33,8 +40,15 @@ export function cliEnv(options: { url?: string; home: string; key?: string | nul
   return { ...env, ...options.extra }
 }
 
+/** Starts `rein …` with piped standard streams; the caller ends stdin (a `-p` run waits for a pipe's end). */
 export function spawnCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: options.env, stdio: 'pipe' })
+}
+
+/** Runs `rein …` to completion synchronously, with no standard input. */
+export function runCliSync(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Omit<CliResult, 'signal'> {
+  const result = spawnSync(process.execPath, [CLI, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
 export function runCli(

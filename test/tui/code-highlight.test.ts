@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { loadHighlighter } from '../../src/cli/tui/code-highlight.js'
+import { highlightCode, loadHighlighter } from '../../src/cli/tui/code-highlight.js'
 import { renderMarkdown } from '../../src/cli/tui/markdown.js'
-import { stripAnsi } from '../../src/cli/tui/ansi.js'
+import { blue, cyan, green, magenta, stripAnsi } from '../../src/cli/tui/ansi.js'
 
 const CODE = '```ts\nconst answer = 42\n```'
 
@@ -12,15 +12,7 @@ describe('code highlighting loaded on demand', () => {
   it('shows code plain until the highlighter has loaded, then highlighted, with the same text', async () => {
     const before = codeLine(renderMarkdown(CODE))
     expect(before).toBe('  const answer = 42')
-    // cli-highlight colours through its own chalk, which reads FORCE_COLOR once, when it loads (here, on demand).
-    const saved = process.env.FORCE_COLOR
-    process.env.FORCE_COLOR = '1'
-    try {
-      await loadHighlighter()
-    } finally {
-      if (saved === undefined) delete process.env.FORCE_COLOR
-      else process.env.FORCE_COLOR = saved
-    }
+    await loadHighlighter()
     const after = codeLine(renderMarkdown(CODE))
     expect(after).not.toBe(before)
     expect(stripAnsi(after)).toBe(before)
@@ -30,5 +22,16 @@ describe('code highlighting loaded on demand', () => {
     const first = loadHighlighter()
     expect(loadHighlighter()).toBe(first)
     await first
+  })
+
+  it('colours each run of text once, by its innermost coloured scope, with the characters highlight.js escaped restored', async () => {
+    await loadHighlighter()
+    expect(highlightCode('const s = `<${x}>`', 'ts')).toBe(`${magenta('const')} s = ${green('`<${x}>`')}`)
+    expect(highlightCode('<p class="x">&amp;\'</p>', 'html')).toBe(`${blue('<p ')}${cyan('class')}${blue('=')}${green('"x"')}${blue('>')}&amp;'${blue('</p>')}`)
+  })
+
+  it('leaves a language it does not know plain', async () => {
+    await loadHighlighter()
+    expect(highlightCode('const x = 1', 'no-such-language')).toBeUndefined()
   })
 })

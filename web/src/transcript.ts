@@ -1,4 +1,4 @@
-import type { Block, LiveEvent, LogEvent } from './types'
+import type { Block, LiveEvent, LogEvent } from './types.js'
 
 /** What the transcript shows: one entry per message, tool call or notice, derived from the log and live deltas. */
 export type Item =

@@ -1,7 +1,7 @@
 /**
  * Runs `load` (a dynamic import) with `CI` and `CONTINUOUS_INTEGRATION` removed from the environment, then puts them
  * back. Modules of the terminal UI decide once, when they load, whether they run in CI: ink then draws only a final
- * frame, and chalk (ink's, and the code highlighter's own copy) takes any `CI` at all for a terminal without colour.
+ * frame, and chalk (ink's colours) takes any `CI` at all for a terminal without colour.
  * An interactive terminal is never CI. Removed, not set to "0", for chalk's sake; restored at once, so commands the
  * agent runs still see them.
  */

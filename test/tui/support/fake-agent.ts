@@ -2,6 +2,7 @@ import type { AgentApi, LiveEvent, PermissionAsker, PermissionMode, TurnOutcome 
 import type { ModelConfig } from '../../../src/llm/adapter.js'
 import type { EventDataMap, EventType, SessionEvent } from '../../../src/session/events.js'
 import type { TuiServices } from '../../../src/cli/tui/services.js'
+import type { EventOf } from '../../support/events.js'
 
 /**
  * An agent stand-in for component tests: it keeps a real event list, commits events the way the agent does
@@ -26,9 +27,9 @@ export class FakeAgent {
   }
 
   /** Appends one committed event and tells live listeners, as the real session bus does. */
-  commit<T extends EventType>(type: T, data: EventDataMap[T], options: { at?: number; surface?: boolean } = {}): SessionEvent<T> {
+  commit<T extends EventType>(type: T, data: EventDataMap[T], options: { at?: number; surface?: boolean } = {}): EventOf<T> {
     this.clock = options.at ?? this.clock + 10
-    const event = { seq: this.events.length, time: this.clock, type, data } as SessionEvent<T>
+    const event = { seq: this.events.length, time: this.clock, type, data } as EventOf<T>
     if (options.surface) event.surfaceOp = 'append'
     this.events.push(event)
     this.emit({ type: 'event', event })
