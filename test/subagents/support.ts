@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SessionEvent, SessionHeader } from '../../src/session/events.js'
+import { eventsOf, type EventOf } from '../support/events.js'
 
 /** The system-prompt text that tells requests apart at the mock: the parent's, and a child's of one type. */
 export const PARENT = 'You are Rein, a coding agent'
@@ -37,4 +38,4 @@ export function parentAndChildren(home: string): { parent: StoredLog; children: 
   return { parent, children }
 }
 
-export const ofType = <T extends SessionEvent['type']>(log: StoredLog, type: T) => log.events.filter((e) => e.type === type)
+export const ofType = <T extends SessionEvent['type']>(log: StoredLog, type: T): EventOf<T>[] => eventsOf(log.events, type)
