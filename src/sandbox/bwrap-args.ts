@@ -1,0 +1,104 @@
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs'
+import { join, sep } from 'node:path'
+import { absoluteRule } from './deny-paths.js'
+import type { SandboxPolicy } from './policy.js'
+import { HOME_CREDENTIAL_STORES, HOST_SOCKETS, WORKSPACE_READ_ONLY } from './protected-paths.js'
+
+/** Where things are on the host, all absolute. */
+export interface SandboxPlaces {
+  workspace: string
+  home: string
+  reinHome: string
+  /** The private per-session directory that becomes `/tmp` inside. */
+  sessionTmp: string
+  /** Socket paths named by the environment (SSH_AUTH_SOCK, …), hidden inside. */
+  agentSockets: string[]
+  /** Real paths of every `Read` deny rule (resolveDenials). */
+  deniedPaths: string[]
+}
+
+/** The path inside the sandbox at which Rein's proxy socket appears. */
+export const PROXY_SOCKET_INSIDE = '/run/rein/proxy.sock'
+
+/**
+ * The bwrap arguments up to and excluding `--`: namespaces, privileges, then mounts in the order bwrap applies them,
+ * each later mount over the earlier ones. What holds:
+ * - new user, PID, IPC, network, UTS and cgroup namespaces; all capabilities dropped; a new session (no TIOCSTI
+ *   into Rein's terminal); the sandbox dies with its bwrap parent; seccomp from fd `seccompFd`;
+ * - `/` read-only; a fresh `/dev` and `/proc` (only the sandbox's own processes are visible); `/run` an empty tmpfs
+ *   (user runtime sockets, D-Bus, Docker); `/tmp` the private session directory;
+ * - writable: the workspace and the existing `allowWrite` paths, then the workspace's config files read-only again;
+ * - masked last, so they win over everything above: credential stores, `$REIN_HOME`, agent sockets, denied paths.
+ */
+export function bwrapArguments(policy: SandboxPolicy, places: SandboxPlaces, options: { seccompFd: number; proxySocket?: string; cwd: string }): string[] {
+  const args = [
+    '--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try',
+    '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    '--tmpfs', '/run',
+  ]
+  for (const socket of HOST_SOCKETS) if (existsQuietly(socket) && !socket.startsWith('/tmp/')) args.push(...maskArgs(socket))
+  args.push('--bind', places.sessionTmp, '/tmp')
+  if (options.proxySocket) args.push('--bind', options.proxySocket, PROXY_SOCKET_INSIDE)
+
+  const workspace = realpathSync(places.workspace)
+  args.push('--bind', workspace, workspace)
+  for (const rule of policy.allowWrite) {
+    const real = realOrUndefined(absoluteRule(rule, workspace, places.home))
+    if (real && real !== sep) args.push('--bind', real, real)
+  }
+  for (const relative of WORKSPACE_READ_ONLY) {
+    const real = realOrUndefined(join(workspace, relative))
+    if (real) args.push('--ro-bind', real, real)
+  }
+
+  const masked = new Set<string>()
+  for (const relative of HOME_CREDENTIAL_STORES) addReal(masked, join(places.home, relative))
+  addReal(masked, places.reinHome)
+  for (const socket of places.agentSockets) addReal(masked, socket)
+  for (const path of places.deniedPaths) masked.add(path)
+  const applied: string[] = []
+  for (const path of [...masked].sort()) {
+    // A mask over the workspace itself (or above it) would hide the work; Rein's read rules still guard such paths.
+    if (isWithin(workspace, path)) continue
+    // Inside an already masked directory the path no longer exists, and the empty tmpfs hides it anyway.
+    if (applied.some((outer) => isWithin(path, outer))) continue
+    applied.push(path)
+    args.push(...maskArgs(path))
+  }
+  args.push('--chdir', options.cwd, '--seccomp', String(options.seccompFd))
+  return args
+}
+
+/** Directories become an empty read-only tmpfs; files, sockets and devices become `/dev/null`. */
+function maskArgs(path: string): string[] {
+  return statSync(path).isDirectory() ? ['--tmpfs', path, '--remount-ro', path] : ['--ro-bind', '/dev/null', path]
+}
+
+function addReal(set: Set<string>, path: string): void {
+  const real = realOrUndefined(path)
+  if (real) set.add(real)
+}
+
+function isWithin(inner: string, outer: string): boolean {
+  return inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : outer + sep)
+}
+
+function existsQuietly(path: string): boolean {
+  try {
+    lstatSync(path)
+    return existsSync(path)
+  } catch {
+    return false // Not there: nothing to hide.
+  }
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path)
+  } catch {
+    return undefined // Does not exist: nothing to bind or mask.
+  }
+}

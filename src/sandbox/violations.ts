@@ -1,0 +1,31 @@
+import { sep } from 'node:path'
+import { describeRefusal, type Refusal } from './proxy/hosts.js'
+
+/**
+ * One short note to append to a command's output when the sandbox visibly stopped something, or undefined: writes
+ * refused by the read-only file system, reads of masked paths, and the proxy's refusals (one sentence per host).
+ * It reads the output the way a person would; a command that hides its errors leaves nothing to summarise.
+ */
+export function violationNote(output: string, masked: readonly string[], refusals: readonly Refusal[]): string | undefined {
+  const sentences: string[] = []
+  const readOnly = new Set<string>()
+  const hidden = new Set<string>()
+  for (const line of output.split('\n')) {
+    const path = line.match(/(?:^|[\s'"`‘(])(\/[^\s:'"`’)]*)/)?.[1] ?? line.match(/(?:^|[\s'"`‘(])(~\/[^\s:'"`’)]*)/)?.[1]
+    if (/Read-only file system|EROFS/.test(line)) readOnly.add(path ?? '')
+    else if (path && /No such file|Permission denied|EACCES|ENOENT/.test(line) && masked.some((m) => path === m || path.startsWith(m + sep))) hidden.add(path)
+  }
+  if (readOnly.size) {
+    const named = [...readOnly].filter(Boolean).slice(0, 3)
+    const where = named.length ? ` (${named.join(', ')})` : ''
+    sentences.push(`The sandbox kept the file system read-only outside the workspace${where}; only the user can allow more with sandbox.filesystem.allowWrite.`)
+  }
+  if (hidden.size) sentences.push(`The sandbox hides ${[...hidden].slice(0, 3).join(', ')} (credentials and Read deny rules are masked).`)
+  const seen = new Set<string>()
+  for (const refusal of refusals) {
+    if (seen.has(refusal.host)) continue
+    seen.add(refusal.host)
+    sentences.push(describeRefusal(refusal))
+  }
+  return sentences.length ? `[sandbox] ${sentences.join(' ')}` : undefined
+}
