@@ -10,7 +10,7 @@ export function isPublicAddress(address: string): boolean {
   if (isIPv4(address)) return isPublicV4(v4Bytes(address))
   if (!isIPv6(address)) return false
   const words = v6Words(address)
-  if (words.slice(0, 7).every((w) => w === 0)) return false // ::, ::1 and the deprecated IPv4-compatible ::a.b.c.d
+  if (words.slice(0, 6).every((w) => w === 0)) return false // ::, ::1 and the deprecated IPv4-compatible ::a.b.c.d
   if (words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff) return false // ::ffff:a.b.c.d
   const first = words[0]!
   if (first === 0x64 && words[1] === 0xff9b) return false // 64:ff9b::/96 NAT64

@@ -150,9 +150,7 @@ export class SandboxProxy {
       res.writeHead(403, { connection: 'close', 'content-type': 'text/plain', 'x-rein-sandbox': 'refused' }).end(`${describeRefusal(destination)}\n`)
       return
     }
-    const headers = { ...req.headers }
-    delete headers['proxy-connection']
-    delete headers['proxy-authorization']
+    const headers = withoutHopByHop(req.headers)
     const upstream = request({
       host: destination.address,
       port: destination.port,
@@ -162,7 +160,8 @@ export class SandboxProxy {
       agent: false,
     })
     upstream.on('response', (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers)
+      // The upstream connection is one-shot; the client's connection to the proxy stays as the client asked.
+      res.writeHead(answer.statusCode ?? 502, withoutHopByHop(answer.headers))
       answer.pipe(res)
     })
     upstream.on('error', () => {
@@ -171,6 +170,14 @@ export class SandboxProxy {
     })
     req.pipe(upstream)
   }
+}
+
+/** Headers that describe one connection, not the message; a proxy must not pass them on (RFC 9110, 7.6.1). */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'upgrade']
+
+function withoutHopByHop(headers: IncomingMessage['headers']): IncomingMessage['headers'] {
+  const named = String(headers.connection ?? '').split(',').map((h) => h.trim().toLowerCase())
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.includes(name) && !named.includes(name)))
 }
 
 /** `host:port` of a CONNECT request; IPv6 literals come bracketed and are refused later as IP literals. */
