@@ -21,7 +21,9 @@ export function resolveDenials(rules: string[], workspace: string, home: string)
   const paths = new Set<string>()
   const notes: string[] = []
   for (const rule of rules) {
-    const absolute = absoluteRule(rule, workspace, home)
+    let absolute = absoluteRule(rule, workspace, home)
+    // `dir/**` covers the directory itself: one mask over it, not one per file.
+    if (absolute.endsWith('/**') && !/[*?[\]{}]/.test(absolute.slice(0, -3))) absolute = absolute.slice(0, -3)
     if (!/[*?[\]{}]/.test(absolute)) {
       const real = realOrUndefined(absolute)
       if (real) paths.add(real)

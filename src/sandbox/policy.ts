@@ -139,3 +139,15 @@ export function isHostName(name: string): boolean {
   if (name.length === 0 || name.length > 253) return false
   return name.split('.').every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label))
 }
+
+/**
+ * Whether `command` names an excluded command (`sandbox.excludedCommands`) as the first word of any of its parts.
+ * The split is textual; a part it fails to see runs inside the sandbox, which is the safe direction.
+ */
+export function namesExcludedCommand(command: string, excluded: readonly string[]): boolean {
+  if (excluded.length === 0) return false
+  return command
+    .split(/&&|\|\||[;|&\n()]/)
+    .map((part) => part.trim().replace(/^(?:\w+=\S*\s+)*/, '').split(/\s+/)[0] ?? '')
+    .some((word) => excluded.includes(word) || excluded.includes(word.split('/').pop() ?? ''))
+}

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream'
 import { bwrapArguments, PROXY_SOCKET_INSIDE, type SandboxPlaces } from './bwrap-args.js'
 import { resolveDenials } from './deny-paths.js'
 import { FORWARDER_SOURCE, PROXY_PORT } from './forwarder.js'
-import type { SandboxPolicy } from './policy.js'
+import { namesExcludedCommand, type SandboxPolicy } from './policy.js'
 import { probeSandbox } from './probe.js'
 import { SOCKET_ENV } from './protected-paths.js'
 import type { Refusal } from './proxy/hosts.js'
@@ -77,6 +77,11 @@ export class Sandbox {
       gate = await proxy.openGate(join(stateDir, 'proxy.sock'))
     }
     return new Sandbox(options.policy, places, stateDir, ownsStateDir, seccompFile, proxy, gate, denials.notes)
+  }
+
+  /** Whether `command` runs inside this sandbox (not one of `sandbox.excludedCommands`). */
+  confines(command: string): boolean {
+    return !namesExcludedCommand(command, this.policy.excludedCommands)
   }
 
   /** The exact argv (after `bwrap`) a command runs with; exported for tests and `rein doctor`. */

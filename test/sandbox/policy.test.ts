@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { resolveSandbox, SandboxSettingsError } from '../../src/sandbox/policy.js'
+import { namesExcludedCommand, resolveSandbox, SandboxSettingsError } from '../../src/sandbox/policy.js'
 
 const user = {
   enabled: true,
@@ -74,5 +74,15 @@ describe('the sandbox policy', () => {
   it('refuses an unknown key with the key and the file named', () => {
     expect(() => resolveSandbox({ project: { enabeld: true } })).toThrow(SandboxSettingsError)
     expect(() => resolveSandbox({ project: { filesystem: { allowWrite: 'x' } } })).toThrow(/^project settings: sandbox.filesystem.allowWrite is invalid/)
+  })
+})
+
+describe('excluded commands', () => {
+  it('match the first word of any part of a compound command, a path to it, or after variable assignments', () => {
+    expect(namesExcludedCommand('docker ps', ['docker'])).toBe(true)
+    expect(namesExcludedCommand('cd x && /usr/bin/docker build .', ['docker'])).toBe(true)
+    expect(namesExcludedCommand('FOO=1 docker run', ['docker'])).toBe(true)
+    expect(namesExcludedCommand('echo docker', ['docker'])).toBe(false)
+    expect(namesExcludedCommand('dockerish', ['docker'])).toBe(false)
   })
 })
