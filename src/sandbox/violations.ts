@@ -17,8 +17,10 @@ export function violationNote(output: string, masked: readonly string[], refusal
   }
   if (readOnly.size) {
     const named = [...readOnly].filter(Boolean).slice(0, 3)
-    const where = named.length ? ` (${named.join(', ')})` : ''
-    sentences.push(`The sandbox kept the file system read-only outside the workspace${where}; only the user can allow more with sandbox.filesystem.allowWrite.`)
+    const what = named.length ? named.join(', ') : 'the file system'
+    sentences.push(
+      `The sandbox kept ${what} read-only; writable are the workspace (not its .git/hooks, .git/config or agent config), /tmp and what the user adds to sandbox.filesystem.allowWrite.`,
+    )
   }
   if (hidden.size) sentences.push(`The sandbox hides ${[...hidden].slice(0, 3).join(', ')} (credentials and Read deny rules are masked).`)
   const seen = new Set<string>()
