@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer as createNetServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -7,6 +7,15 @@ import { requireBwrap } from './bwrap-required.js'
 import { openWorld, SECRET, type SandboxWorld } from './sandbox-fixture.js'
 
 const bwrap = requireBwrap()
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK)
+    return true
+  } catch {
+    return false // Not ours to write: the test that needs it is skipped.
+  }
+}
 
 describe.runIf(bwrap.available)('a sandboxed command cannot escape', () => {
   let world: SandboxWorld
@@ -151,6 +160,21 @@ describe.runIf(bwrap.available)('a sandboxed command cannot escape', () => {
       expect(out).toMatch(/Connection refused|No such file/)
       expect(out).toMatch(/^\[\]$/m)
     })
+
+    // Needs a writable /run on the host to plant the service (root, as in CI).
+    it.runIf(writable('/run'))('reaching a service socket under /run, as the Docker socket is', async () => {
+      const socketPath = `/run/rein-sandbox-test-${process.pid}.sock`
+      const service: Server = createNetServer((c) => c.end('service-answered'))
+      await new Promise<void>((resolve) => service.listen(socketPath, resolve))
+      try {
+        const connect = `python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('${socketPath}'); print(s.recv(99))"`
+        const r = await world.run(`${connect}; ls -A /run; ${connect.replace(socketPath, '/var/run/' + socketPath.slice(5))}`)
+        expect(r.out).not.toContain('service-answered')
+        expect(r.out).not.toContain('rein-sandbox-test')
+      } finally {
+        service.close()
+      }
+    })
   })
 
   describe('by the network directly', () => {
@@ -210,6 +234,18 @@ describe.runIf(bwrap.available)('ordinary work runs inside the sandbox', () => {
       'python3 -m http.server 8765 --bind 127.0.0.1 >/dev/null 2>&1 & for i in $(seq 50); do curl -s http://127.0.0.1:8765/ >/dev/null && break; sleep 0.1; done; curl -s -o /dev/null -w "%{http_code}\\n" http://127.0.0.1:8765/',
     )
     expect(r.out.trim()).toBe('200')
+  })
+
+  it('npm install, npm ci and npm test with a package from the workspace, no network needed', async () => {
+    const app = join(world.workspace, 'app')
+    mkdirSync(join(app, 'dep'), { recursive: true })
+    writeFileSync(join(app, 'dep/package.json'), JSON.stringify({ name: 'dep', version: '1.0.0', main: 'index.js' }))
+    writeFileSync(join(app, 'dep/index.js'), 'module.exports = 41\n')
+    const test = `node -e "console.log(require('dep') + 1)"`
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', scripts: { test }, dependencies: { dep: 'file:./dep' } }))
+    const quiet = '--no-audit --no-fund --loglevel=error >/dev/null 2>&1'
+    const r = await world.run(`cd app && npm install ${quiet} && rm -rf node_modules && npm ci ${quiet} && npm test --silent`)
+    expect(r.out.trim(), r.out).toBe('42')
   })
 
   it('a command writing to /tmp and to the workspace', async () => {
