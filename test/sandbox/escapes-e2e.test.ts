@@ -8,6 +8,20 @@ import { openWorld, SECRET, type SandboxWorld } from './sandbox-fixture.js'
 
 const bwrap = requireBwrap()
 
+/** Live processes (zombies aside) running the marker sleep of the setsid test. */
+function sleepers(): string[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('86399') && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+      } catch {
+        return false // The process ended while we looked.
+      }
+    })
+}
+
 function writable(dir: string): boolean {
   try {
     accessSync(dir, constants.W_OK)
@@ -118,15 +132,12 @@ describe.runIf(bwrap.available)('a sandboxed command cannot escape', () => {
 
     it('leaving a setsid nohup child behind', async () => {
       await world.run('setsid nohup sleep 86399 > /dev/null 2>&1 & echo started')
-      const survivors = readdirSync('/proc')
-        .filter((entry) => /^\d+$/.test(entry))
-        .filter((pid) => {
-          try {
-            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('86399')
-          } catch {
-            return false // The process ended while we looked.
-          }
-        })
+      // The kernel kills what is left in the PID namespace as its init exits; give that teardown a bounded moment.
+      let survivors = sleepers()
+      for (let i = 0; i < 50 && survivors.length; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        survivors = sleepers()
+      }
       expect(survivors).toEqual([])
     })
 
