@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs'
-import { join, sep } from 'node:path'
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { join, resolve, sep } from 'node:path'
 import { absoluteRule } from './deny-paths.js'
 import type { SandboxPolicy } from './policy.js'
 import { HOME_CREDENTIAL_STORES, HOST_SOCKETS, WORKSPACE_READ_ONLY } from './protected-paths.js'
@@ -49,9 +49,19 @@ export function bwrapArguments(policy: SandboxPolicy, places: SandboxPlaces, opt
     const real = realOrUndefined(absoluteRule(rule, workspace, places.home))
     if (real && real !== sep) args.push('--bind', real, real)
   }
+  // A linked worktree's `.git` is a file naming a git directory elsewhere: commits write there, so it is writable
+  // too, and its hooks and config are as read-only as the workspace's own.
+  const gitDirs = linkedGitDirs(workspace)
+  for (const dir of gitDirs) args.push('--bind', dir, dir)
   for (const relative of WORKSPACE_READ_ONLY) {
     const real = realOrUndefined(join(workspace, relative))
     if (real) args.push('--ro-bind', real, real)
+  }
+  for (const dir of gitDirs) {
+    for (const name of ['hooks', 'config', 'config.worktree']) {
+      const real = realOrUndefined(join(dir, name))
+      if (real) args.push('--ro-bind', real, real)
+    }
   }
 
   const masked = new Set<string>()
@@ -70,6 +80,32 @@ export function bwrapArguments(policy: SandboxPolicy, places: SandboxPlaces, opt
   }
   args.push('--chdir', options.cwd, '--seccomp', String(options.seccompFd))
   return args
+}
+
+/**
+ * The git directories of a linked worktree (`.git` is a file saying `gitdir: <dir>`): that directory and the common
+ * directory its `commondir` names. Empty for an ordinary repository or none.
+ */
+export function linkedGitDirs(workspace: string): string[] {
+  let text: string
+  try {
+    if (!statSync(join(workspace, '.git')).isFile()) return []
+    text = readFileSync(join(workspace, '.git'), 'utf8')
+  } catch {
+    return [] // No .git: not a repository.
+  }
+  const gitdir = text.match(/^gitdir:\s*(.+)$/m)?.[1]?.trim()
+  if (!gitdir) return []
+  const own = realOrUndefined(resolve(workspace, gitdir))
+  if (!own) return []
+  const dirs = [own]
+  try {
+    const common = realOrUndefined(resolve(own, readFileSync(join(own, 'commondir'), 'utf8').trim()))
+    if (common && common !== own) dirs.unshift(common)
+  } catch {
+    // No commondir: a plain separate git directory (`git init --separate-git-dir`).
+  }
+  return dirs
 }
 
 /** Directories become an empty read-only tmpfs; files, sockets and devices become `/dev/null`. */

@@ -119,6 +119,7 @@ export class Sandbox {
         env: this.environment(options.env),
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe', fd],
+        // Node types a child with a numeric stdio entry loosely; stdin is ignored and stdout/stderr are pipes, as declared.
       }) as unknown as SandboxedProcess
     } finally {
       closeSync(fd)

@@ -240,6 +240,26 @@ describe.runIf(bwrap.available)('ordinary work runs inside the sandbox', () => {
     expect(execFileSync('git', ['log', '--oneline'], { cwd: world.workspace, encoding: 'utf8' }).split('\n')).toHaveLength(3)
   })
 
+  it('git commit in a linked worktree, whose git directory lies outside it, and its hooks stay read-only', async () => {
+    const linked = join(world.root, 'linked')
+    execFileSync('git', ['worktree', 'add', '-q', '-b', 'linked', linked], { cwd: world.workspace, stdio: 'ignore' })
+    const { Sandbox } = await import('../../src/sandbox/sandbox.js')
+    const inLinked = await Sandbox.open({ policy: world.sandbox.policy, workspace: linked, home: world.home, reinHome: world.reinHome })
+    const started = inLinked.spawn(
+      `echo w > w.txt && git add w.txt && git -c user.name=t -c user.email=t@t commit -qm in-linked && echo committed; echo x > ${world.workspace}/.git/hooks/post-commit; echo x >> ${world.workspace}/.git/config`,
+      { cwd: linked, env: process.env },
+    )
+    let out = ''
+    started.child.stdout.on('data', (c: Buffer) => (out += c))
+    started.child.stderr.on('data', (c: Buffer) => (out += c))
+    await new Promise((resolve) => started.child.on('close', resolve))
+    await inLinked.close()
+    expect(out).toMatch(/^committed$/m)
+    expect(out.match(/Read-only file system/g)).toHaveLength(2)
+    expect(execFileSync('git', ['log', '-1', '--format=%s', 'linked'], { cwd: world.workspace, encoding: 'utf8' }).trim()).toBe('in-linked')
+    expect(existsSync(join(world.workspace, '.git/hooks/post-commit'))).toBe(false)
+  })
+
   it('a test server on 127.0.0.1 and its client in one command', async () => {
     const r = await world.run(
       'python3 -m http.server 8765 --bind 127.0.0.1 >/dev/null 2>&1 & for i in $(seq 50); do curl -s http://127.0.0.1:8765/ >/dev/null && break; sleep 0.1; done; curl -s -o /dev/null -w "%{http_code}\\n" http://127.0.0.1:8765/',
