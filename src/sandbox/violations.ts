@@ -10,6 +10,8 @@ export function violationNote(output: string, masked: readonly string[], refusal
   const sentences: string[] = []
   const readOnly = new Set<string>()
   const hidden = new Set<string>()
+  const setup = output.match(/^bwrap: (.+)$/m)?.[1]
+  if (setup) sentences.push(`The sandbox could not set up this command (bwrap: ${setup}).`)
   for (const line of output.split('\n')) {
     const path = line.match(/(?:^|[\s'"`‘(])(\/[^\s:'"`’)]*)/)?.[1] ?? line.match(/(?:^|[\s'"`‘(])(~\/[^\s:'"`’)]*)/)?.[1]
     if (/Read-only file system|EROFS/.test(line)) readOnly.add(path ?? '')
