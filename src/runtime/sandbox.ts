@@ -24,19 +24,11 @@ export interface SessionSandboxOptions {
  * commands to the permission rules as without one: nothing is auto-allowed, nothing runs confined in name only.
  */
 export async function openSessionSandbox(options: SessionSandboxOptions): Promise<Sandbox | undefined> {
-  const [userFile, ...projectFiles] = settingsFiles(options.cwd, options.home)
-  const layer = (file: string | undefined) => (file && existsSync(file) ? readSettingsFile(file).sandbox : undefined)
-  const projectLayers = projectFiles.map(layer).filter((l) => l !== undefined)
-  let resolved: ResolvedSandbox = resolveSandbox({ user: layer(userFile), ...(options.flag !== undefined ? { flag: options.flag } : {}) })
-  for (const project of projectLayers) {
-    const next = resolveSandbox({ user: toSettings(resolved), project, ...(options.flag !== undefined ? { flag: options.flag } : {}) })
-    resolved = { policy: next.policy, ignored: [...resolved.ignored, ...next.ignored] }
-  }
-  if (resolved.ignored.length) options.report(`The sandbox ignored what a project file asked for: ${resolved.ignored.join('; ')}.`)
+  const resolved = resolveSessionSandbox(options)
+  if (resolved.ignored.length) options.report(ignoredNotice(resolved.ignored))
   if (!resolved.policy.enabled) return undefined
-  const policy = { ...resolved.policy, denyRead: [...resolved.policy.denyRead, ...readDenyPatterns(options.settings)] }
   try {
-    const sandbox = await Sandbox.open({ policy, workspace: options.cwd, reinHome: options.home, home: options.env.HOME ?? homedir() })
+    const sandbox = await Sandbox.open({ policy: resolved.policy, workspace: options.cwd, reinHome: options.home, home: options.env.HOME ?? homedir() })
     sandbox.notes.forEach((note) => options.report(`The sandbox: ${note}.`))
     return sandbox
   } catch (error) {
@@ -44,6 +36,28 @@ export async function openSessionSandbox(options: SessionSandboxOptions): Promis
     options.report(`${error.message} Commands will ask for permission as without a sandbox.`)
     return undefined
   }
+}
+
+/** The sentence that lists what project files asked of the sandbox and did not get. */
+export function ignoredNotice(ignored: readonly string[]): string {
+  return `The sandbox ignored what a project file asked for: ${ignored.join('; ')}.`
+}
+
+/**
+ * The effective policy for this workspace, without starting anything: the user layer, each project layer narrowing
+ * it in turn, the flag over all, and the `Read` deny rules of the merged settings added to `denyRead`.
+ */
+export function resolveSessionSandbox(options: Pick<SessionSandboxOptions, 'cwd' | 'home' | 'settings' | 'flag'>): ResolvedSandbox {
+  const [userFile, ...projectFiles] = settingsFiles(options.cwd, options.home)
+  const layer = (file: string | undefined) => (file && existsSync(file) ? readSettingsFile(file).sandbox : undefined)
+  const flag = options.flag !== undefined ? { flag: options.flag } : {}
+  let resolved: ResolvedSandbox = resolveSandbox({ user: layer(userFile), ...flag })
+  for (const project of projectFiles.map(layer).filter((l) => l !== undefined)) {
+    const next = resolveSandbox({ user: toSettings(resolved), project, ...flag })
+    resolved = { policy: next.policy, ignored: [...resolved.ignored, ...next.ignored] }
+  }
+  const policy = { ...resolved.policy, denyRead: [...new Set([...resolved.policy.denyRead, ...readDenyPatterns(options.settings)])] }
+  return { policy, ignored: resolved.ignored }
 }
 
 /** A resolved policy written back as a user layer, so the next project layer narrows what is already narrowed. */

@@ -103,3 +103,22 @@ describe.runIf(bwrap.available)('the sandbox and project files', () => {
     expect(existsSync(join(b.cwd, 'inside'))).toBe(false)
   })
 })
+
+describe('rein sandbox', () => {
+  it('shows the policy after the project layer narrowed it, and what was ignored', async () => {
+    const b = box()
+    writeFileSync(join(b.rein, 'settings.json'), JSON.stringify({ sandbox: { enabled: true, network: { allowedDomains: ['registry.npmjs.org', 'example.com'] } } }))
+    mkdirSync(join(b.cwd, '.rein'))
+    writeFileSync(join(b.cwd, '.rein/settings.json'), JSON.stringify({ sandbox: { network: { allowedDomains: ['example.com', 'evil.example'] } } }))
+    const env = cliEnv({ home: b.rein, extra: { HOME: b.home } })
+    const json = await runCli(['sandbox', '--json'], { cwd: b.cwd, env })
+    const shown = JSON.parse(json.stdout) as { policy: { enabled: boolean; allowedDomains: string[] }; ignored: string[]; available: boolean }
+    expect(shown.policy.enabled).toBe(true)
+    expect(shown.policy.allowedDomains).toEqual(['example.com'])
+    expect(shown.ignored).toEqual(['sandbox.network.allowedDomains: evil.example (a project file may not add a domain)'])
+    expect(shown.available).toBe(bwrap.available)
+    const text = await runCli(['sandbox'], { cwd: b.cwd, env })
+    expect(text.stdout).toMatch(/^Sandbox: on/)
+    expect(text.stdout).toMatch(/^Network: only example.com, through Rein's proxy$/m)
+  })
+})
