@@ -129,7 +129,7 @@ export class Sandbox {
       child,
       report: (output) => {
         const refusals = this.gate ? this.gate.refusals.slice(mark) : []
-        const note = violationNote(output, this.maskedPaths(), refusals)
+        const note = violationNote(output, this.maskedPaths(), refusals, this.gate !== undefined)
         return { refusals, ...(note ? { note } : {}) }
       },
     }

@@ -3,10 +3,11 @@ import { describeRefusal, type Refusal } from './proxy/hosts.js'
 
 /**
  * One short note to append to a command's output when the sandbox visibly stopped something, or undefined: writes
- * refused by the read-only file system, reads of masked paths, and the proxy's refusals (one sentence per host).
+ * refused by the read-only file system, reads of masked paths, the proxy's refusals (one sentence per host), and,
+ * when no domain is allowed (`network` false), a command that tried the network.
  * It reads the output the way a person would; a command that hides its errors leaves nothing to summarise.
  */
-export function violationNote(output: string, masked: readonly string[], refusals: readonly Refusal[]): string | undefined {
+export function violationNote(output: string, masked: readonly string[], refusals: readonly Refusal[], network = true): string | undefined {
   const sentences: string[] = []
   const readOnly = new Set<string>()
   const hidden = new Set<string>()
@@ -25,6 +26,9 @@ export function violationNote(output: string, masked: readonly string[], refusal
     )
   }
   if (hidden.size) sentences.push(`The sandbox hides ${[...hidden].slice(0, 3).join(', ')} (credentials and Read deny rules are masked).`)
+  if (!network && /Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo E|Network is unreachable|ENETUNREACH|EAI_AGAIN/.test(output)) {
+    sentences.push('The sandbox has no network: only the user can allow domains, with sandbox.network.allowedDomains.')
+  }
   const seen = new Set<string>()
   for (const refusal of refusals) {
     if (seen.has(refusal.host)) continue

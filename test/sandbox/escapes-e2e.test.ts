@@ -199,6 +199,11 @@ describe.runIf(bwrap.available)('a sandboxed command cannot escape', () => {
       expect(r.code).not.toBe(0)
     })
 
+    it('with no domain allowed, a command that tries the network is told so', async () => {
+      const r = await world.run('curl -sS http://example.com/')
+      expect(r.note).toBe('[sandbox] The sandbox has no network: only the user can allow domains, with sandbox.network.allowedDomains.')
+    })
+
     it("a service on the host's 127.0.0.1", async () => {
       const r = await world.run(`exec 3<>/dev/tcp/127.0.0.1/${world.hostPort}`)
       expect(r.code).not.toBe(0)

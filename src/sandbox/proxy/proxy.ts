@@ -76,12 +76,15 @@ export class SandboxProxy {
     await Promise.all([...this.gates].map((gate) => gate.close()))
   }
 
+  /** Keeps a refusal for the command's note and tells the user; returns it for the caller's answer. */
+  private record(refusal: Refusal, refusals: Refusal[]): Refusal {
+    refusals.push(refusal)
+    this.options.onRefusal?.(refusal)
+    return refusal
+  }
+
   private async destination(requested: string, port: number, refusals: Refusal[]): Promise<Destination> {
-    const refuse = (refusal: Refusal): Refusal => {
-      refusals.push(refusal)
-      this.options.onRefusal?.(refusal)
-      return refusal
-    }
+    const refuse = (refusal: Refusal): Refusal => this.record(refusal, refusals)
     const canonical = canonicalHost(requested)
     if ('reason' in canonical) return refuse(canonical)
     const { host } = canonical
@@ -103,11 +106,9 @@ export class SandboxProxy {
     const target = splitAuthority(req.url ?? '')
     const hostHeader = req.headers.host
     let destination: Destination
-    if (!target) destination = { host: req.url ?? '', reason: 'bad-authority' }
+    if (!target) destination = this.record({ host: req.url ?? '', reason: 'bad-authority' }, refusals)
     else if (hostHeader !== undefined && !sameAuthority(hostHeader, req.url ?? '', target.port)) {
-      destination = { host: hostHeader, reason: 'host-mismatch' }
-      refusals.push(destination)
-      this.options.onRefusal?.(destination)
+      destination = this.record({ host: hostHeader, reason: 'host-mismatch' }, refusals)
     } else destination = await this.destination(target.host, target.port, refusals)
     if ('reason' in destination) {
       client.end(refusalResponse(destination))
@@ -137,16 +138,12 @@ export class SandboxProxy {
     }
     const port = Number(url.port || 80)
     let destination: Destination
-    if (url.protocol !== 'http:') destination = { host: url.host, reason: 'bad-authority' }
-    else if (url.username || url.password || /^[a-z]+:\/\/[^/]*@/i.test(req.url ?? '')) destination = { host: url.host, reason: 'bad-authority' }
-    else if (req.headers.host !== undefined && !sameAuthority(req.headers.host, url.host, port)) {
-      destination = { host: req.headers.host, reason: 'host-mismatch' }
+    if (url.protocol !== 'http:' || url.username || url.password || /^[a-z]+:\/\/[^/]*@/i.test(req.url ?? '')) {
+      destination = this.record({ host: url.host, reason: 'bad-authority' }, refusals)
+    } else if (req.headers.host !== undefined && !sameAuthority(req.headers.host, url.host, port)) {
+      destination = this.record({ host: req.headers.host, reason: 'host-mismatch' }, refusals)
     } else destination = await this.destination(url.hostname, port, refusals)
     if ('reason' in destination) {
-      if (!refusals.includes(destination)) {
-        refusals.push(destination)
-        this.options.onRefusal?.(destination)
-      }
       res.writeHead(403, { connection: 'close', 'content-type': 'text/plain', 'x-rein-sandbox': 'refused' }).end(`${describeRefusal(destination)}\n`)
       return
     }
