@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs'
-import { join, resolve, sep } from 'node:path'
+import { dirname, join, resolve, sep } from 'node:path'
 import { absoluteRule } from './deny-paths.js'
 import type { SandboxPolicy } from './policy.js'
 import { HOME_CREDENTIAL_STORES, HOST_SOCKETS, WORKSPACE_READ_ONLY } from './protected-paths.js'
@@ -53,10 +53,15 @@ export function bwrapArguments(policy: SandboxPolicy, places: SandboxPlaces, opt
   // too, and its hooks and config are as read-only as the workspace's own.
   const gitDirs = linkedGitDirs(workspace)
   for (const dir of gitDirs) args.push('--bind', dir, dir)
-  for (const relative of WORKSPACE_READ_ONLY) {
-    const real = realOrUndefined(join(workspace, relative))
-    if (real) args.push('--ro-bind', real, real)
+  const readOnly = WORKSPACE_READ_ONLY.map((relative) => realOrUndefined(join(workspace, relative))).filter((p) => p !== undefined)
+  // A directory holding a mount can be renamed and rebuilt (`mv .git .git-old`, then a new `.git/hooks`); a mount
+  // point cannot (EBUSY). So every directory between the workspace and a read-only path becomes a mount point too.
+  const pinned = new Set<string>()
+  for (const path of readOnly) {
+    for (let dir = dirname(path); isWithin(dir, workspace) && dir !== workspace; dir = dirname(dir)) pinned.add(dir)
   }
+  for (const dir of [...pinned].sort((a, b) => a.length - b.length)) args.push('--bind', dir, dir)
+  for (const real of readOnly) args.push('--ro-bind', real, real)
   for (const dir of gitDirs) {
     for (const name of ['hooks', 'config', 'config.worktree']) {
       const real = realOrUndefined(join(dir, name))

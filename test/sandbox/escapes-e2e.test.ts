@@ -81,6 +81,27 @@ describe.runIf(bwrap.available)('a sandboxed command cannot escape', () => {
       expect(readFileSync(join(world.workspace, '.mcp.json'), 'utf8')).toBe('{}')
     })
 
+    it('around the read-only paths, by renaming the directory that holds them and building a new one', async () => {
+      mkdirSync(join(world.workspace, '.claude'), { recursive: true })
+      writeFileSync(join(world.workspace, '.claude/settings.json'), '{}')
+      // A fresh sandbox, so the new .claude is seen at start.
+      const { Sandbox } = await import('../../src/sandbox/sandbox.js')
+      const fresh = await Sandbox.open({ policy: world.sandbox.policy, workspace: world.workspace, home: world.home, reinHome: world.reinHome })
+      const started = fresh.spawn(
+        'mv .git .git-old; mv .claude .claude-old; mv .git/hooks .git/h2; mkdir -p .git/hooks && echo "echo pwned" > .git/hooks/pre-commit; echo x > .claude/settings.json',
+        { cwd: world.workspace, env: process.env },
+      )
+      let out = ''
+      started.child.stderr.on('data', (c: Buffer) => (out += c))
+      started.child.stdout.on('data', (c: Buffer) => (out += c))
+      await new Promise((resolve) => started.child.on('close', resolve))
+      await fresh.close()
+      expect(out.match(/Device or resource busy/g), out).toHaveLength(3)
+      expect(existsSync(join(world.workspace, '.git-old'))).toBe(false)
+      expect(readdirSync(join(world.workspace, '.git/hooks')).filter((f) => !f.endsWith('.sample'))).toEqual([])
+      expect(readFileSync(join(world.workspace, '.claude/settings.json'), 'utf8')).toBe('{}')
+    })
+
     it('to the private /tmp of another session, which is not the host /tmp', async () => {
       const r = await world.run('echo inside > /tmp/rein-sandbox-marker && cat /tmp/rein-sandbox-marker')
       expect(r.out.trim()).toBe('inside')
