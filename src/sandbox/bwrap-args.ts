@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, resolve, sep } from 'node:path'
 import { absoluteRule } from './deny-paths.js'
 import type { SandboxPolicy } from './policy.js'
@@ -53,7 +53,9 @@ export function bwrapArguments(policy: SandboxPolicy, places: SandboxPlaces, opt
   // too, and its hooks and config are as read-only as the workspace's own.
   const gitDirs = linkedGitDirs(workspace)
   for (const dir of gitDirs) args.push('--bind', dir, dir)
-  const readOnly = WORKSPACE_READ_ONLY.map((relative) => realOrUndefined(join(workspace, relative))).filter((p) => p !== undefined)
+  const readOnly = [...WORKSPACE_READ_ONLY, ...submoduleGitFiles(workspace)]
+    .map((relative) => realOrUndefined(join(workspace, relative)))
+    .filter((p) => p !== undefined)
   // A directory holding a mount can be renamed and rebuilt (`mv .git .git-old`, then a new `.git/hooks`); a mount
   // point cannot (EBUSY). So every directory between the workspace and a read-only path becomes a mount point too.
   const pinned = new Set<string>()
@@ -111,6 +113,17 @@ export function linkedGitDirs(workspace: string): string[] {
     // No commondir: a plain separate git directory (`git init --separate-git-dir`).
   }
   return dirs
+}
+
+/** The hooks and config of each submodule's git directory (`.git/modules/<name>/`), relative to the workspace. */
+function submoduleGitFiles(workspace: string): string[] {
+  let names: string[]
+  try {
+    names = readdirSync(join(workspace, '.git/modules'))
+  } catch {
+    return [] // No submodules.
+  }
+  return names.flatMap((name) => [`.git/modules/${name}/hooks`, `.git/modules/${name}/config`])
 }
 
 /** Directories become an empty read-only tmpfs; files, sockets and devices become `/dev/null`. */

@@ -12,6 +12,7 @@ import { SOCKET_ENV } from './protected-paths.js'
 import type { Refusal } from './proxy/hosts.js'
 import { SandboxProxy, type ProxyGate, type ProxyOptions } from './proxy/proxy.js'
 import { seccompFilter } from './seccomp/filter.js'
+import { guardGitRedirects, type GitRedirectGuard } from './git-redirects.js'
 import { violationNote } from './violations.js'
 
 export interface SandboxOptions {
@@ -53,6 +54,7 @@ export class Sandbox {
     private readonly gate: ProxyGate | undefined,
     /** Notes for the start-up notice (globs cut short). */
     readonly notes: string[],
+    private readonly gitRedirects: GitRedirectGuard,
   ) {}
 
   static async open(options: SandboxOptions): Promise<Sandbox> {
@@ -76,7 +78,7 @@ export class Sandbox {
       proxy = new SandboxProxy({ ...options.proxy, allowedDomains: options.policy.allowedDomains })
       gate = await proxy.openGate(join(stateDir, 'proxy.sock'))
     }
-    return new Sandbox(options.policy, places, stateDir, ownsStateDir, seccompFile, proxy, gate, denials.notes)
+    return new Sandbox(options.policy, places, stateDir, ownsStateDir, seccompFile, proxy, gate, denials.notes, guardGitRedirects(options.workspace))
   }
 
   /** Whether `command` runs inside this sandbox (not one of `sandbox.excludedCommands`). */
@@ -111,6 +113,7 @@ export class Sandbox {
    * Killing bwrap ends every process inside (its PID namespace dies with it).
    */
   spawn(command: string, options: { cwd: string; env: NodeJS.ProcessEnv }): SandboxedCommand {
+    const swept = this.gitRedirects.sweep()
     const fd = openSync(this.seccompFile, 'r')
     let child: SandboxedProcess
     try {
@@ -129,7 +132,12 @@ export class Sandbox {
       child,
       report: (output) => {
         const refusals = this.gate ? this.gate.refusals.slice(mark) : []
-        const note = violationNote(output, this.maskedPaths(), refusals, this.gate !== undefined)
+        swept.push(...this.gitRedirects.sweep())
+        const found = violationNote(output, this.maskedPaths(), refusals, this.gate !== undefined)
+        const removal = swept.length
+          ? `The sandbox removed ${swept.join(', ')}, which would make git run hooks and read config from elsewhere.`
+          : undefined
+        const note = removal ? (found ? `${found} ${removal}` : `[sandbox] ${removal}`) : found
         return { refusals, ...(note ? { note } : {}) }
       },
     }
@@ -147,6 +155,7 @@ export class Sandbox {
   }
 
   async close(): Promise<void> {
+    this.gitRedirects.sweep()
     await this.proxy?.close()
     if (this.ownsStateDir) rmSync(this.stateDir, { recursive: true, force: true })
   }

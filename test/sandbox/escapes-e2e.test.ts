@@ -102,6 +102,13 @@ describe.runIf(bwrap.available)('a sandboxed command cannot escape', () => {
       expect(readFileSync(join(world.workspace, '.claude/settings.json'), 'utf8')).toBe('{}')
     })
 
+    it('by planting .git/commondir, which would send git to hooks and config elsewhere', async () => {
+      const r = await world.run('echo /var/tmp/evil-git > .git/commondir && echo planted')
+      expect(r.out).toBe('planted\n')
+      expect(existsSync(join(world.workspace, '.git/commondir'))).toBe(false)
+      expect(r.note).toContain(`The sandbox removed ${world.workspace}/.git/commondir`)
+    })
+
     it('to the private /tmp of another session, which is not the host /tmp', async () => {
       const r = await world.run('echo inside > /tmp/rein-sandbox-marker && cat /tmp/rein-sandbox-marker')
       expect(r.out.trim()).toBe('inside')
