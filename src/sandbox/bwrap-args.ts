@@ -53,8 +53,8 @@ export function bwrapArguments(policy: SandboxPolicy, places: SandboxPlaces, opt
   // too, and its hooks and config are as read-only as the workspace's own.
   const gitDirs = linkedGitDirs(workspace)
   for (const dir of gitDirs) args.push('--bind', dir, dir)
-  const readOnly = [...WORKSPACE_READ_ONLY, ...submoduleGitFiles(workspace)]
-    .map((relative) => realOrUndefined(join(workspace, relative)))
+  const readOnly = [...WORKSPACE_READ_ONLY, ...submoduleGitFiles(workspace), ...hooksPathOf(workspace)]
+    .map((relative) => realOrUndefined(resolve(workspace, relative)))
     .filter((p) => p !== undefined)
   // A directory holding a mount can be renamed and rebuilt (`mv .git .git-old`, then a new `.git/hooks`); a mount
   // point cannot (EBUSY). So every directory between the workspace and a read-only path becomes a mount point too.
@@ -113,6 +113,21 @@ export function linkedGitDirs(workspace: string): string[] {
     // No commondir: a plain separate git directory (`git init --separate-git-dir`).
   }
   return dirs
+}
+
+/**
+ * The hooks directory `core.hooksPath` names in `.git/config` (Husky's `.husky`, for example), resolved from the
+ * workspace as git does for a relative path. Read from the file's text; an `[include]`d file is not followed.
+ */
+function hooksPathOf(workspace: string): string[] {
+  let text: string
+  try {
+    text = readFileSync(join(workspace, '.git/config'), 'utf8')
+  } catch {
+    return [] // No readable config: git uses .git/hooks, which is read-only already.
+  }
+  const value = text.match(/^\s*hookspath\s*=\s*"?([^"\n]+?)"?\s*$/im)?.[1]
+  return value ? [value.startsWith('~/') ? join(process.env.HOME ?? '', value.slice(2)) : value] : []
 }
 
 /** The hooks and config of each submodule's git directory (`.git/modules/<name>/`), relative to the workspace. */

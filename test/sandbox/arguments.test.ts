@@ -35,6 +35,15 @@ describe('the bubblewrap argument list', () => {
     expect(text).toContain(`--ro-bind ${workspace}/.git/config ${workspace}/.git/config`)
   })
 
+  it('keeps the hooks directory core.hooksPath names read-only, with its parents pinned', () => {
+    mkdirSync(join(workspace, 'tools/husky'), { recursive: true })
+    writeFileSync(join(workspace, '.git/config'), '[core]\n\thooksPath = tools/husky\n')
+    const text = argsOf().join(' ')
+    writeFileSync(join(workspace, '.git/config'), '')
+    expect(text).toContain(`--bind ${workspace}/tools ${workspace}/tools`)
+    expect(text).toContain(`--ro-bind ${workspace}/tools/husky ${workspace}/tools/husky`)
+  })
+
   it('masks directories with a read-only tmpfs and files with /dev/null, after every bind', () => {
     const args = argsOf()
     const text = args.join(' ')
