@@ -81,9 +81,33 @@ export class Sandbox {
     return new Sandbox(options.policy, places, stateDir, ownsStateDir, seccompFile, proxy, gate, denials.notes, guardGitRedirects(options.workspace))
   }
 
-  /** Whether `command` runs inside this sandbox (not one of `sandbox.excludedCommands`). */
+  /** Commands that failed with a sandbox note, which the permission policy may offer to run once outside. */
+  private readonly failedInside = new Set<string>()
+  /** Commands the user allowed to run once outside; the next start of each takes its release. */
+  private readonly releasedOnce = new Set<string>()
+
+  /** Whether `command` runs inside this sandbox: not one of `sandbox.excludedCommands`, not released to run outside. */
   confines(command: string): boolean {
-    return !namesExcludedCommand(command, this.policy.excludedCommands)
+    return !this.releasedOnce.has(command) && !namesExcludedCommand(command, this.policy.excludedCommands)
+  }
+
+  /** Whether `command` failed inside and `allowUnsandboxed` lets the user be asked to run it outside. */
+  offersRunOutside(command: string): boolean {
+    return this.policy.allowUnsandboxed && this.failedInside.has(command)
+  }
+
+  /** The user said yes: the next start of `command` runs outside the sandbox, once. */
+  releaseOnce(command: string): void {
+    if (this.offersRunOutside(command)) this.releasedOnce.add(command)
+  }
+
+  /** For the process starter: whether this start of `command` goes inside; takes a release if there is one. */
+  enter(command: string): boolean {
+    if (this.releasedOnce.delete(command)) {
+      this.failedInside.delete(command)
+      return false
+    }
+    return this.confines(command)
   }
 
   /** The exact argv (after `bwrap`) a command runs with; exported for tests and `rein doctor`. */
@@ -137,7 +161,11 @@ export class Sandbox {
         const removal = swept.length
           ? `The sandbox removed ${swept.join(', ')}, which would make git run hooks and read config from elsewhere.`
           : undefined
-        const note = removal ? (found ? `${found} ${removal}` : `[sandbox] ${removal}`) : found
+        let note = removal ? (found ? `${found} ${removal}` : `[sandbox] ${removal}`) : found
+        if (found && this.policy.allowUnsandboxed) {
+          this.failedInside.add(command)
+          note += ' If it must run outside the sandbox, call it again unchanged: the user will be asked.'
+        }
         return { refusals, ...(note ? { note } : {}) }
       },
     }

@@ -37,11 +37,12 @@ export const bashTool: Tool<Args> = {
   target: { kind: 'command', argument: 'command' },
   async run(args, ctx) {
     if (args.run_in_background) {
+      const sandboxed = sandboxIn(ctx.state.extra)?.confines(args.command) === true
       const job = startJob(ctx.state, args.command, ctx.cwd)
       if ('error' in job) return fail(job.error)
       return {
         content: [{ type: 'text', text: `Started ${job.id} (pid ${job.pid}). Read its output with job_output, stop it with job_kill.` }],
-        meta: { jobId: job.id, pid: job.pid ?? null, ...(sandboxIn(ctx.state.extra)?.confines(args.command) ? { sandboxed: true } : {}) },
+        meta: { jobId: job.id, pid: job.pid ?? null, ...(sandboxed ? { sandboxed: true } : {}) },
       }
     }
     return runForeground(args.command, args.timeout ?? DEFAULT_TIMEOUT_MS, ctx)

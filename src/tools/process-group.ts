@@ -30,7 +30,7 @@ export function spawnCommand(command: string, cwd: string, state: ToolState): Co
  */
 export function startCommand(command: string, cwd: string, state: ToolState): { child: CommandProcess; sandboxed?: SandboxedCommand } {
   const sandbox = sandboxIn(state.extra)
-  if (sandbox?.confines(command)) {
+  if (sandbox?.enter(command)) {
     const sandboxed = sandbox.spawn(command, { cwd, env: commandEnv(state) })
     return { child: sandboxed.child, sandboxed }
   }
