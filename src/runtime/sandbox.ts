@@ -51,9 +51,11 @@ export function resolveSessionSandbox(options: Pick<SessionSandboxOptions, 'cwd'
   const [userFile, ...projectFiles] = settingsFiles(options.cwd, options.home)
   const layer = (file: string | undefined) => (file && existsSync(file) ? readSettingsFile(file).sandbox : undefined)
   const flag = options.flag !== undefined ? { flag: options.flag } : {}
-  let resolved: ResolvedSandbox = resolveSandbox({ user: layer(userFile), ...flag })
-  for (const project of projectFiles.map(layer).filter((l) => l !== undefined)) {
-    const next = resolveSandbox({ user: toSettings(resolved), project, ...flag })
+  let resolved: ResolvedSandbox = resolveSandbox({ user: layer(userFile), ...flag }, { user: `Settings file ${userFile}`, project: '' })
+  for (const file of projectFiles) {
+    const project = layer(file)
+    if (project === undefined) continue
+    const next = resolveSandbox({ user: toSettings(resolved), project, ...flag }, { user: `Settings file ${userFile}`, project: `Settings file ${file}` })
     resolved = { policy: next.policy, ignored: [...resolved.ignored, ...next.ignored] }
   }
   const policy = { ...resolved.policy, denyRead: [...new Set([...resolved.policy.denyRead, ...readDenyPatterns(options.settings)])] }

@@ -73,7 +73,9 @@ describe('the sandbox policy', () => {
 
   it('refuses an unknown key with the key and the file named', () => {
     expect(() => resolveSandbox({ project: { enabeld: true } })).toThrow(SandboxSettingsError)
-    expect(() => resolveSandbox({ project: { filesystem: { allowWrite: 'x' } } })).toThrow(/^project settings: sandbox.filesystem.allowWrite is invalid/)
+    expect(() => resolveSandbox({ project: { filesystem: { allowWrite: 'x' } } }, { user: 'u', project: 'Settings file /w/.rein/settings.json' })).toThrow(
+      /^Settings file \/w\/\.rein\/settings\.json: sandbox.filesystem.allowWrite is invalid/,
+    )
   })
 })
 
