@@ -2,7 +2,8 @@
  * The program that runs first inside a sandbox with a proxy, under the same `node` as Rein (`process.execPath`):
  * it listens on 127.0.0.1:`PROXY_PORT` in the sandbox's own network namespace, pipes each connection to Rein's proxy
  * socket, then runs `bash -c command` and exits with its status. Kept as CommonJS source for `node -e` so the
- * sandbox needs no file of Rein's. argv: socket path, port, command.
+ * sandbox needs no file of Rein's. argv: socket path, port, command. The user's `NODE_OPTIONS` (a `--require`d
+ * hook, `--inspect`) must not act on the forwarder, so it arrives as `HELD_NODE_OPTIONS` and is given back to bash.
  */
 export const FORWARDER_SOURCE = `
 const net = require('node:net'), { spawn } = require('node:child_process'), { constants } = require('node:os')
@@ -14,7 +15,10 @@ const server = net.createServer((inside) => {
 })
 server.on('error', (error) => { process.stderr.write('rein sandbox: the proxy forwarder could not listen: ' + error.message + '\\n'); process.exit(125) })
 server.listen(Number(port), '127.0.0.1', () => {
-  const child = spawn('bash', ['-c', command], { stdio: 'inherit' })
+  const env = { ...process.env }
+  if (env.REIN_HELD_NODE_OPTIONS !== undefined) env.NODE_OPTIONS = env.REIN_HELD_NODE_OPTIONS
+  delete env.REIN_HELD_NODE_OPTIONS
+  const child = spawn('bash', ['-c', command], { stdio: 'inherit', env })
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)))
   child.on('error', (error) => { process.stderr.write('rein sandbox: could not start bash: ' + error.message + '\\n'); process.exit(127) })
 })
@@ -22,3 +26,6 @@ server.listen(Number(port), '127.0.0.1', () => {
 
 /** The port inside the sandbox where the forwarder listens; the sandbox has its own loopback, so it clashes with nothing of the host. */
 export const PROXY_PORT = 3128
+
+/** Where the user's NODE_OPTIONS wait while the forwarder starts (see FORWARDER_SOURCE). */
+export const HELD_NODE_OPTIONS = 'REIN_HELD_NODE_OPTIONS'

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { bwrapArguments, PROXY_SOCKET_INSIDE, type SandboxPlaces } from './bwrap-args.js'
 import { resolveDenials } from './deny-paths.js'
-import { FORWARDER_SOURCE, PROXY_PORT } from './forwarder.js'
+import { FORWARDER_SOURCE, HELD_NODE_OPTIONS, PROXY_PORT } from './forwarder.js'
 import { namesExcludedCommand, type SandboxPolicy } from './policy.js'
 import { probeSandbox } from './probe.js'
 import { SOCKET_ENV } from './protected-paths.js'
@@ -127,6 +127,8 @@ export class Sandbox {
       const url = `http://127.0.0.1:${PROXY_PORT}`
       for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy']) inside[name] = url
       inside.NO_PROXY = inside.no_proxy = 'localhost,127.0.0.1,::1'
+      if (inside.NODE_OPTIONS !== undefined) inside[HELD_NODE_OPTIONS] = inside.NODE_OPTIONS
+      delete inside.NODE_OPTIONS
     }
     return inside
   }

@@ -93,6 +93,11 @@ describe.runIf(bwrap.available)("the sandbox's network goes through Rein's proxy
     expect(r.refusals).toEqual(['evil.example'])
   })
 
+  it("the user's NODE_OPTIONS reach the command but not the forwarder", async () => {
+    const r = await world.run('echo "[$NODE_OPTIONS]"; env | grep -c REIN_HELD || true', { ...process.env, HOME: world.home, NODE_OPTIONS: '--require /nonexistent/hook.js' })
+    expect(r.out).toBe('[--require /nonexistent/hook.js]\n0\n')
+  })
+
   it('a test server on 127.0.0.1 inside is reached directly, not through the proxy', async () => {
     const r = await world.run(
       'python3 -m http.server 8766 --bind 127.0.0.1 >/dev/null 2>&1 & for i in $(seq 50); do curl -s http://127.0.0.1:8766/ >/dev/null && break; sleep 0.1; done; curl -s -o /dev/null -w "%{http_code}" http://127.0.0.1:8766/',
