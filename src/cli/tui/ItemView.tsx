@@ -119,7 +119,11 @@ export function ToolCardView({ card, now }: { card: ToolCard; now?: number }) {
         {card.sandbox ? <Text color="cyan"> · {SANDBOXED_LABEL}</Text> : null}
       </Text>
       {card.error ? <Text color="red">  └ {card.error}</Text> : null}
-      {card.sandbox?.note ? <Text color="yellow">  ⛨ {card.sandbox.note}</Text> : null}
+      {card.sandbox?.note ? (
+        <Box paddingLeft={2}>
+          <Text color="yellow">⛨ {card.sandbox.note}</Text>
+        </Box>
+      ) : null}
       {shownDiff.map((line, i) => (
         <Text key={i} color={line.startsWith('+') ? 'green' : line.startsWith('-') ? 'red' : undefined} dimColor={line.startsWith('@@')}>
           {'  '}
