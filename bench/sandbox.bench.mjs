@@ -1,6 +1,8 @@
-// What the sandbox costs per command: `bash -c true` unconfined, under bubblewrap with the seccomp filter, and under
-// bubblewrap with the proxy forwarder (a `node` inside that listens before bash starts). Medians of RUNS runs each,
-// printed with the ratio to unconfined. Needs the build (`npm run build`) and bubblewrap. Temp directories only.
+// What the sandbox costs per command: `bash -c true` unconfined, under bubblewrap with the seccomp filter, with domains
+// allowed in the session's shared network namespace (nsenter, then bwrap; the forwarder started once), and with a
+// forwarder started inside each command (a `node` that listens before bash starts: the way without nsenter). Medians
+// of RUNS runs each, printed with the ratio to unconfined. Needs the build (`npm run build`) and bubblewrap. Temp
+// directories only.
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -37,22 +39,32 @@ const measure = async (start) => {
   return median(times)
 }
 
-const open = (allowedDomains) =>
-  Sandbox.open({ policy: resolveSandbox({ user: { enabled: true, network: { allowedDomains } } }).policy, workspace, home, reinHome: join(home, '.rein'), stateDir: join(base, `state-${allowedDomains.length}`) })
+const open = (allowedDomains, sharedNetwork = true) =>
+  Sandbox.open({
+    policy: resolveSandbox({ user: { enabled: true, network: { allowedDomains } } }).policy,
+    workspace,
+    home,
+    reinHome: join(home, '.rein'),
+    stateDir: join(base, `state-${allowedDomains.length}-${sharedNetwork}`),
+    sharedNetwork,
+  })
 
 try {
   const plain = await open([])
   const proxied = await open(['registry.npmjs.org'])
+  const perCommand = await open(['registry.npmjs.org'], false)
   const rows = [
     ['unconfined bash -c true', await measure(() => spawn('bash', ['-c', 'true'], { cwd: workspace, stdio: 'ignore' }))],
     ['sandboxed (bwrap + seccomp)', await measure(() => plain.spawn('true', { cwd: workspace, env: process.env }).child)],
-    ['sandboxed with proxy forwarder', await measure(() => proxied.spawn('true', { cwd: workspace, env: process.env }).child)],
+    ['with domains, shared namespace', await measure(() => proxied.spawn('true', { cwd: workspace, env: process.env }).child)],
+    ['with domains, forwarder per command', await measure(() => perCommand.spawn('true', { cwd: workspace, env: process.env }).child)],
   ]
   const baseline = rows[0][1]
   for (const [name, ms] of rows) console.log(`${name.padEnd(34)} ${ms.toFixed(1).padStart(7)} ms  ×${(ms / baseline).toFixed(1)}`)
   console.log(`(median of ${RUNS} runs each)`)
   await plain.close()
   await proxied.close()
+  await perCommand.close()
 } finally {
   rmSync(base, { recursive: true, force: true })
 }

@@ -23,16 +23,20 @@ export const PROXY_SOCKET_INSIDE = '/run/rein/proxy.sock'
 /**
  * The bwrap arguments up to and excluding `--`: namespaces, privileges, then mounts in the order bwrap applies them,
  * each later mount over the earlier ones. What holds:
- * - new user, PID, IPC, network, UTS and cgroup namespaces; all capabilities dropped; a new session (no TIOCSTI
+ * - new user, PID, IPC, network (or the session's shared one), UTS and cgroup namespaces; all capabilities dropped; a new session (no TIOCSTI
  *   into Rein's terminal); the sandbox dies with its bwrap parent; seccomp from fd `seccompFd`;
  * - `/` read-only; a fresh `/dev` and `/proc` (only the sandbox's own processes are visible); `/run` an empty tmpfs
  *   (user runtime sockets, D-Bus, Docker); `/tmp` the private session directory;
  * - writable: the workspace and the existing `allowWrite` paths, then the workspace's config files read-only again;
  * - masked last, so they win over everything above: credential stores, `$REIN_HOME`, agent sockets, denied paths.
  */
-export function bwrapArguments(policy: SandboxPolicy, places: SandboxPlaces, options: { seccompFd: number; proxySocket?: string; cwd: string }): string[] {
+export function bwrapArguments(
+  policy: SandboxPolicy,
+  places: SandboxPlaces,
+  options: { seccompFd: number; proxySocket?: string; cwd: string; /** Stay in the session's network namespace (shared-network.ts) instead of a new one. */ sharedNetwork?: boolean },
+): string[] {
   const args = [
-    '--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try',
+    '--unshare-user', '--unshare-pid', '--unshare-ipc', ...(options.sharedNetwork ? [] : ['--unshare-net']), '--unshare-uts', '--unshare-cgroup-try',
     '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
     '--ro-bind', '/', '/',
     '--dev', '/dev',

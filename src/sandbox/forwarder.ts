@@ -29,3 +29,21 @@ export const PROXY_PORT = 3128
 
 /** Where the user's NODE_OPTIONS wait while the forwarder starts (see FORWARDER_SOURCE). */
 export const HELD_NODE_OPTIONS = 'REIN_HELD_NODE_OPTIONS'
+
+/**
+ * The forwarder of a session's shared network namespace (shared-network.ts): the same pipe from 127.0.0.1:`PROXY_PORT`
+ * to Rein's proxy socket, without a command; it prints `listening` once it accepts connections and exits when its
+ * stdin closes (Rein went away). argv: socket path, port.
+ */
+export const LISTENER_SOURCE = `
+const net = require('node:net')
+const [socketPath, port] = process.argv.slice(1)
+const server = net.createServer((inside) => {
+  const outside = net.connect(socketPath)
+  inside.pipe(outside); outside.pipe(inside)
+  inside.on('error', () => outside.destroy()); outside.on('error', () => inside.destroy())
+})
+server.on('error', (error) => { process.stderr.write('rein sandbox: the proxy forwarder could not listen: ' + error.message + '\\n'); process.exit(125) })
+server.listen(Number(port), '127.0.0.1', () => process.stdout.write('listening\\n'))
+process.stdin.on('end', () => process.exit(0)); process.stdin.resume()
+`

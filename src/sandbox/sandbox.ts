@@ -13,6 +13,7 @@ import type { Refusal } from './proxy/hosts.js'
 import { SandboxProxy, type ProxyGate, type ProxyOptions } from './proxy/proxy.js'
 import { seccompFilter } from './seccomp/filter.js'
 import { guardGitRedirects, type GitRedirectGuard } from './git-redirects.js'
+import { SharedNetwork } from './shared-network.js'
 import { violationNote } from './violations.js'
 
 export interface SandboxOptions {
@@ -22,6 +23,11 @@ export interface SandboxOptions {
   home?: string
   /** Where the private `/tmp`, the seccomp program and the proxy socket live; a fresh directory under the OS temp by default, removed on close. */
   stateDir?: string
+  /**
+   * `false`: a forwarder inside each command, as on a machine without `nsenter`, instead of the session's shared
+   * network namespace (the bench and the tests compare both). Default true.
+   */
+  sharedNetwork?: boolean
   /** Proxy hooks (tests resolve their own names); the allowed domains always come from the policy. */
   proxy?: Omit<ProxyOptions, 'allowedDomains'>
 }
@@ -41,7 +47,8 @@ export class SandboxUnavailable extends Error {}
 /**
  * A session's sandbox: the resolved policy turned into places, a seccomp program and (when any domain is allowed) a
  * proxy gate, opened once. Every command it starts runs under bwrap with an argument list, never a shell string.
- * With domains allowed, the command runs as the forwarder's child so `127.0.0.1:3128` inside reaches the proxy.
+ * With domains allowed, `127.0.0.1:3128` inside reaches the proxy: commands share one network namespace where a
+ * forwarder listens (shared-network.ts), or, without `nsenter`, each runs as the child of a forwarder of its own.
  */
 export class Sandbox {
   private constructor(
@@ -55,6 +62,8 @@ export class Sandbox {
     /** Notes for the start-up notice (globs cut short). */
     readonly notes: string[],
     private readonly gitRedirects: GitRedirectGuard,
+    /** The session's network namespace with the forwarder in it, when domains are allowed and `nsenter` is here. */
+    private readonly network: SharedNetwork | undefined,
   ) {}
 
   static async open(options: SandboxOptions): Promise<Sandbox> {
@@ -78,7 +87,8 @@ export class Sandbox {
       proxy = new SandboxProxy({ ...options.proxy, allowedDomains: options.policy.allowedDomains })
       gate = await proxy.openGate(join(stateDir, 'proxy.sock'))
     }
-    return new Sandbox(options.policy, places, stateDir, ownsStateDir, seccompFile, proxy, gate, denials.notes, guardGitRedirects(options.workspace))
+    const network = gate && options.sharedNetwork !== false ? await SharedNetwork.start(gate.socketPath) : undefined
+    return new Sandbox(options.policy, places, stateDir, ownsStateDir, seccompFile, proxy, gate, denials.notes, guardGitRedirects(options.workspace), network)
   }
 
   /** Commands that failed with a sandbox note, which the permission policy may offer to run once outside. */
@@ -110,13 +120,19 @@ export class Sandbox {
     return this.confines(command)
   }
 
-  /** The exact argv (after `bwrap`) a command runs with; exported for tests and `rein doctor`. */
-  argv(command: string, cwd: string): string[] {
+  /**
+   * The program and arguments a command runs with: bwrap, or (in the session's shared network namespace) nsenter
+   * then bwrap. Without a shared namespace but with domains allowed, a forwarder inside runs bash as its child.
+   */
+  invocation(command: string, cwd: string): { file: string; args: string[] } {
+    if (this.network?.alive()) {
+      return this.network.enter([...bwrapArguments(this.policy, this.places, { seccompFd: 3, cwd, sharedNetwork: true }), '--', 'bash', '-c', command])
+    }
     const args = bwrapArguments(this.policy, this.places, { seccompFd: 3, cwd, ...(this.gate ? { proxySocket: this.gate.socketPath } : {}) })
     const inner = this.gate
       ? [process.execPath, '-e', FORWARDER_SOURCE, PROXY_SOCKET_INSIDE, String(PROXY_PORT), command]
       : ['bash', '-c', command]
-    return [...args, '--', ...inner]
+    return { file: 'bwrap', args: [...args, '--', ...inner] }
   }
 
   /** The environment inside: `env` without agent sockets, with the private `/tmp` and (with a proxy) the proxy variables. */
@@ -127,8 +143,10 @@ export class Sandbox {
       const url = `http://127.0.0.1:${PROXY_PORT}`
       for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy']) inside[name] = url
       inside.NO_PROXY = inside.no_proxy = 'localhost,127.0.0.1,::1'
-      if (inside.NODE_OPTIONS !== undefined) inside[HELD_NODE_OPTIONS] = inside.NODE_OPTIONS
-      delete inside.NODE_OPTIONS
+      if (!this.network?.alive()) {
+        if (inside.NODE_OPTIONS !== undefined) inside[HELD_NODE_OPTIONS] = inside.NODE_OPTIONS
+        delete inside.NODE_OPTIONS
+      }
     }
     return inside
   }
@@ -143,7 +161,8 @@ export class Sandbox {
     const fd = openSync(this.seccompFile, 'r')
     let child: SandboxedProcess
     try {
-      child = spawn('bwrap', this.argv(command, options.cwd), {
+      const { file, args } = this.invocation(command, options.cwd)
+      child = spawn(file, args, {
         cwd: options.cwd,
         env: this.environment(options.env),
         detached: true,
@@ -186,6 +205,7 @@ export class Sandbox {
 
   async close(): Promise<void> {
     this.gitRedirects.sweep()
+    this.network?.close()
     await this.proxy?.close()
     if (this.ownsStateDir) rmSync(this.stateDir, { recursive: true, force: true })
   }

@@ -106,3 +106,56 @@ describe.runIf(bwrap.available)("the sandbox's network goes through Rein's proxy
     expect(r.refusals).toEqual([])
   })
 })
+
+describe.runIf(bwrap.available)("the session's commands share one network namespace with the forwarder in it", () => {
+  let world: SandboxWorld
+  beforeAll(async () => {
+    world = await openWorld({ allowedDomains: ['allowed.test'] })
+  })
+  afterAll(async () => world?.close())
+
+  it('a command starts no forwarder of its own: no node runs beside it', async () => {
+    const r = await world.run('cat /proc/[0-9]*/comm | sort -u | tr "\\n" " "')
+    expect(r.out).toContain('bash')
+    expect(r.out).not.toContain('node')
+  })
+
+  it('a server one command keeps running on 127.0.0.1 is reached by a later command', async () => {
+    const server = world.sandbox.spawn('exec python3 -m http.server 8767 --bind 127.0.0.1', { cwd: world.workspace, env: { ...process.env, HOME: world.home } })
+    try {
+      const r = await world.run('for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:8767/ && break; sleep 0.1; done; curl -s -o /dev/null -w "%{http_code}" http://127.0.0.1:8767/')
+      expect(r.out).toBe('200')
+    } finally {
+      process.kill(-server.child.pid!, 'SIGKILL')
+    }
+  })
+
+  it('the host\'s own 127.0.0.1 services stay out of reach', async () => {
+    const r = await world.run(`curl -s --noproxy '*' -o /dev/null -w "%{http_code}" http://127.0.0.1:${world.hostPort}/ || true`)
+    expect(r.out).toBe('000')
+  })
+})
+
+describe.runIf(bwrap.available)('without a shared namespace (no nsenter), a forwarder runs inside each command', () => {
+  let world: SandboxWorld
+  beforeAll(async () => {
+    world = await openWorld({ allowedDomains: ['allowed.test'], sharedNetwork: false })
+  })
+  afterAll(async () => world?.close())
+
+  it('the forwarder runs beside the command', async () => {
+    const r = await world.run('cat /proc/[0-9]*/comm | sort -u | tr "\\n" " "')
+    expect(r.out).toContain('node')
+  })
+
+  it('an allowed name is reached and a foreign one refused', async () => {
+    const r = await world.run(`curl -s http://allowed.test:${world.hostPort}/x; echo; curl -s -o /dev/null -w '%{http_code}' http://evil.example/`)
+    expect(r.out).toBe(`host-service allowed.test:${world.hostPort} /x\n403`)
+    expect(r.refusals).toEqual(['evil.example'])
+  })
+
+  it("the user's NODE_OPTIONS reach the command but not the forwarder", async () => {
+    const r = await world.run('echo "[$NODE_OPTIONS]"; env | grep -c REIN_HELD || true', { ...process.env, HOME: world.home, NODE_OPTIONS: '--require /nonexistent/hook.js' })
+    expect(r.out).toBe('[--require /nonexistent/hook.js]\n0\n')
+  })
+})

@@ -25,7 +25,7 @@ export interface SandboxWorld {
 
 export const SECRET = 'SECRET-KEY-MATERIAL-7f3a'
 
-export async function openWorld(options: { allowedDomains?: string[] } = {}): Promise<SandboxWorld> {
+export async function openWorld(options: { allowedDomains?: string[]; sharedNetwork?: boolean } = {}): Promise<SandboxWorld> {
   // Outside /tmp on purpose: inside, /tmp is the session's private directory, so a world under it would be out of sight.
   const root = realpathSync(mkdtempSync(join('/var/tmp', 'rein-sandbox-world-')))
   const home = join(root, 'home')
@@ -70,6 +70,7 @@ export async function openWorld(options: { allowedDomains?: string[] } = {}): Pr
     home,
     reinHome,
     stateDir: join(root, 'state'),
+    ...(options.sharedNetwork !== undefined ? { sharedNetwork: options.sharedNetwork } : {}),
     proxy: {
       lookup: async (host) => (host === 'allowed.test' || host === 'rebind.test' ? ['127.0.0.1'] : host.endsWith('.wild.test') ? ['127.0.0.1'] : []),
       testOnlyLoopbackHosts: ['allowed.test', 'api.wild.test'],

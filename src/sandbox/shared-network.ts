@@ -1,0 +1,90 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { PROXY_SOCKET_INSIDE } from './bwrap-args.js'
+import { LISTENER_SOURCE, PROXY_PORT } from './forwarder.js'
+
+/**
+ * One network namespace for a session's sandboxed commands, held by a long-lived bwrap whose only process is the
+ * proxy forwarder (listening on 127.0.0.1:`PROXY_PORT` there). Each command enters it with
+ * `nsenter --user --net --preserve-credentials -t <pid>` before its own bwrap, so the forwarder's Node start-up is
+ * paid once per session instead of once per command (docs/sandbox.md, "Cost").
+ *
+ * What holds:
+ * - the holder has its own user, network, PID and IPC namespaces and dies with Rein (`--die-with-parent`, and it
+ *   exits when its stdin closes); it sees the host read-only, Rein's proxy socket at `PROXY_SOCKET_INSIDE`, nothing else;
+ * - it mounts no `/dev` of its own: with `--dev`, an unprivileged bwrap nests a second user namespace, and the network
+ *   namespace would then belong to one that `nsenter` cannot enter without privileges. Without it, the network
+ *   namespace belongs to the holder's only user namespace, which the user's own processes may enter;
+ * - `nsenter` execs the command's bwrap in place (no fork: no PID namespace is entered), so the command's process is
+ *   the one Rein started, and killing its group kills the sandbox as before.
+ */
+export class SharedNetwork {
+  private constructor(
+    private readonly holder: ChildProcess,
+    /** The holder's first process inside its namespaces, on the host's PID numbering. */
+    readonly pid: number,
+  ) {}
+
+  /**
+   * Starts the holder, or resolves undefined when this machine has no `nsenter` or the holder does not come up (the
+   * caller then starts a forwarder inside each command, as before).
+   */
+  static async start(proxySocket: string): Promise<SharedNetwork | undefined> {
+    if (!hasNsenter()) return undefined
+    const args = [
+      '--unshare-user', '--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session',
+      '--ro-bind', '/', '/', '--proc', '/proc', '--tmpfs', '/run', '--bind', proxySocket, PROXY_SOCKET_INSIDE,
+      '--info-fd', '3', '--', process.execPath, '-e', LISTENER_SOURCE, PROXY_SOCKET_INSIDE, String(PROXY_PORT),
+    ]
+    const holder = spawn('bwrap', args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] })
+    const pid = await new Promise<number | undefined>((resolve) => {
+      let info = ''
+      let childPid: number | undefined
+      let listening = false
+      const done = () => {
+        if (childPid !== undefined && listening) resolve(childPid)
+      }
+      holder.once('error', () => resolve(undefined))
+      holder.once('exit', () => resolve(undefined))
+      holder.stdio[3]?.on('data', (chunk: Buffer) => {
+        info += chunk.toString('utf8')
+        const found = /"child-pid":\s*(\d+)/.exec(info)
+        if (found) childPid = Number(found[1])
+        done()
+      })
+      holder.stdout?.on('data', (chunk: Buffer) => {
+        if (chunk.toString('utf8').includes('listening')) listening = true
+        done()
+      })
+    })
+    if (pid === undefined) {
+      holder.kill('SIGKILL')
+      return undefined
+    }
+    // Rein does not wait for the holder; it ends with Rein or with close().
+    holder.unref()
+    for (const stream of holder.stdio) (stream as { unref?: () => void } | null)?.unref?.()
+    return new SharedNetwork(holder, pid)
+  }
+
+  /** Whether commands can still enter the namespace. */
+  alive(): boolean {
+    return this.holder.exitCode === null && this.holder.signalCode === null
+  }
+
+  /** The program and arguments that run `bwrapArgs` inside the namespace. */
+  enter(bwrapArgs: string[]): { file: string; args: string[] } {
+    return { file: 'nsenter', args: ['--user', '--net', '--preserve-credentials', '-t', String(this.pid), '--', 'bwrap', ...bwrapArgs] }
+  }
+
+  close(): void {
+    this.holder.stdin?.end()
+    this.holder.kill('SIGKILL')
+  }
+}
+
+let nsenter: boolean | undefined
+
+function hasNsenter(): boolean {
+  nsenter ??= spawnSync('nsenter', ['--version'], { stdio: 'ignore' }).status === 0
+  return nsenter
+}
