@@ -105,11 +105,6 @@ export function ItemView({
               <span class="muted">{item.output === undefined ? 'running…' : item.isError ? 'failed' : 'done'}</span>
               {item.sandbox && <span class="tag sandboxed" title="ran inside the sandbox (docs/sandbox.md)">{SANDBOXED_LABEL}</span>}
             </summary>
-            {item.sandbox?.note && (
-              <p class="sandbox-note" role="status">
-                {item.sandbox.note}
-              </p>
-            )}
             <h4>Input</h4>
             <pre>{prettyJson(item.input)}</pre>
             {item.progress && item.output === undefined && <pre class="progress">{item.progress}</pre>}
@@ -133,6 +128,11 @@ export function ItemView({
               </>
             )}
           </details>
+          {item.sandbox?.note && (
+            <p class="sandbox-note" role="status">
+              {item.sandbox.note}
+            </p>
+          )}
         </article>
       )
     case 'changes':
