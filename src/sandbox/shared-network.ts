@@ -31,7 +31,7 @@ export class SharedNetwork {
   static async start(proxySocket: string): Promise<SharedNetwork | undefined> {
     if (!hasNsenter()) return undefined
     const args = [
-      '--unshare-user', '--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session',
+      '--unshare-user', '--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
       '--ro-bind', '/', '/', '--proc', '/proc', '--tmpfs', '/run', '--bind', proxySocket, PROXY_SOCKET_INSIDE,
       '--info-fd', '3', '--', process.execPath, '-e', LISTENER_SOURCE, PROXY_SOCKET_INSIDE, String(PROXY_PORT),
     ]

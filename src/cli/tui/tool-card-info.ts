@@ -62,7 +62,7 @@ export function toolResultDetails(
 ): { diff?: string; tail: string[]; error?: string; sandbox?: CardSandbox } {
   const full = resultText(result.content)
   const mark = sandboxMark(result.meta, full)
-  const text = mark?.note ? full.split('\n').filter((l) => !l.startsWith(SANDBOX_NOTE_PREFIX)).join('\n') : full
+  const text = mark?.note ? withoutLine(full, SANDBOX_NOTE_PREFIX + mark.note) : full
   const diff = metaString(result.meta, 'diff')
   const out: { diff?: string; tail: string[]; error?: string; sandbox?: CardSandbox } = { tail: [] }
   if (mark) out.sandbox = mark.note ? { note: mark.note } : {}
@@ -75,6 +75,14 @@ export function toolResultDetails(
     if (!diff && lines.length && !(lines.length === 1 && lines[0] === '')) out.tail = lines.slice(-TAIL_LINES)
   }
   return out
+}
+
+/** `text` without the last line equal to `line`. */
+function withoutLine(text: string, line: string): string {
+  const lines = text.split('\n')
+  const at = lines.lastIndexOf(line)
+  if (at >= 0) lines.splice(at, 1)
+  return lines.join('\n')
 }
 
 /** `1.2 s`, `340 ms`, `2 m 05 s`. */
