@@ -59,7 +59,7 @@ export class Sandbox {
     private readonly seccompFile: string,
     private readonly proxy: SandboxProxy | undefined,
     private readonly gate: ProxyGate | undefined,
-    /** Notes for the start-up notice (globs cut short). */
+    /** Notes for the start-up notice (globs cut short, no shared network namespace). */
     readonly notes: string[],
     private readonly gitRedirects: GitRedirectGuard,
     /** The session's network namespace with the forwarder in it, when domains are allowed and `nsenter` is here. */
@@ -87,8 +87,13 @@ export class Sandbox {
       proxy = new SandboxProxy({ ...options.proxy, allowedDomains: options.policy.allowedDomains })
       gate = await proxy.openGate(join(stateDir, 'proxy.sock'))
     }
-    const network = gate && options.sharedNetwork !== false ? await SharedNetwork.start(gate.socketPath) : undefined
-    return new Sandbox(options.policy, places, stateDir, ownsStateDir, seccompFile, proxy, gate, denials.notes, guardGitRedirects(options.workspace), network)
+    const shared = gate && options.sharedNetwork !== false ? await SharedNetwork.start(gate.socketPath) : undefined
+    const network = shared instanceof SharedNetwork ? shared : undefined
+    const notes =
+      shared && !(shared instanceof SharedNetwork)
+        ? [...denials.notes, `${shared.reason}, so each command starts a proxy forwarder of its own (about 100 ms more per command)`]
+        : denials.notes
+    return new Sandbox(options.policy, places, stateDir, ownsStateDir, seccompFile, proxy, gate, notes, guardGitRedirects(options.workspace), network)
   }
 
   /** Commands that failed with a sandbox note, which the permission policy may offer to run once outside. */

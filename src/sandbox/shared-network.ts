@@ -25,17 +25,20 @@ export class SharedNetwork {
   ) {}
 
   /**
-   * Starts the holder, or resolves undefined when this machine has no `nsenter` or the holder does not come up (the
-   * caller then starts a forwarder inside each command, as before).
+   * Starts the holder, or resolves with the reason it cannot (no `nsenter` here, or the holder did not come up): the
+   * caller then starts a forwarder inside each command, as before, and tells the user once.
    */
-  static async start(proxySocket: string): Promise<SharedNetwork | undefined> {
-    if (!hasNsenter()) return undefined
+  static async start(proxySocket: string): Promise<SharedNetwork | { reason: string }> {
+    if (!hasNsenter()) return { reason: 'nsenter (util-linux) is not installed' }
     const args = [
       '--unshare-user', '--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
       '--ro-bind', '/', '/', '--proc', '/proc', '--tmpfs', '/run', '--bind', proxySocket, PROXY_SOCKET_INSIDE,
       '--info-fd', '3', '--', process.execPath, '-e', LISTENER_SOURCE, PROXY_SOCKET_INSIDE, String(PROXY_PORT),
     ]
     const holder = spawn('bwrap', args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] })
+    let stderr = ''
+    holder.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-500)))
+    let timer: NodeJS.Timeout | undefined
     const pid = await new Promise<number | undefined>((resolve) => {
       let info = ''
       let childPid: number | undefined
@@ -43,6 +46,8 @@ export class SharedNetwork {
       const done = () => {
         if (childPid !== undefined && listening) resolve(childPid)
       }
+      // A holder that neither comes up nor fails (a hung bwrap) must not hold the session's start: give up on it.
+      timer = setTimeout(() => resolve(undefined), START_TIMEOUT_MS)
       holder.once('error', () => resolve(undefined))
       holder.once('exit', () => resolve(undefined))
       holder.stdio[3]?.on('data', (chunk: Buffer) => {
@@ -56,9 +61,11 @@ export class SharedNetwork {
         done()
       })
     })
+    clearTimeout(timer)
     if (pid === undefined) {
       holder.kill('SIGKILL')
-      return undefined
+      const why = stderr.trim().split('\n').at(-1)
+      return { reason: `its network namespace did not start${why ? ` (${why})` : ''}` }
     }
     // Rein does not wait for the holder; it ends with Rein or with close().
     holder.unref()
@@ -81,6 +88,9 @@ export class SharedNetwork {
     this.holder.kill('SIGKILL')
   }
 }
+
+/** How long the holder may take to listen before each command gets a forwarder of its own instead. */
+const START_TIMEOUT_MS = 10_000
 
 let nsenter: boolean | undefined
 
