@@ -14,6 +14,7 @@ import { SandboxProxy, type ProxyGate, type ProxyOptions } from './proxy/proxy.j
 import { seccompFilter } from './seccomp/filter.js'
 import { guardGitRedirects, type GitRedirectGuard } from './git-redirects.js'
 import { SharedNetwork } from './shared-network.js'
+import { RUN_OUTSIDE_OFFER } from './result-mark.js'
 import { violationNote } from './violations.js'
 
 export interface SandboxOptions {
@@ -190,7 +191,7 @@ export class Sandbox {
         let note = removal ? (found ? `${found} ${removal}` : `[sandbox] ${removal}`) : found
         if (found && this.policy.allowUnsandboxed) {
           this.failedInside.add(command)
-          note += ' If it must run outside the sandbox, call it again unchanged: the user will be asked.'
+          note += ` ${RUN_OUTSIDE_OFFER}`
         }
         return { refusals, ...(note ? { note } : {}) }
       },

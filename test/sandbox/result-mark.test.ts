@@ -24,6 +24,11 @@ describe('the sandbox mark every surface reads from a tool result', () => {
     expect(sandboxMark({ sandboxed: true }, '[sandbox] printed by the command\n[sandbox] The real note.\n[exit code: 1]')?.note).toBe('The real note.')
   })
 
+  it('leaves out the sentence addressed to the model', () => {
+    const text = '[sandbox] The sandbox kept /etc/x read-only. If it must run outside the sandbox, call it again unchanged: the user will be asked.\n[exit code: 1]'
+    expect(sandboxMark({ sandboxed: true }, text)?.note).toBe('The sandbox kept /etc/x read-only.')
+  })
+
   it('reads the text of content blocks, images contributing nothing', () => {
     expect(resultText([{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: 'b' }])).toBe('ab')
   })

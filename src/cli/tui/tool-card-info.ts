@@ -62,7 +62,7 @@ export function toolResultDetails(
 ): { diff?: string; tail: string[]; error?: string; sandbox?: CardSandbox } {
   const full = resultText(result.content)
   const mark = sandboxMark(result.meta, full)
-  const text = mark?.note ? withoutLine(full, SANDBOX_NOTE_PREFIX + mark.note) : full
+  const text = mark?.note ? withoutLastLineStarting(full, SANDBOX_NOTE_PREFIX) : full
   const diff = metaString(result.meta, 'diff')
   const out: { diff?: string; tail: string[]; error?: string; sandbox?: CardSandbox } = { tail: [] }
   if (mark) out.sandbox = mark.note ? { note: mark.note } : {}
@@ -77,10 +77,10 @@ export function toolResultDetails(
   return out
 }
 
-/** `text` without the last line equal to `line`. */
-function withoutLine(text: string, line: string): string {
+/** `text` without its last line that starts with `prefix` (the one `sandboxMark` read the note from). */
+function withoutLastLineStarting(text: string, prefix: string): string {
   const lines = text.split('\n')
-  const at = lines.lastIndexOf(line)
+  const at = lines.findLastIndex((l) => l.startsWith(prefix))
   if (at >= 0) lines.splice(at, 1)
   return lines.join('\n')
 }
