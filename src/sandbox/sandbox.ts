@@ -130,8 +130,8 @@ export class Sandbox {
    * The program and arguments a command runs with: bwrap, or (in the session's shared network namespace) nsenter
    * then bwrap. Without a shared namespace but with domains allowed, a forwarder inside runs bash as its child.
    */
-  invocation(command: string, cwd: string): { file: string; args: string[] } {
-    if (this.network?.alive()) {
+  invocation(command: string, cwd: string, shared = this.network?.alive() === true): { file: string; args: string[] } {
+    if (shared && this.network) {
       return this.network.enter([...bwrapArguments(this.policy, this.places, { seccompFd: 3, cwd, sharedNetwork: true }), '--', 'bash', '-c', command])
     }
     const args = bwrapArguments(this.policy, this.places, { seccompFd: 3, cwd, ...(this.gate ? { proxySocket: this.gate.socketPath } : {}) })
@@ -142,14 +142,14 @@ export class Sandbox {
   }
 
   /** The environment inside: `env` without agent sockets, with the private `/tmp` and (with a proxy) the proxy variables. */
-  environment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  environment(env: NodeJS.ProcessEnv, shared = this.network?.alive() === true): NodeJS.ProcessEnv {
     const inside: NodeJS.ProcessEnv = { ...env, TMPDIR: '/tmp', REIN_SANDBOX: '1' }
     for (const name of SOCKET_ENV) delete inside[name]
     if (this.gate) {
       const url = `http://127.0.0.1:${PROXY_PORT}`
       for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy']) inside[name] = url
       inside.NO_PROXY = inside.no_proxy = 'localhost,127.0.0.1,::1'
-      if (!this.network?.alive()) {
+      if (!shared) {
         if (inside.NODE_OPTIONS !== undefined) inside[HELD_NODE_OPTIONS] = inside.NODE_OPTIONS
         delete inside.NODE_OPTIONS
       }
@@ -167,10 +167,12 @@ export class Sandbox {
     const fd = openSync(this.seccompFile, 'r')
     let child: SandboxedProcess
     try {
-      const { file, args } = this.invocation(command, options.cwd)
+      // One decision per command: the invocation and its environment agree on whether a forwarder runs inside.
+      const shared = this.network?.alive() === true
+      const { file, args } = this.invocation(command, options.cwd, shared)
       child = spawn(file, args, {
         cwd: options.cwd,
-        env: this.environment(options.env),
+        env: this.environment(options.env, shared),
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe', fd],
         // Node types a child with a numeric stdio entry loosely; stdin is ignored and stdout/stderr are pipes, as declared.

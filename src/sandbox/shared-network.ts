@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { readlinkSync } from 'node:fs'
 import { PROXY_SOCKET_INSIDE } from './bwrap-args.js'
 import { LISTENER_SOURCE, PROXY_PORT } from './forwarder.js'
 
@@ -22,6 +23,8 @@ export class SharedNetwork {
     private readonly holder: ChildProcess,
     /** The holder's first process inside its namespaces, on the host's PID numbering. */
     readonly pid: number,
+    /** Its user and network namespaces as `/proc/<pid>/ns/*` name them (`net:[4026532180]`), read once it listened. */
+    private readonly namespaces: string,
   ) {}
 
   /**
@@ -70,12 +73,21 @@ export class SharedNetwork {
     // Rein does not wait for the holder; it ends with Rein or with close().
     holder.unref()
     for (const stream of holder.stdio) (stream as { unref?: () => void } | null)?.unref?.()
-    return new SharedNetwork(holder, pid)
+    const namespaces = namespacesOf(pid)
+    if (namespaces === undefined) {
+      holder.kill('SIGKILL')
+      return { reason: 'its network namespace could not be read' }
+    }
+    return new SharedNetwork(holder, pid, namespaces)
   }
 
-  /** Whether commands can still enter the namespace. */
+  /**
+   * Whether commands can still enter the namespace: the holder runs, and its PID still names the same namespaces.
+   * The second check is why a command can never enter another process's namespaces through a reused PID (the
+   * remaining window, between this check and nsenter's open, would need the PID space to wrap around in it).
+   */
   alive(): boolean {
-    return this.holder.exitCode === null && this.holder.signalCode === null
+    return this.holder.exitCode === null && this.holder.signalCode === null && namespacesOf(this.pid) === this.namespaces
   }
 
   /** The program and arguments that run `bwrapArgs` inside the namespace. */
@@ -93,6 +105,14 @@ export class SharedNetwork {
 const START_TIMEOUT_MS = 10_000
 
 let nsenter: boolean | undefined
+
+function namespacesOf(pid: number): string | undefined {
+  try {
+    return `${readlinkSync(`/proc/${pid}/ns/user`)} ${readlinkSync(`/proc/${pid}/ns/net`)}`
+  } catch {
+    return undefined // The process is gone (or not ours to read): its namespaces cannot be entered.
+  }
+}
 
 function hasNsenter(): boolean {
   nsenter ??= spawnSync('nsenter', ['--version'], { stdio: 'ignore' }).status === 0
