@@ -6,6 +6,8 @@ import type { AcpAgent } from './agent-port.js'
 import { isPermissionMode } from './modes.js'
 import { skillsReport } from '../skills/report.js'
 import { offeredCommands } from '../slash/listing.js'
+import { readSandboxReport, sandboxReportText } from '../cli/commands/sandbox.js'
+import { reinHome } from '../store/home.js'
 
 const EFFORTS: readonly Effort[] = ['off', 'low', 'high', 'max']
 
@@ -19,6 +21,7 @@ export const ACP_COMMANDS: AvailableCommand[] = [
   { name: 'effort', description: 'Show or set how hard the model thinks', input: { hint: EFFORTS.join(' | ') } },
   { name: 'permissions', description: 'Show or set the permission mode', input: { hint: PERMISSION_MODES.join(' | ') } },
   { name: 'skills', description: 'List the skills the model can load, and the ones that could not be loaded' },
+  { name: 'sandbox', description: 'Show the sandbox policy and whether bubblewrap works here' },
   { name: 'rewind', description: "List the turns, or go back to a turn's start: its files, its conversation or both", input: { hint: 'turn [code|conversation] | undo' } },
 ]
 
@@ -46,6 +49,7 @@ export function parseCommand(content: readonly InputBlock[]): { name: string; ar
 export function runCommand(agent: AcpAgent, command: { name: string; arg: string }): string {
   const { name, arg } = command
   if (name === 'skills') return skillsReport(agent.cwd)
+  if (name === 'sandbox') return sandboxText(agent.cwd)
   if (name === 'model') {
     if (!arg) return `The model is ${agent.config.model}.`
     agent.setModel({ model: arg })
@@ -61,4 +65,14 @@ export function runCommand(agent: AcpAgent, command: { name: string; arg: string
   if (!isPermissionMode(arg)) return `The permission mode must be one of ${PERMISSION_MODES.join(', ')}; try /permissions default.`
   agent.setPermissionMode(arg)
   return `The permission mode is now ${arg}.`
+}
+
+/** `/sandbox`: what `rein sandbox` prints for the session's workspace, or the one sentence a bad settings file gives. */
+function sandboxText(cwd: string): string {
+  const home = reinHome()
+  try {
+    return sandboxReportText(readSandboxReport({ cwd, home }), home)
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
 }

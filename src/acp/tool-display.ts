@@ -2,6 +2,7 @@ import { isAbsolute, relative, resolve } from 'node:path'
 import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk'
 import type { InputBlock } from '../llm/messages.js'
 import type { JsonValue } from '../session/events.js'
+import { resultText, sandboxMark, SANDBOXED_LABEL } from '../sandbox/result-mark.js'
 
 /** How an editor shows one tool call: its title line, its icon group and the files it touches. */
 export interface ToolDisplay {
@@ -110,6 +111,22 @@ export function resultContent(
     }
   }
   return out
+}
+
+/**
+ * What a result's update adds when the call ran sandboxed (docs/acp.md): the title gains `(sandboxed)`, and
+ * `_meta.rein.sandbox` carries the mark (`{ sandboxed: true, note?, refusedHosts? }`) for clients that read it. The
+ * sandbox's note stays in the shown output too, where the model read it.
+ */
+export function sandboxUpdate(
+  title: string | undefined,
+  meta: JsonValue | undefined,
+  content: readonly InputBlock[],
+): { title?: string; _meta?: { rein: { sandbox: { sandboxed: true; note?: string; refusedHosts?: string[] } } } } {
+  const mark = sandboxMark(meta, resultText(content))
+  if (!mark) return {}
+  const sandbox = { sandboxed: true as const, ...(mark.note ? { note: mark.note } : {}), ...(mark.refusedHosts.length ? { refusedHosts: mark.refusedHosts } : {}) }
+  return { ...(title ? { title: `${title} (${SANDBOXED_LABEL})` } : {}), _meta: { rein: { sandbox } } }
 }
 
 /** Output of a running command as it streams, fenced like the final output. */

@@ -7,7 +7,7 @@ import type { Usage } from '../llm/messages.js'
 import type { SessionEvent } from '../session/events.js'
 import { inputToAcp } from './content.js'
 import { planEntries } from '../plan/entries.js'
-import { describeToolCall, progressContent, resultContent } from './tool-display.js'
+import { describeToolCall, progressContent, resultContent, sandboxUpdate } from './tool-display.js'
 
 /**
  * A step's changes to send as diffs once they are read from the snapshot: the step's last tool call, the content its
@@ -143,8 +143,10 @@ export class UpdateTranslator {
         const { callId, content, isError, meta } = event.data
         this.progress.delete(callId)
         const status: ToolCallStatus = isError ? 'failed' : 'completed'
-        const name = this.announced.get(callId)?.name ?? ''
+        const announced = this.announced.get(callId)
+        const name = announced?.name ?? ''
         const shown = resultContent(name, content, isError, meta, this.cwd)
+        const sandbox = sandboxUpdate(announced && describeToolCall(announced.name, announced.args, this.cwd).title, meta, content)
         if (this.lastCall?.callId === callId) this.lastResult = { callId, content: shown }
         const waiting = this.waitingChanges?.callId === callId ? this.waitingChanges : undefined
         if (waiting) {
@@ -153,7 +155,7 @@ export class UpdateTranslator {
         }
         // Replaying, the workspace is no longer as the step left it: the listing stands in for the diffs.
         const listed = waiting && replaying ? [...shown, changesLine(waiting.paths)] : shown
-        return [{ sessionUpdate: 'tool_call_update', toolCallId: callId, status, content: listed }]
+        return [{ sessionUpdate: 'tool_call_update', toolCallId: callId, status, content: listed, ...sandbox }]
       }
       case 'checkpoint/created':
         if ('commit' in event.data && event.data.commit) this.snapshot = { turn: event.data.turn, step: event.data.step, commit: event.data.commit }

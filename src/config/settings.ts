@@ -48,6 +48,8 @@ export interface Settings {
   subagents?: { maxDepth?: number; parallel?: number; maxPerTurn?: number; maxPerRun?: number; maxSteps?: number }
   /** Checkpoints (docs/checkpoints.md): on or off, how many sessions and days of snapshots to keep, the file size limit. */
   checkpoints?: CheckpointSettings
+  /** The sandbox (docs/sandbox.md): read per layer and narrowed by src/sandbox/policy.ts, never merged here. */
+  sandbox?: unknown
   [key: string]: unknown
 }
 

@@ -3,6 +3,8 @@ import path from 'node:path'
 import type { Extension, PreToolDecision, ToolCallInfo } from '../agent/extensions.js'
 import type { PermissionMode } from '../agent/types.js'
 import type { Settings } from '../config/settings.js'
+import { attachSandbox } from '../sandbox/attach.js'
+import type { Sandbox } from '../sandbox/sandbox.js'
 import { reinHome } from '../store/home.js'
 import { displayPath, realPathOf } from '../tools/paths.js'
 import { installReadGuard } from '../tools/read-guard.js'
@@ -36,6 +38,11 @@ export interface PermissionPolicyOptions {
   workspaceTrusted?: boolean
   /** Allow rules in force for a while (a skill's or custom command's `allowed-tools`); read on every call. */
   grantedAllow?: () => readonly string[]
+  /**
+   * The session's sandbox (docs/sandbox.md): attached to every tool state this policy guards, and a command it
+   * confines needs no prompt outside plan mode (deny and ask rules still apply).
+   */
+  sandbox?: Sandbox
 }
 
 /** The policy as an extension, plus what a front end needs for "allow always". */
@@ -63,6 +70,8 @@ export interface PermissionPolicy extends Extension {
  * 5. write/edit of a protected path (`.git/`, `.rein/`, … and Rein's home) → ask, whatever the rules and mode;
  * 6. write/edit outside the workspace (real path, symlinks resolved) → allow only by an allow rule naming the real
  *    path, else ask; the same for read-only tools that name a path outside the workspace;
+ * 6b. a shell command the session's sandbox confines → allow (the operating system bounds what it can touch); one
+ *    that failed inside it → ask, and a yes runs it once outside (`allowUnsandboxed`);
  * 7. a shell command that cannot be judged from its text (`commandConcern`) → ask, unless a bare `Bash` rule allows all;
  * 8. an allow rule covers the call (for a compound command: every part; dangerous flags and script runners need more) → allow;
  * 9. the mode's default: reads allow; edits allow in accept-edits, ask otherwise; everything else asks.
@@ -136,6 +145,11 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         return rule ? { action: 'allow', reason: `rule ${rule.text}` } : question(' (outside the workspace)')
       }
     }
+    if (facts.command && call.name === 'bash' && options.sandbox) {
+      const { sandbox } = options
+      if (sandbox.offersRunOutside(facts.command.raw)) return question(' (it failed inside the sandbox; allowing runs it once outside, unconfined; this always asks)')
+      if (sandbox.confines(facts.command.raw)) return { action: 'allow', reason: 'sandboxed' }
+    }
     if (concern && !bareBash) return question(` (${concern}; allow rules do not cover such commands)`)
     const rule = allowedBy()
     if (rule) return { action: 'allow', reason: `rule ${rule.text}` }
@@ -166,11 +180,16 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     permissionAnswered: (request, answer) => {
       const rule = answer.outcome === 'allow-always' ? (answer.rule ?? request.suggestedRule) : undefined
       if (rule) allowForSession(rule)
+      const command = request.call.name === 'bash' ? callFacts(request.call, cwd, match.home).command?.raw : undefined
+      if (command && answer.outcome !== 'deny' && answer.outcome !== 'unanswered') options.sandbox?.releaseOnce(command)
     },
     decide,
     suggestedRule: (call) => ruleFor(call, decide(call)),
     allowForSession,
-    guardTools: (state) => installReadGuard(state, guard),
+    guardTools: (state) => {
+      installReadGuard(state, guard)
+      if (options.sandbox) attachSandbox(state.extra, options.sandbox)
+    },
   }
 }
 

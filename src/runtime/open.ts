@@ -36,6 +36,7 @@ import { repairAcrossChildren } from '../subagents/repair.js'
 import { startMcp, type McpTools } from './mcp-tools.js'
 import { chooseModel, compactionSettings, modelOverrides, refuseRetired } from './model-choice.js'
 import { openSession, type SessionChoice } from './open-session.js'
+import { openSessionSandbox } from './sandbox.js'
 import { ToolGrants } from '../skills/grants.js'
 import { workflowExtensions } from '../skills/wiring.js'
 import type { PlanApproval } from '../plan/extension.js'
@@ -69,6 +70,8 @@ export interface OpenAgentOptions extends SessionChoice {
   approvePlan?: PlanApproval
   /** Called with problems found while loading hooks or servers (one sentence each). */
   onProblem?: (message: string) => void
+  /** `--sandbox` (true) or `--no-sandbox` (false), over the `sandbox.enabled` of every settings file. */
+  sandbox?: boolean
 }
 
 /** What `openAgent` hands back besides the agent: facts front ends show. */
@@ -140,7 +143,10 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const currentModel = (): string => agentRef?.config.model ?? model.id
   // Skills and custom commands: allow rules that hold while one is active (src/skills, src/slash).
   const grants = new ToolGrants()
+  // The sandbox (docs/sandbox.md): bash calls run under bubblewrap and need no prompt outside plan mode.
+  const sandbox = await openSessionSandbox({ cwd, home, env, settings, report, ...(options.sandbox !== undefined ? { flag: options.sandbox } : {}) })
   const policy = createPermissionPolicy({
+    ...(sandbox ? { sandbox } : {}),
     grantedAllow: () => grants.rules(),
     cwd,
     settings,
@@ -249,6 +255,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     onClose: async () => {
       await disposeToolState(toolState)
       await mcp.close()
+      await sandbox?.close()
     },
   })
   agentRef = agent

@@ -1,8 +1,9 @@
 import { constants } from 'node:os'
 import { z } from 'zod'
+import { sandboxIn } from '../sandbox/attach.js'
 import { startJob } from './job-table.js'
 import { OutputBuffer } from './output-buffer.js'
-import { exitStatus, killGroup, spawnCommand } from './process-group.js'
+import { exitStatus, killGroup, startCommand } from './process-group.js'
 import { errorOutput, type Tool, type ToolOutput } from './tool.js'
 
 export const DEFAULT_TIMEOUT_MS = 120_000
@@ -36,11 +37,12 @@ export const bashTool: Tool<Args> = {
   target: { kind: 'command', argument: 'command' },
   async run(args, ctx) {
     if (args.run_in_background) {
+      const sandboxed = sandboxIn(ctx.state.extra)?.confines(args.command) === true
       const job = startJob(ctx.state, args.command, ctx.cwd)
       if ('error' in job) return fail(job.error)
       return {
         content: [{ type: 'text', text: `Started ${job.id} (pid ${job.pid}). Read its output with job_output, stop it with job_kill.` }],
-        meta: { jobId: job.id, pid: job.pid ?? null },
+        meta: { jobId: job.id, pid: job.pid ?? null, ...(sandboxed ? { sandboxed: true } : {}) },
       }
     }
     return runForeground(args.command, args.timeout ?? DEFAULT_TIMEOUT_MS, ctx)
@@ -52,7 +54,7 @@ const fail = errorOutput
 async function runForeground(command: string, timeoutMs: number, ctx: Parameters<Tool['run']>[1]): Promise<ToolOutput> {
   const started = Date.now()
   const output = new OutputBuffer(ctx.state, `bash-${ctx.callId}`)
-  const child = spawnCommand(command, ctx.cwd, ctx.state)
+  const { child, sandboxed } = startCommand(command, ctx.cwd, ctx.state)
   let stopped: 'timeout' | 'cancel' | undefined
   let killing: Promise<void> | undefined
   const stop = (why: 'timeout' | 'cancel') => {
@@ -103,6 +105,8 @@ async function runForeground(command: string, timeoutMs: number, ctx: Parameters
   if (tail.text) lines.push(tail.text.replace(/\n$/, ''))
   if (stopped === 'timeout') lines.push(`[timed out after ${timeoutMs} ms; the command and its children were killed]`)
   if (stopped === 'cancel') lines.push('[cancelled; the command and its children were killed]')
+  const sandbox = sandboxed?.report(tail.text)
+  if (sandbox?.note) lines.push(sandbox.note)
   lines.push(`[exit code: ${status}]`)
   return {
     content: [{ type: 'text', text: lines.join('\n') }],
@@ -112,6 +116,7 @@ async function runForeground(command: string, timeoutMs: number, ctx: Parameters
       durationMs: Date.now() - started,
       ...(stopped ? { stopped } : {}),
       ...(output.file ? { outputFile: output.file } : {}),
+      ...(sandboxed ? { sandboxed: true, ...(sandbox?.refusals.length ? { refusedHosts: sandbox.refusals.map((r) => r.host) } : {}) } : {}),
     },
   }
 }

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import type { Readable } from 'node:stream'
+import { sandboxIn } from '../sandbox/attach.js'
+import type { SandboxedCommand } from '../sandbox/sandbox.js'
 import { BUILTIN_SECRET_ENV, childEnv } from './child-env.js'
 import type { ToolState } from './tool.js'
 
@@ -19,12 +21,26 @@ export type CommandProcess = ChildProcessByStdio<null, Readable, Readable>
  * starts can be signalled together by `killGroup(child.pid)`. stdin is closed: a command waiting for input ends.
  */
 export function spawnCommand(command: string, cwd: string, state: ToolState): CommandProcess {
-  return spawn('bash', ['-c', command], {
+  return startCommand(command, cwd, state).child
+}
+
+/**
+ * `spawnCommand`, saying whether the command runs in the session's sandbox (docs/sandbox.md): when one is attached
+ * and the command is not excluded, the process is bwrap, and `sandboxed` reports what the sandbox refused.
+ */
+export function startCommand(command: string, cwd: string, state: ToolState): { child: CommandProcess; sandboxed?: SandboxedCommand } {
+  const sandbox = sandboxIn(state.extra)
+  if (sandbox?.enter(command)) {
+    const sandboxed = sandbox.spawn(command, { cwd, env: commandEnv(state) })
+    return { child: sandboxed.child, sandboxed }
+  }
+  const child = spawn('bash', ['-c', command], {
     cwd,
     env: commandEnv(state),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  return { child }
 }
 
 /**

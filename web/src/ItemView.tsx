@@ -1,6 +1,7 @@
 import { markdownHtml } from './markdown'
 import type { Item } from './transcript'
 import { StepChanges } from './StepChanges'
+import { SANDBOXED_LABEL } from '../../src/sandbox/result-mark'
 
 const LABEL: Record<'user' | 'context' | 'steering', string> = {
   user: 'You',
@@ -102,6 +103,7 @@ export function ItemView({
             <summary>
               <strong>{item.name}</strong> <code>{summaryOf(item.input)}</code>{' '}
               <span class="muted">{item.output === undefined ? 'running…' : item.isError ? 'failed' : 'done'}</span>
+              {item.sandbox && <span class="tag sandboxed" title="ran inside the sandbox (docs/sandbox.md)">{SANDBOXED_LABEL}</span>}
             </summary>
             <h4>Input</h4>
             <pre>{prettyJson(item.input)}</pre>
@@ -126,6 +128,11 @@ export function ItemView({
               </>
             )}
           </details>
+          {item.sandbox?.note && (
+            <p class="sandbox-note" role="status">
+              {item.sandbox.note}
+            </p>
+          )}
         </article>
       )
     case 'changes':

@@ -1,4 +1,5 @@
 import type { Block, LiveEvent, LogEvent } from './types.js'
+import { sandboxMark } from '../../src/sandbox/result-mark.js'
 
 /** What the transcript shows: one entry per message, tool call or notice, derived from the log and live deltas. */
 export type Item =
@@ -16,6 +17,8 @@ export type Item =
       isError?: boolean
       diff?: string
       progress: string
+      /** Present when the call ran inside the sandbox; `note` is what the sandbox stopped, when it stopped something. */
+      sandbox?: { note?: string }
     }
   | { kind: 'notice'; key: string; seq?: number; level: 'info' | 'warning' | 'error'; text: string }
   /** What a step changed in the workspace (`checkpoint/changes`), shown after the step's tool cards. */
@@ -125,7 +128,10 @@ export class TranscriptModel {
         const item = this.items[index]
         if (item.kind === 'tool') {
           const meta = d.meta as { diff?: unknown } | undefined
-          this.items[index] = { ...item, output: textOf(d.content).text, isError: d.isError === true, diff: str(meta?.diff) || undefined }
+          const output = textOf(d.content).text
+          const mark = sandboxMark(d.meta, output)
+          const sandbox = mark ? { sandbox: mark.note ? { note: mark.note } : {} } : {}
+          this.items[index] = { ...item, output, isError: d.isError === true, diff: str(meta?.diff) || undefined, ...sandbox }
         }
         break
       }

@@ -30,6 +30,7 @@ const subcommands: Record<string, () => Promise<Register>> = {
   worker: async () => (await import('./worker.js')).registerWorkerCommand,
   rewind: async () => (await import('./rewind.js')).registerRewindCommand,
   checkpoints: async () => (await import('./checkpoints.js')).registerCheckpointsCommand,
+  sandbox: async () => (await import('./sandbox.js')).registerSandboxCommand,
 }
 
 /** Registers the root command and the subcommands `argv` can reach. */

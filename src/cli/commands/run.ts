@@ -28,6 +28,8 @@ export interface RunFlags {
   trustProject?: boolean
   /** The old spelling of `--trust-project`, kept as an alias. */
   trustProjectHooks?: boolean
+  /** `--sandbox` true, `--no-sandbox` false, neither undefined (settings decide). */
+  sandbox?: boolean
   /** Approve the plan `exit_plan_mode` presents, continuing in this mode (docs/permissions.md, plan mode). */
   approvePlan?: 'default' | 'accept-edits'
   store?: string
@@ -66,6 +68,8 @@ export function registerRunCommand(program: Command): void {
     .addOption(new Option('--permission-mode <mode>', 'permission mode').choices([...PERMISSION_MODES]))
     .option('--allow <rule...>', 'extra allow rules for this run, e.g. "Bash(npm test)"')
     .option('--trust-project', "trust this workspace's settings, hooks and MCP servers for this run only")
+    .option('--sandbox', 'run shell commands under bubblewrap; confined commands need no prompt (docs/sandbox.md)')
+    .option('--no-sandbox', 'run shell commands unconfined, whatever the settings say')
     .addOption(new Option('--trust-project-hooks', 'alias of --trust-project').hideHelp())
     .addOption(new Option('--approve-plan <mode>', 'in plan mode, approve the plan and continue in this mode').choices(['default', 'accept-edits']))
     .option('--session-id <id>', 'start the new session with this id (letters, digits and dashes), as rein batch does')
@@ -142,6 +146,7 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     allow: flags.allow,
     trustProject: flags.trustProject || flags.trustProjectHooks,
     approvePlan: flags.approvePlan,
+    ...(flags.sandbox !== undefined ? { sandbox: flags.sandbox } : {}),
     ...(flags.store !== undefined ? { store: flags.store } : {}),
     ...(flags.sessionId !== undefined ? { sessionId: sessionIdFlag(flags.sessionId, picked) } : {}),
   }

@@ -2,6 +2,7 @@ import type { LiveEvent } from '../../agent/types.js'
 import { textOf } from '../../llm/messages.js'
 import type { SessionEvent } from '../../session/events.js'
 import { counted } from '../../text/count.js'
+import { sandboxMark, SANDBOXED_LABEL } from '../../sandbox/result-mark.js'
 
 const dim = (s: string): string => `\x1b[2m${s}\x1b[22m`
 const bold = (s: string): string => `\x1b[1m${s}\x1b[22m`
@@ -75,7 +76,8 @@ export function livePrinter(write: (text: string) => void, options: { color?: bo
         const shown = typeof diff === 'string' ? diff : text
         const lines = shown.split('\n').filter((l) => l.length)
         const tail = lines.slice(0, 12).map((l) => `      ${l}`).join('\n')
-        write(`  ${data.isError ? '✗' : '✓'} ${d(counted(lines.length, 'line'))}\n${d(tail)}\n`)
+        const sandboxed = sandboxMark(data.meta, text) ? d(` · ${SANDBOXED_LABEL}`) : ''
+        write(`  ${data.isError ? '✗' : '✓'} ${d(counted(lines.length, 'line'))}${sandboxed}\n${d(tail)}\n`)
         return
       }
       case 'turn/end': {

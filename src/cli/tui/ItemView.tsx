@@ -3,6 +3,7 @@ import { memo, type ReactElement } from 'react'
 import type { Item, ToolCard } from './transcript.js'
 import { renderMarkdown } from './markdown.js'
 import { formatDuration } from './tool-card-info.js'
+import { SANDBOXED_LABEL } from '../../sandbox/result-mark.js'
 import { counted } from '../../text/count.js'
 import { summarizeChanges } from '../../checkpoints/describe-changes.js'
 
@@ -115,8 +116,14 @@ export function ToolCardView({ card, now }: { card: ToolCard; now?: number }) {
         <Text color="magenta">⏺ {card.name}</Text>
         {card.target ? <Text> {card.target}</Text> : null} {statusMark(card)}
         {duration !== undefined ? <Text dimColor> {formatDuration(duration)}</Text> : null}
+        {card.sandbox ? <Text color="cyan"> · {SANDBOXED_LABEL}</Text> : null}
       </Text>
       {card.error ? <Text color="red">  └ {card.error}</Text> : null}
+      {card.sandbox?.note ? (
+        <Box paddingLeft={2}>
+          <Text color="yellow">⛨ {card.sandbox.note}</Text>
+        </Box>
+      ) : null}
       {shownDiff.map((line, i) => (
         <Text key={i} color={line.startsWith('+') ? 'green' : line.startsWith('-') ? 'red' : undefined} dimColor={line.startsWith('@@')}>
           {'  '}

@@ -10,6 +10,7 @@ import { openStore } from '../../runtime/open-store.js'
 import { listSessions } from '../../store/listing.js'
 import { readSessionLog } from '../../session/load.js'
 import { renderTranscript } from '../sessions/transcript.js'
+import { readSandboxReport, sandboxReportText } from '../commands/sandbox.js'
 import type { TuiServices } from './services.js'
 
 /** More files than this and `@` completion lists only the first ones found: completion must stay instant. */
@@ -27,8 +28,8 @@ export async function listWorkspaceFiles(cwd: string): Promise<string[]> {
   return rules.filter(files).sort().slice(0, MAX_FILES)
 }
 
-/** The services backed by Rein's real catalog, settings and session store. */
-export function realServices(options: { home: string; settings: Settings }): TuiServices {
+/** The services backed by Rein's real catalog, settings and session store; `sandbox` is the session's `--sandbox`/`--no-sandbox`. */
+export function realServices(options: { home: string; settings: Settings; sandbox?: boolean }): TuiServices {
   const overrides = modelOverridesOf(options.settings.models)
   // REIN_STORE or store.url, like the agent's own store; opened on first use.
   let store: ReturnType<typeof openStore> | undefined
@@ -50,6 +51,14 @@ export function realServices(options: { home: string; settings: Settings }): Tui
     transcript: async (id) => {
       const log = await readSessionLog(await (store ??= openStore({ home: options.home })), id)
       return renderTranscript(log.header, log.events)
+    },
+    sandboxReport: (cwd) => {
+      const flag = options.sandbox !== undefined ? { flag: options.sandbox } : {}
+      try {
+        return sandboxReportText(readSandboxReport({ cwd, home: options.home, ...flag }), options.home)
+      } catch (error) {
+        return error instanceof Error ? error.message : String(error)
+      }
     },
     permissionRules: () => ({
       allow: options.settings.permissions?.allow ?? [],

@@ -22,6 +22,8 @@ export interface TuiServices {
   /** Workspace files for `@path` completion, relative to `cwd`, ignored files left out. */
   workspaceFiles(cwd: string): Promise<string[]>
   permissionRules(cwd: string): { allow: string[]; ask: string[]; deny: string[] }
+  /** `/sandbox`: the resolved sandbox policy and whether bubblewrap works, as `rein sandbox` prints it. */
+  sandboxReport?(cwd: string): string
   /** A stored session's readable transcript (`/subagents` opens a child's); absent where no store is at hand. */
   transcript?(id: string): Promise<string>
 }

@@ -76,7 +76,7 @@ export async function runSessions(
       const app = render(
         createElement(App, {
           agent,
-          services: realServices({ home, settings: opened.settings }),
+          services: realServices({ home, settings: opened.settings, ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}) }),
           prefill,
           initialNotices: [sessionBanner(agent.session.id, open), ...opened.problems],
           onExit: (action: TuiExit) => {

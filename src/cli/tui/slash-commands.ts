@@ -22,6 +22,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'context', summary: 'what the next request contains, by producer' },
   { name: 'hooks', summary: 'hooks that ran in this session and what they decided' },
   { name: 'skills', summary: 'the skills the agent can load' },
+  { name: 'sandbox', summary: 'the sandbox policy and whether bubblewrap works here' },
   { name: 'subagents', summary: "open the transcript of a subagent this session started" },
   { name: 'export', args: '[file]', summary: 'write the conversation as Markdown' },
   { name: 'quit', summary: 'leave Rein' },

@@ -80,6 +80,10 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
     }
     case 'skills':
       return ctx.show('Skills', skillsReport(agent.cwd))
+    case 'sandbox': {
+      const report = ctx.services.sandboxReport?.(agent.cwd)
+      return report ? ctx.show('Sandbox', report) : ctx.say('The sandbox state cannot be read here; run `rein sandbox`.', 'warning')
+    }
     case 'quit':
     case 'exit':
       return ctx.exit({ kind: 'quit' })

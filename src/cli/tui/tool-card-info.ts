@@ -1,4 +1,5 @@
 import type { EventDataMap, JsonValue } from '../../session/events.js'
+import { resultText, sandboxMark, SANDBOX_NOTE_PREFIX } from '../../sandbox/result-mark.js'
 
 /** How many output lines a card keeps: enough to see where a command got to, few enough to stay compact. */
 export const TAIL_LINES = 5
@@ -46,14 +47,25 @@ function metaString(meta: JsonValue | undefined, key: string): string | undefine
   return undefined
 }
 
-/** What a finished card shows from a `tool/result`: the diff from `meta`, the output tail, the error line. */
+/** What a finished card shows of the sandbox: that the call ran confined, and the sandbox's note when it stopped something. */
+export interface CardSandbox {
+  note?: string
+}
+
+/**
+ * What a finished card shows from a `tool/result`: the diff from `meta`, the output tail, the error line, the sandbox
+ * mark. The sandbox's note is shown on its own line, so the tail leaves it out.
+ */
 export function toolResultDetails(
   result: EventDataMap['tool/result'],
   toolName?: string,
-): { diff?: string; tail: string[]; error?: string } {
-  const text = result.content.map((b) => (b.type === 'text' ? b.text : '')).join('')
+): { diff?: string; tail: string[]; error?: string; sandbox?: CardSandbox } {
+  const full = resultText(result.content)
+  const mark = sandboxMark(result.meta, full)
+  const text = mark?.note ? withoutLastLineStarting(full, SANDBOX_NOTE_PREFIX) : full
   const diff = metaString(result.meta, 'diff')
-  const out: { diff?: string; tail: string[]; error?: string } = { tail: [] }
+  const out: { diff?: string; tail: string[]; error?: string; sandbox?: CardSandbox } = { tail: [] }
+  if (mark) out.sandbox = mark.note ? { note: mark.note } : {}
   if (diff) out.diff = diff
   if (result.isError) {
     out.error = (result.error?.message ?? text).trim().split('\n')[0] || 'failed'
@@ -63,6 +75,14 @@ export function toolResultDetails(
     if (!diff && lines.length && !(lines.length === 1 && lines[0] === '')) out.tail = lines.slice(-TAIL_LINES)
   }
   return out
+}
+
+/** `text` without its last line that starts with `prefix` (the one `sandboxMark` read the note from). */
+function withoutLastLineStarting(text: string, prefix: string): string {
+  const lines = text.split('\n')
+  const at = lines.findLastIndex((l) => l.startsWith(prefix))
+  if (at >= 0) lines.splice(at, 1)
+  return lines.join('\n')
 }
 
 /** `1.2 s`, `340 ms`, `2 m 05 s`. */

@@ -1,7 +1,7 @@
 import type { LiveEvent } from '../../agent/types.js'
 import type { InputBlock } from '../../llm/messages.js'
 import type { SessionEvent, TurnEndReason } from '../../session/events.js'
-import { toolCardTarget, toolResultDetails, appendTail } from './tool-card-info.js'
+import { toolCardTarget, toolResultDetails, appendTail, type CardSandbox } from './tool-card-info.js'
 import { counted } from '../../text/count.js'
 import type { Change } from '../../checkpoints/engine.js'
 import { describeRewind, describeRewindUndone } from '../../checkpoints/describe-changes.js'
@@ -23,6 +23,8 @@ export interface ToolCard {
   tail: string[]
   /** The first line of an error result. */
   error?: string
+  /** Present when the call ran inside the sandbox (docs/sandbox.md), with the sandbox's note when it stopped something. */
+  sandbox?: CardSandbox
 }
 
 /**

@@ -2,7 +2,8 @@ import { toolCallsOf } from '../../../llm/messages.js'
 import { isSurfaceType, type AnyEvent, type SessionEvent } from '../../../session/events.js'
 import { assistantContent, messageUsage, userContent } from './content.js'
 import { eventUuid, nameUuid } from './ids.js'
-import type { AssistantLine, MessageLine, StopReason, UserContent, UserLine } from './shapes.js'
+import type { AssistantLine, MessageLine, SandboxedResult, StopReason, UserContent, UserLine } from './shapes.js'
+import { resultText, sandboxMark } from '../../../sandbox/result-mark.js'
 import { apiRetryLine, compactBoundaryLine } from './system.js'
 
 /**
@@ -14,7 +15,8 @@ import { apiRetryLine, compactBoundaryLine } from './system.js'
  *   it one event later: a response the turn ended `max-tokens` on is `max_tokens`, one with tool calls `tool_use`,
  *   an interrupted one null, any other `end_turn`. So the line is held until the next event that is not `step/end`.
  * - `tool/result` → gathered per step; one `user` line with every `tool_result` block at `step/end` (or at the next
- *   surface event or turn end, should a log lack the step's end).
+ *   surface event or turn end, should a log lack the step's end). The results that ran sandboxed are listed in the
+ *   line's `rein.sandboxed`, since Claude Code's `tool_result` has no such field and its consumers ignore `rein`.
  * - `llm/retry` → `system`/`api_retry`; a `compaction/end` that replaced part of the surface → `system`/`compact_boundary`.
  *
  * Every other event prints nothing. The projection is pure in the log: the same events always give the same lines.
@@ -22,7 +24,7 @@ import { apiRetryLine, compactBoundaryLine } from './system.js'
 export class ClaudeMessages {
   private model: string
   private held: SessionEvent<'assistant/message'> | null = null
-  private results: { seq: number; blocks: UserContent[] } | null = null
+  private results: { seq: number; blocks: UserContent[]; sandboxed: SandboxedResult[] } | null = null
   /** Open compactions' triggers, by id; and the prompt size of the latest response, for `compact_boundary`. */
   private readonly compactions = new Map<string, string>()
   private lastPromptTokens = 0
@@ -78,8 +80,16 @@ export class ClaudeMessages {
       }
       case 'tool/result': {
         const data = event.data
-        this.results ??= { seq: event.seq, blocks: [] }
+        this.results ??= { seq: event.seq, blocks: [], sandboxed: [] }
         this.results.blocks.push({ type: 'tool_result', tool_use_id: data.callId, content: userContent(data.content), is_error: data.isError })
+        const mark = sandboxMark(data.meta, resultText(data.content))
+        if (mark) {
+          this.results.sandboxed.push({
+            tool_use_id: data.callId,
+            ...(mark.note ? { note: mark.note } : {}),
+            ...(mark.refusedHosts.length ? { refused_hosts: mark.refusedHosts } : {}),
+          })
+        }
         break
       }
       case 'llm/retry':
@@ -120,6 +130,7 @@ export class ClaudeMessages {
         parent_tool_use_id: this.parentToolUseId,
         session_id: this.sessionId,
         uuid: eventUuid(this.sessionId, batch.seq),
+        ...(batch.sandboxed.length ? { rein: { sandboxed: batch.sandboxed } } : {}),
       },
     ]
   }

@@ -69,6 +69,15 @@ export interface UserLine extends LineBase {
   message: { role: 'user'; content: UserContent[] }
   /** Set on content the harness or a producer added (context messages), not typed by a person or a client. */
   isSynthetic?: true
+  /** On a line of tool results: the results that ran inside the sandbox, by `tool_use_id` (docs/headless.md). */
+  rein?: { sandboxed: SandboxedResult[] }
+}
+
+/** One tool result that ran sandboxed: the sandbox's note when it stopped something, the hosts its proxy refused. */
+export interface SandboxedResult {
+  tool_use_id: string
+  note?: string
+  refused_hosts?: string[]
 }
 
 export interface InitLine extends Omit<LineBase, 'parent_tool_use_id'> {
