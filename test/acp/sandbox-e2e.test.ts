@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SessionUpdate } from '@agentclientprotocol/sdk'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { requireBwrap } from '../sandbox/bwrap-required.js'
-import { CLI, CLIENT_INIT, startReinAcp, tempDir, until, type ReinAcp } from './support.js'
+import { CLIENT_INIT, startReinAcp, tempDir, until, type ReinAcp } from './support.js'
 
 // `rein acp` with the sandbox on in the user's settings: the editor sees a sandboxed command's title say so, the
 // mark and the sandbox's note in `_meta.rein.sandbox`, and `/sandbox` answers with the resolved policy.
@@ -17,7 +17,6 @@ let sessionId: string
 let updates: SessionUpdate[]
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`Build Rein first (npm run build): ${CLI} is missing.`)
   mock = await startMockModel({
     script: [
       { toolCalls: [{ id: 'call_ok', name: 'bash', arguments: { command: 'echo inside' } }, { id: 'call_etc', name: 'bash', arguments: { command: 'touch /etc/rein-acp-probe' } }] },
