@@ -6,8 +6,9 @@ export type KnownContent = ContentId | 'unrecorded'
 
 /**
  * The content Rein itself last left in each path, read from the log from seq `from` on: every `checkpoint/changes`
- * (the agent's steps) and every rewind or undo (what a restore put back), later entries winning. A path missing
- * from the map was not changed by Rein in that stretch of the log.
+ * (the agent's steps), every rewind or undo (what a restore put back) and every undo point (what a restore was about
+ * to put back: an interrupted one may have written any of it), later entries winning. A path missing from the map
+ * was not changed by Rein in that stretch of the log.
  */
 export function knownContent(events: readonly SessionEvent[], from: number): Map<string, KnownContent> {
   const known = new Map<string, KnownContent>()
@@ -16,7 +17,7 @@ export function knownContent(events: readonly SessionEvent[], from: number): Map
     if (event.type === 'checkpoint/changes') {
       if (event.data.after) for (const { path, id } of event.data.after) known.set(path, id)
       else for (const { path } of event.data.paths) known.set(path, 'unrecorded')
-    } else if ((event.type === 'checkpoint/rewind' || event.type === 'checkpoint/rewind-undone') && event.data.after) {
+    } else if ((event.type === 'checkpoint/rewind' || event.type === 'checkpoint/rewind-undone' || event.type === 'checkpoint/undo-point') && event.data.after) {
       for (const { path, id } of event.data.after) known.set(path, id)
     }
   }

@@ -59,6 +59,7 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
     try {
       result = await Promise.race([attempt, overrun])
     } catch (error) {
+      for (const notice of engine.takeNotices()) context.notify('warning', notice)
       fail(context, turn, step, `Checkpoint failed: ${error instanceof Error ? error.message : String(error)}.`)
       return
     } finally {
@@ -72,6 +73,7 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
       return
     }
     taken.commit = result.commit
+    for (const notice of engine.takeNotices()) context.notify('warning', notice)
     context.record('checkpoint/created', {
       turn,
       step,
@@ -87,6 +89,7 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
   const changesOf = (turn: number, step: number, commit: string, context: ExtensionContext): Promise<void> =>
     engine.compare(commit).then(
       (changes) => {
+        for (const notice of engine.takeNotices()) context.notify('warning', notice)
         // A late listing (the fallback below) must not land inside another turn: the log would not verify.
         const open = openTurn(context)
         if (open !== undefined && open !== turn) return

@@ -1,8 +1,10 @@
 import type { ExtensionContext } from '../agent/extensions.js'
 import type { SessionEvent } from '../session/events.js'
 import { findConflicts, knownContent } from './conflicts.js'
-import type { Checkpoints } from './engine.js'
+import { restoreToken, type Checkpoints } from './engine.js'
+import { RestoreFailed, type LeftAlone } from './restore.js'
 import type { CodeRewind, ConflictChoice } from './rewind-types.js'
+import type { UndoPoint } from './undo-points.js'
 
 /** A rewind that cannot run, with the one sentence a person reads. Nothing was changed when it is thrown. */
 export class RewindError extends Error {
@@ -30,18 +32,30 @@ export interface CodeRestore {
   /** The flags (or fields) that answer the conflict question without asking, for the refusal sentence. */
   answers: string
   context: ExtensionContext
+  /** Makes what `context.record` appended durable (the session log's flush, which syncs). */
+  flush: () => Promise<void>
+  /** What the undo point records: which command restores, for which turn (and for an undo, which seq it undoes). */
+  point: { of: 'rewind' | 'undo'; turn: number; rewind?: number; conversation?: boolean }
+  /** An earlier restore that was interrupted: its temporary files are removed before anything else. */
+  interrupted?: UndoPoint
 }
 
 /** The outcome of a code restore: done (or planned), or cancelled with the sentence saying why. */
 export type CodeRestoreResult =
-  | { status: 'restored' | 'planned'; code: CodeRewind; after: { path: string; id: string | null }[] }
+  | { status: 'restored'; code: CodeRewind; after: { path: string; id: string | null }[]; point: number }
+  | { status: 'planned'; code: CodeRewind; after: { path: string; id: string | null }[] }
   | { status: 'cancelled'; code: CodeRewind; message: string }
 
 /**
- * Restores `target` the way every rewind does: find what the restore would change and which of those paths changed
- * since Rein last wrote them; decide about those (ask through the permission prompt, overwrite, or keep them); take a
- * snapshot of the workspace as it stands (`before`, what an undo restores); then restore everything but the paths
- * kept. A dry run stops after finding the conflicts. The user's `.git` is never read or written (the engine's rule).
+ * Restores `target` the way every rewind does: find what the restore would change (leaving alone what no snapshot
+ * holds: oversized, ignored, protected files and nested repositories) and which of those paths changed since Rein
+ * last wrote them; decide about those (ask through the permission prompt, overwrite, or keep them); take a snapshot
+ * of the workspace as it stands (`before`, what an undo restores); log it as `checkpoint/undo-point` and sync the log;
+ * only then restore everything but the paths kept, file by file. A dry run stops after finding the conflicts. The
+ * user's `.git` is never read or written (the engine's rule).
+ *
+ * Failures: one that comes before the undo point is durable changes nothing; one during the restore stops it, and
+ * the sentence names what was and was not put back and the undo that brings back the rest.
  */
 export async function restoreCode(step: CodeRestore): Promise<CodeRestoreResult> {
   const { engine, target } = step
@@ -51,10 +65,17 @@ export async function restoreCode(step: CodeRestore): Promise<CodeRestoreResult>
       `The snapshot ${target.slice(0, 12)} is gone from the checkpoint repository (${engine.gitDir}), so the files cannot be put back; nothing was changed.`,
     )
   }
-  const changes = await engine.compare(target)
+  // What an interrupted restore left under temporary names goes first, so no snapshot holds it.
+  if (step.interrupted) await engine.removeTemporaries(step.interrupted.data.paths.map((p) => p.path), step.interrupted.data.token)
+  const plan = await engine.plan(target).catch((error: unknown) => {
+    throw new RewindError('failed', `Nothing was changed: comparing the workspace with the snapshot failed (${reasonOf(error)}).`)
+  })
+  const changes = plan.changes
   const conflicts = findConflicts(changes, knownContent(step.events, step.knownFrom))
   const plain = changes.map(({ path, kind }) => ({ path, kind }))
-  if (step.dryRun) return { status: 'planned', code: { target, changes: plain, conflicts, kept: [] }, after: [] }
+  const leftAlone = plan.leftAlone.map((l) => ({ ...l }))
+  const described = (extra: Partial<CodeRewind> = {}): CodeRewind => ({ target, changes: plain, conflicts, kept: [], ...(leftAlone.length ? { leftAlone } : {}), ...extra })
+  if (step.dryRun) return { status: 'planned', code: described(), after: [] }
 
   let overwrite = step.choice === 'overwrite'
   if (conflicts.length && step.choice === 'ask') {
@@ -65,24 +86,74 @@ export async function restoreCode(step: CodeRestore): Promise<CodeRestoreResult>
     if (!answer || answer.outcome === 'unanswered') {
       return {
         status: 'cancelled',
-        code: { target, changes: plain, conflicts, kept: [] },
+        code: described(),
         message: `Nothing was changed: ${step.doing} would overwrite files changed since Rein last wrote them (${conflicts.join(', ')}), and nothing could ask you; ${step.answers}.`,
       }
     }
     overwrite = answer.outcome !== 'deny'
   }
   const kept = overwrite ? [] : conflicts
-  const before = (await engine.snapshot(`before ${step.doing}`)).commit
   const keptSet = new Set(kept)
-  const restored = await engine.restoreExcept(target, kept).catch((error: unknown) => {
-    const reason = error instanceof Error ? error.message : String(error)
+  const planned = changes.filter((c) => !keptSet.has(c.path))
+  const undo = `rein rewind ${step.context.session.id} --undo`
+
+  let before: string
+  try {
+    before = (await engine.snapshot(`before ${step.doing}`, { modesOf: planned.filter((c) => c.now !== null).map((c) => c.path) })).commit
+  } catch (error) {
+    throw new RewindError('failed', `Nothing was changed: the snapshot taken before ${step.doing} failed (${reasonOf(error)}).`)
+  }
+  const token = restoreToken()
+  let point: number
+  try {
+    step.context.record('checkpoint/undo-point', {
+      ...step.point,
+      target,
+      before,
+      paths: planned.map(({ path, kind }) => ({ path, kind })),
+      after: planned.map((c) => ({ path: c.path, id: c.was })),
+      token,
+    })
+    point = step.context.session.last('checkpoint/undo-point')?.seq ?? -1
+    // Durable before the first file is touched: after any interruption the log says how to get back.
+    await step.flush()
+  } catch (error) {
+    throw new RewindError('failed', `Nothing was changed: the undo point for ${step.doing} could not be written to the session log (${reasonOf(error)}).`)
+  }
+  let restored: { path: string; kind: 'added' | 'modified' | 'deleted' }[]
+  let left: LeftAlone[]
+  try {
+    const result = await engine.restorePlanned(plan, kept, token)
+    restored = result.restored
+    left = result.leftAlone
+  } catch (error) {
+    if (!(error instanceof RestoreFailed)) throw new RewindError('failed', `${capitalized(step.doing)} stopped before putting back any file (${reasonOf(error)}); \`${undo}\` makes sure every file is as it was before.`)
     throw new RewindError(
       'failed',
-      `Putting the files back failed part way (${reason.replace(/\.$/, '')}); the workspace as it was just before is snapshot ${before} in ${engine.gitDir}.`,
+      `${capitalized(step.doing)} stopped part way (${reasonOf(error)}): put back ${named(error.restored.map((c) => c.path))}; not put back ${named(error.notRestored.map((c) => c.path))}; \`${undo}\` puts every file back as it was before.`,
     )
-  })
-  const after = changes.filter((c) => !keptSet.has(c.path)).map((c) => ({ path: c.path, id: c.was }))
-  return { status: 'restored', code: { target, before, changes: restored, conflicts, kept }, after }
+  }
+  const done = new Set(restored.map((c) => c.path))
+  const after = changes.filter((c) => done.has(c.path)).map((c) => ({ path: c.path, id: c.was }))
+  return { status: 'restored', code: { ...described({ before, changes: restored, kept }), ...(left.length ? { leftAlone: left.map((l) => ({ ...l })) } : {}) }, after, point }
+}
+
+/** Why a path was left as it is, for sentences. */
+const LEFT_ALONE_WHY: Record<LeftAlone['reason'], string> = {
+  'too-large': 'over the size limit',
+  'nested-repository': 'in a nested repository',
+  ignored: 'ignored',
+  changed: 'changed while the rewind ran',
+  blocked: 'something else is in its place',
+  submodule: 'a submodule',
+}
+
+/** ` Left as they are: big.log (over the size limit).`, or nothing when the restore left nothing alone. */
+export function leftAloneSentence(code: CodeRewind): string {
+  if (!code.leftAlone?.length) return ''
+  const list = code.leftAlone.slice(0, 10).map((l) => `${l.path} (${LEFT_ALONE_WHY[l.reason]})`)
+  const more = code.leftAlone.length > 10 ? ` and ${code.leftAlone.length - 10} more` : ''
+  return ` Left as they are: ${list.join(', ')}${more}.`
 }
 
 /** A one-line summary of what a restore did (or would do): `2 modified, 1 removed, 1 brought back`. */
@@ -97,6 +168,18 @@ export function describeChanges(code: CodeRewind): string {
     .filter(([n]) => n)
     .map(([n, what]) => `${n} ${n === 1 ? 'file' : 'files'} ${what}`)
   return parts.length ? parts.join(', ') : 'no file differs'
+}
+
+/** Why a restore stopped, as a clause: the error's message without its closing full stop. */
+function reasonOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\.$/, '')
+}
+
+/** `none`, or up to ten paths and how many more. */
+function named(paths: readonly string[]): string {
+  if (!paths.length) return 'none'
+  const shown = paths.slice(0, 10).join(', ')
+  return paths.length > 10 ? `${shown} and ${paths.length - 10} more` : shown
 }
 
 function capitalized(text: string): string {

@@ -15,6 +15,8 @@ export interface RewindHistory {
    * rewound turn's prompt again; queued injected context stays for its next request.
    */
   fork(seq: number | null): Promise<Session>
+  /** Makes every event appended so far durable (synced): a restore's undo point is, before any file is touched. */
+  flush(): Promise<void>
 }
 
 /** The rewind history of `session`, forking through `store`. */
@@ -35,6 +37,9 @@ export function sessionHistory(store: SessionStore, session: Session): RewindHis
         if (item.verb !== 'inject') fork.append('inbox/dequeued', { id: item.id, reason: 'withdrawn' })
       }
       return fork
+    },
+    flush() {
+      return session.flush()
     },
   }
 }

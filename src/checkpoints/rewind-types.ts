@@ -33,6 +33,11 @@ export interface CodeRewind {
   conflicts: string[]
   /** Conflicting files left as they are (the choice was `keep`). */
   kept: string[]
+  /**
+   * Paths that differ from the target but that the restore leaves as they are whatever the snapshot says: over the
+   * size limit, ignored, in a nested repository, or (checked again just before writing) changed while it ran.
+   */
+  leftAlone?: { path: string; reason: 'too-large' | 'nested-repository' | 'ignored' | 'changed' | 'blocked' | 'submodule' }[]
 }
 
 /** The `data` of the `rewind` command's result (outcome `rewound`, `planned`, `nothing` or `cancelled`). */

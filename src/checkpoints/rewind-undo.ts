@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import type { ExtensionCommand } from '../agent/extensions.js'
-import type { SessionEvent } from '../session/events.js'
 import type { Checkpoints } from './engine.js'
 import type { RewindHistory } from './rewind-history.js'
 import { codeRecord, json } from './rewind.js'
-import { describeChanges, restoreCode, RewindError } from './rewind-code.js'
+import { describeChanges, leftAloneSentence, restoreCode, RewindError } from './rewind-code.js'
 import type { RewindOutcome } from './rewind-types.js'
+import { interruptedRestore, latestUndoable } from './undo-points.js'
 
 const undoRequest = z.strictObject({
   conflicts: z.enum(['ask', 'overwrite', 'keep']).optional(),
@@ -17,8 +17,10 @@ const ANSWERS = 'run it again choosing to overwrite them or to keep them (rein r
 /**
  * The `rewind-undo` command: puts the workspace back as it was just before the latest code rewind of this session
  * that is not undone yet (its `before`), the same way a rewind restores, with a snapshot first so the undo can itself
- * be rewound, and logs `checkpoint/rewind-undone` naming the rewind's seq. The conversation is not touched: the fork a
- * rewind made stays, and the session this runs in goes on. With nothing to undo, the outcome is `nothing`.
+ * be rewound, and logs `checkpoint/rewind-undone` naming the rewind's seq. A restore that was interrupted (its
+ * `checkpoint/undo-point` never finished) counts as a rewind here: the undo puts back its `before`, whichever
+ * command it was. The conversation is not touched: the fork a rewind made stays, and the session this runs in goes
+ * on. With nothing to undo, the outcome is `nothing`.
  */
 export function undoRewindCommand(options: { engine: Checkpoints; history: RewindHistory }): ExtensionCommand {
   return async (input, _signal, context) => {
@@ -29,7 +31,12 @@ export function undoRewindCommand(options: { engine: Checkpoints; history: Rewin
     const events = await options.history.events()
     const rewind = latestUndoable(events)
     if (!rewind) return { outcome: 'nothing', message: 'There is no rewind of the code in this session to undo.' }
-    const { turn, before } = rewind.data
+    const { turn, before } = rewind
+    const what = !rewind.point
+      ? `the rewind to turn ${turn}`
+      : rewind.point.of === 'rewind'
+        ? `the interrupted rewind to turn ${turn}`
+        : `the interrupted undo of the rewind to turn ${turn}`
     const result = await restoreCode({
       engine: options.engine,
       target: before,
@@ -37,34 +44,36 @@ export function undoRewindCommand(options: { engine: Checkpoints; history: Rewin
       knownFrom: rewind.seq,
       choice: parsed.data.conflicts ?? 'ask',
       dryRun: parsed.data.dryRun === true,
-      doing: `undoing the rewind to turn ${turn}`,
+      doing: `undoing ${what}`,
       answers: ANSWERS,
       context,
+      flush: () => options.history.flush(),
+      point: { of: 'undo', turn, rewind: rewind.seq },
+      interrupted: interruptedRestore(context.session),
     })
     const outcome: RewindOutcome = { turn, code: result.code }
+    const notices = options.engine.takeNotices()
+    const tail = notices.length ? ` ${notices.join(' ')}` : ''
     if (result.status === 'cancelled') return { outcome: 'cancelled', message: result.message, data: json(outcome) }
     if (result.status === 'planned') {
-      return { outcome: 'planned', message: `Undoing the rewind to turn ${turn} would restore the files: ${describeChanges(result.code)}.`, data: json(outcome) }
+      return { outcome: 'planned', message: `Undoing ${what} would restore the files: ${describeChanges(result.code)}.${leftAloneSentence(result.code)}${tail}`, data: json(outcome) }
     }
     const { changes, conflicts, kept, after } = codeRecord(result.code, result.after)
-    context.record('checkpoint/rewind-undone', { rewind: rewind.seq, target: before, before: result.code.before ?? before, changes, conflicts, kept, after })
+    context.record('checkpoint/rewind-undone', {
+      rewind: rewind.seq,
+      target: before,
+      before: result.code.before ?? before,
+      changes,
+      conflicts,
+      kept,
+      after,
+      point: result.point,
+    })
     const keptText = kept.length ? ` Kept as they are: ${kept.join(', ')}.` : ''
     return {
       outcome: 'rewound',
-      message: `Undid the rewind to turn ${turn}: ${describeChanges(result.code)}.${keptText}`,
+      message: `Undid ${what}: ${describeChanges(result.code)}.${keptText}${leftAloneSentence(result.code)}${tail}`,
       data: json(outcome),
     }
   }
-}
-
-/** The latest `checkpoint/rewind` that restored code (it has a `before`) and no `checkpoint/rewind-undone` names. */
-function latestUndoable(events: readonly SessionEvent[]): { seq: number; data: { turn: number; before: string } } | undefined {
-  const undone = new Set<number>()
-  for (const event of events) if (event.type === 'checkpoint/rewind-undone') undone.add(event.data.rewind)
-  for (let seq = events.length - 1; seq >= 0; seq--) {
-    const event = events[seq]
-    if (event.type !== 'checkpoint/rewind' || !event.data.before || undone.has(seq)) continue
-    return { seq, data: { turn: event.data.turn, before: event.data.before } }
-  }
-  return undefined
 }

@@ -3,9 +3,10 @@ import type { CommandInput, ExtensionCommand } from '../agent/extensions.js'
 import type { JsonValue, SessionEvent } from '../session/events.js'
 import type { Checkpoints } from './engine.js'
 import type { RewindHistory } from './rewind-history.js'
-import { describeChanges, restoreCode, RewindError } from './rewind-code.js'
+import { describeChanges, leftAloneSentence, restoreCode, RewindError } from './rewind-code.js'
 import type { CodeRewind, RewindOutcome } from './rewind-types.js'
 import { checkpointTurns } from './turns.js'
+import { interruptedNotice, interruptedRestore } from './undo-points.js'
 
 const rewindRequest = z.strictObject({
   turn: z.number().int().min(1),
@@ -30,7 +31,9 @@ export interface RewindCommandOptions {
  * - Paths changed since Rein last wrote them are overwritten only when the request (or the person asked) says so.
  * - The conversation goes back by forking the session just before the turn's `turn/start`, with the prompt that
  *   opened the turn withdrawn from the fork's inbox; the source stays as it is, and the front end continues in the fork.
- * - `checkpoint/rewind` is logged in the source and in the fork; a dry run changes and logs nothing.
+ * - `checkpoint/rewind` is logged in the source and in the fork; a dry run changes and logs nothing. Before the first
+ *   file is touched, the `before` snapshot is logged as `checkpoint/undo-point` and the log synced, so an undo can
+ *   restore it whatever interrupts the restore; `checkpoint/rewind` names that point (`point`) once it finished.
  * - Bad requests and missing snapshots throw a `RewindError` before anything changed.
  */
 export function rewindCommand(options: RewindCommandOptions): ExtensionCommand {
@@ -50,6 +53,8 @@ export function rewindCommand(options: RewindCommandOptions): ExtensionCommand {
     const outcome: RewindOutcome = { turn: entry.turn }
     const sentences: string[] = []
     let after: { path: string; id: string | null }[] = []
+    let point: number | undefined
+    const interrupted = interruptedRestore(context.session)
 
     if (wantCode) {
       const target = firstSnapshotFrom(events, entry.startSeq)
@@ -67,23 +72,39 @@ export function rewindCommand(options: RewindCommandOptions): ExtensionCommand {
           doing: `rewinding to turn ${entry.turn}`,
           answers: ANSWERS,
           context,
+          flush: () => options.history.flush(),
+          point: { of: 'rewind', turn: entry.turn, conversation: wantConversation },
+          interrupted,
         })
         outcome.code = result.code
         if (result.status === 'cancelled') return { outcome: 'cancelled', message: result.message, data: json(outcome) }
         after = result.after
+        if (result.status === 'restored') point = result.point
         sentences.push(codeSentence(entry.turn, result.code, dryRun))
       }
     }
 
+    const notices = options.engine.takeNotices()
     if (dryRun) {
       if (wantConversation) sentences.push(`The conversation would continue in a fork made before turn ${entry.turn}.`)
-      return { outcome: 'planned', message: sentences.join(' '), data: json(outcome) }
+      if (interrupted) sentences.push(interruptedNotice(context.session.id, interrupted.data))
+      return { outcome: 'planned', message: [...sentences, ...notices].join(' '), data: json(outcome) }
     }
+    if (interrupted && point !== undefined) {
+      sentences.push(
+        `An earlier restore in this session had been interrupted part way; \`rein rewind ${context.session.id} --undo\` undoes this rewind, and once more puts the files back as they were before that one.`,
+      )
+    } else if (interrupted) {
+      sentences.push(interruptedNotice(context.session.id, interrupted.data))
+    }
+    sentences.push(...notices)
 
     const code = outcome.code?.target ? outcome.code : undefined
     // Nothing to restore and no fork asked for: nothing happened, so nothing is logged.
     if (!code && !wantConversation) return { outcome: 'nothing', message: sentences.join(' '), data: json(outcome) }
     const record = { turn: entry.turn, ...(code ? codeRecord(code, after) : {}) }
+    // The point is a seq of this log; the fork's copy of the record goes without it (its seqs are its own).
+    const own = { ...record, ...(point !== undefined ? { point } : {}) }
     if (wantConversation) {
       const seq = entry.startSeq > 0 ? entry.startSeq - 1 : null
       let fork
@@ -92,7 +113,7 @@ export function rewindCommand(options: RewindCommandOptions): ExtensionCommand {
       } catch (error) {
         if (!code) throw error
         // The files are back already: the source must still say so, or the rewind could not be undone.
-        context.record('checkpoint/rewind', record)
+        context.record('checkpoint/rewind', own)
         const reason = error instanceof Error ? error.message : String(error)
         throw new RewindError('failed', `The files were put back as they were at the start of turn ${entry.turn} (rein rewind --undo restores them), but the conversation could not be forked: ${reason.replace(/\.$/, '')}.`)
       }
@@ -104,7 +125,7 @@ export function rewindCommand(options: RewindCommandOptions): ExtensionCommand {
       outcome.fork = { id: fork.id, seq }
       sentences.push(`The conversation continues in session ${fork.id}, forked before turn ${entry.turn}; the old branch stays as it was.`)
     }
-    context.record('checkpoint/rewind', { ...record, ...(outcome.fork ? { fork: { ...outcome.fork } } : {}) })
+    context.record('checkpoint/rewind', { ...own, ...(outcome.fork ? { fork: { ...outcome.fork } } : {}) })
     return { outcome: 'rewound', message: sentences.join(' '), data: json(outcome) }
   }
 }
@@ -136,7 +157,7 @@ function parse(args: CommandInput['args']): z.infer<typeof rewindRequest> {
 function codeSentence(turn: number, code: CodeRewind, dryRun: boolean): string {
   const kept = code.kept.length ? ` Kept as they are: ${code.kept.join(', ')}.` : ''
   const conflicts = dryRun && code.conflicts.length ? ` Changed since Rein last wrote them: ${code.conflicts.join(', ')}.` : ''
-  return `${dryRun ? 'Would restore' : 'Restored'} the files as they were at the start of turn ${turn}: ${describeChanges(code)}.${conflicts}${kept}`
+  return `${dryRun ? 'Would restore' : 'Restored'} the files as they were at the start of turn ${turn}: ${describeChanges(code)}.${conflicts}${kept}${leftAloneSentence(code)}`
 }
 
 /** The code fields of a `checkpoint/rewind`. */

@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { gitEnv, safeGitArgs } from '../trust/git.js'
+import { lockFileIn, settleLock, staleLockNotice } from './locks.js'
 
 /** A git command that failed: the command line (without the safety flags) and git's own message. */
 export class ShadowGitError extends Error {
@@ -19,7 +20,17 @@ export interface ShadowGitOptions {
   workTree: string
   env?: NodeJS.ProcessEnv
   secretEnv?: readonly string[]
+  /**
+   * Told when a stale lock was removed (one sentence naming the file). A command that fails on a lock is run again
+   * once the lock is settled (src/checkpoints/locks.ts): removed when no live git holds it, waited for when one does.
+   */
+  onNotice?: (message: string) => void
+  /** How long to wait for a lock a live git holds (ms); `LOCK_WAIT_MS` by default. */
+  lockWaitMs?: number
 }
+
+/** How many times one command is run again after settling a lock it failed on. */
+const LOCK_RETRIES = 3
 
 /**
  * Runs git against the shadow repository only. Every `GIT_*` variable the caller inherited is dropped (a
@@ -31,13 +42,9 @@ export function shadowGit(options: ShadowGitOptions) {
   const { env, safe } = shadowGitInvocation(options)
   const prefix = [...safe, '--work-tree', options.workTree]
 
-  /**
-   * Runs `git <args>`, feeding `input` on stdin; resolves stdout, rejects with a `ShadowGitError`. `bare` runs
-   * without the work tree (creating the repository). `indexFile` puts git on another index of the shadow repository
-   * (a rewind builds a tree there without disturbing the main index).
-   */
-  return function run(args: readonly string[], input?: Buffer | string, bare = false, indexFile?: string): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
+  /** One run of `git <args>`: resolves stdout, rejects with a `ShadowGitError`. */
+  const once = (args: readonly string[], input?: Buffer | string, bare = false, indexFile?: string): Promise<Buffer> =>
+    new Promise((resolve, reject) => {
       const argv = [...(bare ? safe : prefix), ...args]
       const childEnv = indexFile ? { ...env, GIT_INDEX_FILE: indexFile } : env
       const child = spawn('git', argv, { cwd: options.workTree, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] })
@@ -54,7 +61,34 @@ export function shadowGit(options: ShadowGitOptions) {
       child.stdin.on('error', () => {})
       child.stdin.end(input ?? '')
     })
+
+  /**
+   * Runs `git <args>`, feeding `input` on stdin; resolves stdout, rejects with a `ShadowGitError`. `bare` runs
+   * without the work tree (creating the repository). `indexFile` puts git on another index of the shadow repository
+   * (a rewind builds a tree there without disturbing the main index). A command that fails because a lock exists
+   * is run again once the lock is settled; a lock a live git still holds after the wait ends it with a
+   * `ShadowGitLockError` naming the file and the process.
+   */
+  async function run(args: readonly string[], input?: Buffer | string, bare = false, indexFile?: string): Promise<Buffer> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await once(args, input, bare, indexFile)
+      } catch (error) {
+        const lock = error instanceof ShadowGitError && attempt < LOCK_RETRIES ? lockFileIn(error.stderr) : undefined
+        if (!lock) throw error
+        const settled = await settleLock(lock, options.gitDir, options.lockWaitMs)
+        if (settled === 'foreign') throw error
+        if (settled === 'removed') options.onNotice?.(staleLockNotice(lock))
+      }
+    }
   }
+
+  /** Starts `git <args>` with the same environment and safety flags, for a caller that streams its output. */
+  function start(args: readonly string[]): ChildProcessWithoutNullStreams {
+    return spawn('git', [...prefix, ...args], { cwd: options.workTree, env, stdio: ['pipe', 'pipe', 'pipe'] })
+  }
+
+  return Object.assign(run, { start })
 }
 
 export type ShadowGit = ReturnType<typeof shadowGit>

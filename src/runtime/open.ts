@@ -7,6 +7,7 @@ import { Checkpoints } from '../checkpoints/engine.js'
 import { checkpointExtension } from '../checkpoints/extension.js'
 import { startRetention } from '../checkpoints/retention-schedule.js'
 import { sessionHistory } from '../checkpoints/rewind-history.js'
+import { interruptedNotice, interruptedRestore } from '../checkpoints/undo-points.js'
 import { checkpointConfig } from '../checkpoints/settings.js'
 import { Compactor } from '../compaction/compactor.js'
 import { loadingRefusal } from '../config/read-guard.js'
@@ -216,6 +217,9 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   })
 
   const checkpoints = checkpointConfig(settings)
+  // A rewind or undo that was interrupted part way (docs/checkpoints.md): said once on open, with how to finish or undo it.
+  const interrupted = checkpoints.enabled ? interruptedRestore(session) : undefined
+  if (interrupted) report(interruptedNotice(session.id, interrupted.data))
   const agent = await Agent.create({
     session,
     adapter,

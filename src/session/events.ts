@@ -141,6 +141,26 @@ export interface EventDataMap {
     after?: { path: string; id: string | null }[]
   }
   /**
+   * A restore of the code (a rewind, or the undo of one) is about to touch the first file: logged and synced before
+   * it does (src/checkpoints/rewind-code.ts). `before` is the snapshot of the workspace just now, what `rein rewind
+   * --undo` restores if the restore is interrupted; `target` the snapshot being restored. `of` says which command:
+   * a rewind to `turn`, or the undo of the rewind (or interrupted restore) logged at seq `rewind`. `paths` are the
+   * paths it goes on to write or remove, in order, and `after` what each will hold; `token` names its temporary
+   * files (`.~rein-<token>-<n>` beside path `n`). The `checkpoint/rewind` or `checkpoint/rewind-undone` that names
+   * this seq as its `point` says the restore finished; without one it was interrupted.
+   */
+  'checkpoint/undo-point': {
+    of: 'rewind' | 'undo'
+    turn: number
+    rewind?: number
+    target: string
+    before: string
+    paths: { path: string; kind: 'added' | 'modified' | 'deleted' }[]
+    after: { path: string; id: string | null }[]
+    token: string
+    conversation?: boolean
+  }
+  /**
    * The workspace, the conversation or both went back to the start of `turn` (src/checkpoints/rewind.ts). Logged in
    * the session the rewind ran in and, when there is one, in the fork it made (which names the source in its
    * header). `target` is the snapshot restored and `before` the snapshot taken just before, which an undo restores;
@@ -157,10 +177,13 @@ export interface EventDataMap {
     kept?: string[]
     after?: { path: string; id: string | null }[]
     fork?: { id: string; seq: number | null }
+    /** The seq of the `checkpoint/undo-point` this rewind's restore logged first (absent in older logs). */
+    point?: number
   }
   /**
-   * The code rewind logged at seq `rewind` was undone: the workspace went back to that rewind's `before`. `before`
-   * here is the snapshot taken just before the undo; the other fields read as in `checkpoint/rewind`.
+   * The code rewind logged at seq `rewind` was undone: the workspace went back to that rewind's `before`. `rewind`
+   * may also name a `checkpoint/undo-point` whose restore was interrupted. `before` here is the snapshot taken just
+   * before the undo; the other fields read as in `checkpoint/rewind`.
    */
   'checkpoint/rewind-undone': {
     rewind: number
@@ -170,6 +193,8 @@ export interface EventDataMap {
     conflicts: string[]
     kept: string[]
     after: { path: string; id: string | null }[]
+    /** The seq of the `checkpoint/undo-point` this undo's restore logged first (absent in older logs). */
+    point?: number
   }
 }
 
@@ -233,6 +258,7 @@ for (const type of [
   'subagent/end',
   'checkpoint/created',
   'checkpoint/changes',
+  'checkpoint/undo-point',
   'checkpoint/rewind',
   'checkpoint/rewind-undone',
 ]) {
