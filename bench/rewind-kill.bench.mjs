@@ -1,3 +1,4 @@
+// @ts-nocheck Plain JavaScript run against dist/; the test that imports rewindKillLoop takes its inferred types (docs/testing.md).
 // The rewind kill loop (docs/checkpoints.md, "After an interruption"): SIGKILLs `rein rewind`, `rein rewind --undo`
 // and `rein -p` at many points, by timing and by waiting for a given git child to appear (sometimes with the whole
 // process group, so git dies too and leaves its lock), then checks by content hash (every file's bytes and mode)
@@ -203,10 +204,12 @@ export async function rewindKillLoop({ rewinds = 8, undos = 3, prints = 3, files
     /** `rein -p` kills: whether the killed turn had changed files yet. */
     printStates: { unchanged: 0, changed: 0 },
     recoveries: 0,
+    /** @type {Record<string, number>} */
     byPhase: {},
     /** Kills that left a git lock behind, and how many of those a later command removed with its notice. */
     locksLeft: 0,
     locksHealed: 0,
+    /** @type {string[]} */
     problems: [],
   }
   const base = mkdtempSync(join(tmpdir(), 'rein-rewind-kill-'))

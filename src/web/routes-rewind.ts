@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { CommandResult } from '../agent/extensions.js'
 import { REWIND_COMMAND, UNDO_REWIND_COMMAND, type RewindOutcome } from '../checkpoints/rewind-types.js'
 import { checkpointTurns } from '../checkpoints/turns.js'
+import { latestUndoable } from '../checkpoints/undo-points.js'
 import type { SessionEvent } from '../session/events.js'
 import { WebError } from './directories.js'
 import type { LiveSession } from './live-session.js'
@@ -20,17 +21,6 @@ const schemas = {
   undo: z.strictObject({ conflicts, dryRun: z.boolean().optional() }),
 }
 
-/** The latest code rewind of a log that no `checkpoint/rewind-undone` names: the one "Undo rewind" would undo. */
-export function undoableRewind(events: readonly SessionEvent[]): { seq: number; turn: number } | undefined {
-  const undone = new Set<number>()
-  for (const e of events) if (e.type === 'checkpoint/rewind-undone') undone.add(e.data.rewind)
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]
-    if (e.type === 'checkpoint/rewind' && e.data.before && !undone.has(e.seq)) return { seq: e.seq, turn: e.data.turn }
-  }
-  return undefined
-}
-
 /**
  * Rewind from the page (docs/web.md): the turns a rewind can go back to, a rewind (dry run first, then for real)
  * and its undo. The writes go through the agent's `rewind` / `rewind-undo` commands, in the session this server
@@ -45,7 +35,7 @@ export function rewindRoutes(
   app.get('/api/sessions/:id/turns', async (c) => {
     const id = await ctx.visibleId(c.req.param('id'))
     const log = await ctx.reader.read(id)
-    return c.json({ turns: checkpointTurns(log.events), undoable: undoableRewind(log.events) ?? null })
+    return c.json({ turns: checkpointTurns(log.events), undoable: undoableFor(log.events) })
   })
 
   app.post('/api/sessions/:id/rewind', async (c) => {
@@ -76,4 +66,10 @@ async function run(session: LiveSession, name: string, args: Record<string, stri
     session.sendState()
   }
   return { outcome: result.outcome, message: result.message, ...((result.data ?? {}) as Partial<RewindOutcome>) }
+}
+
+/** What "Undo rewind" offers: the rewind (or interrupted restore) `rewind-undo` would undo, as the page shows it. */
+export function undoableFor(events: readonly SessionEvent[]): { seq: number; turn: number; interrupted: boolean } | null {
+  const next = latestUndoable(events)
+  return next ? { seq: next.seq, turn: next.turn, interrupted: next.point !== undefined } : null
 }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-// @ts-expect-error The loop is plain JavaScript shared with the bench (bench/rewind-kill.bench.mjs); it has no types.
 import { rewindKillLoop } from '../../bench/rewind-kill.bench.mjs'
 
 interface Figures {
