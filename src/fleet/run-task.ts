@@ -10,6 +10,7 @@ import { outcomeOf, usageFields, type TaskResult } from './outcome.js'
 import type { BatchTask } from './task.js'
 import { prepareWorkspace, runSetup, workspaceExists, workspacePath } from './workspace.js'
 import { childEnv } from '../tools/child-env.js'
+import { isTransientDbError } from './db-retry.js'
 import { loadSettings } from '../config/settings.js'
 import { coveredEntry } from '../permissions/copy-check.js'
 import { homedir } from 'node:os'
@@ -42,9 +43,15 @@ export interface TaskRun {
   attempt: number
   /** Aborting stops the task (SIGTERM, then SIGKILL): its result is `interrupted` and a later attempt resumes it. */
   signal: AbortSignal
+  /** Runs the attempt's own store reads, waiting out an unreachable database (the worker's policy); default: once. */
+  retry?: <T>(what: string, call: () => Promise<T>) => Promise<T>
 }
 
-export type TaskEnd = { kind: 'finished'; result: TaskResult } | { kind: 'interrupted' }
+/**
+ * How an attempt ended. `store-lost`: the task's process could not use the session store (the database restarted,
+ * dropped it, or had no connection left), which says nothing about the task; the caller resumes it later.
+ */
+export type TaskEnd = { kind: 'finished'; result: TaskResult } | { kind: 'interrupted' } | { kind: 'store-lost'; why: string }
 
 /** Runs one attempt of a task to its end: workspace, setup, the agent, then the outcome read from the session log. */
 export async function runTask(run: TaskRun): Promise<TaskEnd> {
@@ -64,7 +71,8 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   }
   if (run.signal.aborted) return { kind: 'interrupted' }
 
-  const before = await existingLog(run.store, run.sessionId)
+  const retry = run.retry ?? ((_what, call) => call())
+  const before = await retry('reading the session', () => existingLog(run.store, run.sessionId))
   const prompt = before?.prompted ? CONTINUE_PROMPT : task.prompt
   const args = [CLI, '-p', '--output-format', 'json', '--cwd', dir]
   args.push(...(before ? ['--resume', run.sessionId] : ['--session-id', run.sessionId]))
@@ -100,8 +108,9 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   if (exit.error) return failed(`rein could not start for task ${task.id}: ${exit.error.message}.`)
   if (run.signal.aborted && !timedOut) return { kind: 'interrupted' }
 
-  const after = await existingLog(run.store, run.sessionId)
   const lastWords = stderr.trim().split('\n').at(-1)?.replace(/^rein: /, '')
+  if (exit.code !== 0 && !timedOut && lastWords && storeLost(lastWords)) return { kind: 'store-lost', why: lastWords }
+  const after = await retry('reading the session', () => existingLog(run.store, run.sessionId))
   if (!after) return failed(lastWords || `rein exited with code ${exit.code} before the task's session was created.`)
   const status = timedOut ? 'timeout' : after.reason === 'completed' && exit.code === 0 ? 'completed' : 'failed'
   const error =
@@ -124,6 +133,11 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
       ...(error ? { error } : {}),
     },
   }
+}
+
+/** True when a task process's last words say the session store failed it, not the task. */
+function storeLost(lastWords: string): boolean {
+  return isTransientDbError(new Error(lastWords))
 }
 
 /** The task's workspace: the one a previous attempt on this machine finished preparing, else a new one. */

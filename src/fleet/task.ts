@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { z } from 'zod'
@@ -129,4 +130,14 @@ async function checkLine(raw: string, base: string): Promise<Omit<BatchTask, 'li
     ...(task.timeout_s ? { timeoutS: task.timeout_s } : {}),
     ...(task.setup ? { setup: task.setup } : {}),
   }
+}
+
+/**
+ * A queued batch's default name: the tasks file's name and a hash of its tasks (as checked, without line numbers),
+ * so a file run again with other prompts is a new batch, and the same tasks are the same batch wherever queued.
+ */
+export function contentName(fileStem: string, tasks: readonly BatchTask[]): string {
+  const digest = createHash('sha256')
+  for (const { line: _line, ...task } of tasks) digest.update(`${JSON.stringify(task)}\n`)
+  return `${fileStem}-${digest.digest('hex').slice(0, 8)}`
 }

@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from 'commander'
 import { basename, dirname, extname, join, resolve } from 'node:path'
 import { runLocalBatch } from '../../fleet/local-batch.js'
 import { Progress } from '../../fleet/progress.js'
-import { readTaskFile } from '../../fleet/task.js'
+import { contentName, readTaskFile } from '../../fleet/task.js'
 import { reinHome } from '../../store/home.js'
 import { closeStore, isPostgresUrl, openStoreAt, storeChoice } from '../../runtime/open-store.js'
 import { counted } from '../../text/count.js'
@@ -38,7 +38,7 @@ export function registerBatchCommand(program: Command): void {
     .option('--workdir <dir>', 'where task workspaces and state live (default: <out>.work)')
     .option('--store <url>', 'session store: jsonl (default) or postgres://… to queue the tasks for rein worker')
     .option('--retry-failed', 'run again the tasks whose last result did not complete')
-    .option('--name <name>', 'the batch name in a queue (default: the tasks file name)')
+    .option('--name <name>', 'the batch name in a queue (default: the tasks file name and a hash of its tasks)')
     .option('--detach', 'with a PostgreSQL store: queue the tasks and return without following them')
     .action(async (tasksFile: string, flags: BatchFlags) => {
       process.exitCode = await runBatch(tasksFile, flags).catch((error: unknown) => {
@@ -82,7 +82,7 @@ async function runBatch(tasksFile: string, flags: BatchFlags): Promise<number> {
       const { runQueuedBatch } = await import('../../fleet/queued-batch.js')
       return await runQueuedBatch({
         tasks: file.tasks,
-        name: flags.name ?? basename(tasksFile, extname(tasksFile)),
+        name: flags.name ?? contentName(basename(tasksFile, extname(tasksFile)), file.tasks),
         url: choice.url,
         out,
         detach: flags.detach === true,

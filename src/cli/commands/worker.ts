@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander'
-import { join, resolve } from 'node:path'
+import { tmpdir, userInfo } from 'node:os'
+import { join, relative, resolve, isAbsolute } from 'node:path'
 import { runWorker } from '../../fleet/worker.js'
 import { reinHome } from '../../store/home.js'
 import { isPostgresUrl, storeChoice } from '../../runtime/open-store.js'
@@ -17,7 +18,7 @@ export function registerWorkerCommand(program: Command): void {
     .description('Take tasks queued by rein batch in a PostgreSQL store and run them, until stopped (Ctrl-C).')
     .option('--store <url>', 'the PostgreSQL store (else REIN_STORE or store.url)')
     .option('--concurrency <n>', 'tasks run at once', positiveInt, 4)
-    .option('--workdir <dir>', 'where task workspaces live (default: $REIN_HOME/fleet/workspaces)')
+    .option('--workdir <dir>', 'where task workspaces live, outside $REIN_HOME (default: <temp dir>/rein-worker-<uid>)')
     .action(async (flags: { store?: string; concurrency: number; workdir?: string }) => {
       const home = reinHome()
       const choice = storeChoice({ home, flag: flags.store })
@@ -26,9 +27,22 @@ export function registerWorkerCommand(program: Command): void {
         process.exitCode = 2
         return
       }
+      const workdir = resolve(flags.workdir ?? join(tmpdir(), `rein-worker-${userInfo().uid}`))
+      if (isInside(workdir, home)) {
+        // The read guard refuses every file in Rein's home, so a task working there could read none of its own files.
+        process.stderr.write(`rein: --workdir ${workdir} is inside Rein's home (${home}), whose files no task may read; choose a folder outside it.\n`)
+        process.exitCode = 2
+        return
+      }
       const controller = new AbortController()
       const stop = (): void => {
-        if (!controller.signal.aborted) process.stderr.write('rein: worker stopping: running tasks go back to the queue.\n')
+        if (controller.signal.aborted) {
+          // A second signal: stop at once. Running tasks already had SIGTERM; pg-boss's expiry and the others' reaping
+          // hand back whatever this worker held.
+          process.stderr.write('rein: worker stopped at once.\n')
+          process.exit(130)
+        }
+        process.stderr.write('rein: worker draining: no new tasks; running ones go back to the queue. A second signal stops at once.\n')
         controller.abort()
       }
       process.on('SIGINT', stop)
@@ -37,7 +51,7 @@ export function registerWorkerCommand(program: Command): void {
         await runWorker({
           url: choice.url,
           concurrency: flags.concurrency,
-          workdir: resolve(flags.workdir ?? join(home, 'fleet', 'workspaces')),
+          workdir,
           home,
           env: process.env,
           signal: controller.signal,
@@ -55,4 +69,9 @@ export function registerWorkerCommand(program: Command): void {
 function positiveEnv(name: string): number | undefined {
   const value = Number(process.env[name])
   return Number.isFinite(value) && value > 0 ? value : undefined
+}
+
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(resolve(dir), path)
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
 }
