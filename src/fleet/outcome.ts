@@ -2,8 +2,11 @@ import { costOf, DEFAULT_MODEL, modelInfo } from '../llm/catalog.js'
 import { addUsage, textOf, zeroUsage, type Usage } from '../llm/messages.js'
 import type { SessionEvent } from '../session/events.js'
 
-/** How a task ended. `interrupted` tasks get no result line: a re-run (or another worker) finishes them. */
-export type TaskStatus = 'completed' | 'failed' | 'timeout'
+/**
+ * How a task ended. `interrupted` tasks get no result line: a re-run (or another worker) finishes them. `cancelled`:
+ * its queued batch was cancelled (`rein batch cancel`) before the task finished.
+ */
+export type TaskStatus = 'completed' | 'failed' | 'timeout' | 'cancelled'
 
 /** One line of `--out`: what a task did, read from its session log (the log is the truth, not the process). */
 export interface TaskResult {

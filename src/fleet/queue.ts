@@ -29,7 +29,10 @@ export interface TaskJob {
   taskId: string
 }
 
-export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'timeout'
+export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'timeout' | 'cancelled'
+
+/** The statuses no worker changes again (only `rein batch retry` requeues failed ones). */
+export const FINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'timeout', 'cancelled']
 
 export interface TaskRow {
   batch: string

@@ -5,7 +5,8 @@ import { retryDb } from './db-retry.js'
 import { PostgresStore } from '../store/postgres/store.js'
 import { tokensOf } from './outcome.js'
 import type { Progress } from './progress.js'
-import { expirySeconds, fleetPool, openQueue, QUEUE, RETRY_LIMIT, type TaskJob, type TaskRow } from './queue.js'
+import { requeueFailed } from './batch-admin.js'
+import { expirySeconds, FINAL_STATUSES, fleetPool, openQueue, QUEUE, RETRY_LIMIT, type TaskJob, type TaskRow } from './queue.js'
 import { appendResult, readResults } from './results-file.js'
 import type { BatchTask } from './task.js'
 
@@ -20,7 +21,7 @@ export interface QueuedBatch {
   progress: (total: number) => Progress
 }
 
-const FINAL = new Set(['completed', 'failed', 'timeout'])
+const FINAL = new Set<string>(FINAL_STATUSES)
 
 /** How long `rein batch` waits for an unreachable database (restart, full connection table) before it gives up, ms. */
 const BATCH_PATIENCE_MS = 120_000
@@ -64,20 +65,16 @@ export async function runQueuedBatch(batch: QueuedBatch): Promise<number> {
         ),
       )
     }
-    if (batch.retryFailed) {
-      await retry(() => pool.query(
-        `UPDATE rein_batch_tasks SET status = 'queued', job_id = gen_random_uuid(), updated_at = now()
-         WHERE batch = $1 AND status IN ('failed', 'timeout')`,
-        [batch.name],
-      ))
-    }
-    const waiting = await retry(() =>
-      pool.query<Pick<TaskRow, 'task_id' | 'job_id' | 'task'>>(`SELECT task_id, job_id, task FROM rein_batch_tasks WHERE batch = $1 AND status = 'queued'`, [
-        batch.name,
-      ]),
-    )
     const boss = await openQueue(batch.url, { connections: 1, signal: batch.signal, withinMs: BATCH_PATIENCE_MS })
+    let waiting
     try {
+      if (batch.retryFailed) await requeueFailed(pool, boss, batch.name)
+      waiting = await retry(() =>
+        pool.query<Pick<TaskRow, 'task_id' | 'job_id' | 'task'>>(`SELECT task_id, job_id, task FROM rein_batch_tasks WHERE batch = $1 AND status = 'queued'`, [
+          batch.name,
+        ]),
+      )
+      // A job that exists already (queued before, or just requeued) is left as it is: pg-boss ignores a known id.
       for (const row of waiting.rows) {
         const job: TaskJob = { batch: batch.name, taskId: row.task_id }
         await retry(() => boss.send(QUEUE, job, { id: row.job_id, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: expirySeconds(row.task) }))
@@ -160,7 +157,7 @@ export async function queueStatus(url: string, name?: string): Promise<string> {
       const mine = rows.filter((row) => row.batch === batchName)
       const count = (status: string): number => mine.filter((row) => row.status === status).length
       const retried = mine.filter((row) => row.attempts > 1).length
-      text += `batch ${batchName}: ${mine.length} tasks · queued ${count('queued')} · running ${count('running')} · completed ${count('completed')} · failed ${count('failed') + count('timeout')} · retried ${retried}\n`
+      text += `batch ${batchName}: ${mine.length} tasks · queued ${count('queued')} · running ${count('running')} · completed ${count('completed')} · failed ${count('failed') + count('timeout') + count('cancelled')} · retried ${retried}\n`
       for (const row of mine.filter((r) => r.status === 'running')) text += `  running ${row.task_id} on ${row.worker} (attempt ${row.attempts})\n`
     }
     const now = Date.now()

@@ -8,11 +8,11 @@ export type Retry = <T>(what: string, call: () => Promise<T>) => Promise<T>
 
 export type RowKey = Pick<TaskRow, 'job_id' | 'attempts' | 'task_id' | 'session_id'>
 
-/** Writes the final status, only if this attempt still owns the row; then completes the job in pg-boss. */
+/** Writes the final status, only if this attempt still owns the running row (not cancelled); then completes the job. */
 export async function finishRow(pool: pg.Pool, boss: PgBoss, retry: Retry, row: RowKey, result: TaskResult): Promise<void> {
   await retry('recording a result', () =>
     pool.query(
-      `UPDATE rein_batch_tasks SET status = $3, result = $4, worker = NULL, updated_at = now() WHERE job_id = $1 AND attempts = $2`,
+      `UPDATE rein_batch_tasks SET status = $3, result = $4, worker = NULL, updated_at = now() WHERE job_id = $1 AND attempts = $2 AND status = 'running'`,
       [row.job_id, row.attempts, result.status, { ...result, attempts: row.attempts }],
     ),
   )

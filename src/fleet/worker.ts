@@ -28,6 +28,9 @@ export interface WorkerOptions {
   log: (line: string) => void
 }
 
+/** How often a running task's row is touched (its heartbeat) and checked for cancellation, ms. */
+const TASK_WATCH_MS = 2000
+
 /** Connections one worker holds at most: its own pool, pg-boss's and the store's (each task's `rein -p` adds its own). */
 export const WORKER_CONNECTIONS = { fleet: 2, queue: 2, store: 2 }
 
@@ -102,7 +105,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     const claimed = await retry('claiming a task', () =>
       pool.query<TaskRow>(
         `UPDATE rein_batch_tasks SET status = 'running', attempts = attempts + 1, worker = $2, updated_at = now()
-         WHERE job_id = $1 AND status NOT IN ('completed', 'failed', 'timeout') RETURNING *`,
+         WHERE job_id = $1 AND status NOT IN ('completed', 'failed', 'timeout', 'cancelled') RETURNING *`,
         [job.id, me],
       ),
     )
@@ -128,8 +131,35 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       await finishRow(pool, boss, retry, row, done)
       return
     }
+    // While the task runs, its row is its heartbeat; a row no longer `running` for this attempt (the batch was
+    // cancelled, or the task was handed to another worker) stops the task here.
+    const disowned = new AbortController()
+    const signal = AbortSignal.any([options.signal, disowned.signal])
+    const watch = setInterval(() => {
+      pool
+        .query(`UPDATE rein_batch_tasks SET updated_at = now() WHERE job_id = $1 AND attempts = $2 AND status = 'running'`, [row.job_id, row.attempts])
+        .then((owned) => owned.rowCount === 0 && disowned.abort())
+        .catch(() => {
+          // The database is unreachable: the task goes on, and the next tick asks again.
+        })
+    }, TASK_WATCH_MS)
+    try {
+      if (await runAttempts(row, signal)) return
+    } finally {
+      clearInterval(watch)
+    }
+    if (disowned.signal.aborted && !options.signal.aborted) {
+      options.log(`task ${row.batch}/${row.task_id}: cancelled or taken over elsewhere; stopped here.`)
+      return
+    }
+    options.log(`task ${row.batch}/${row.task_id}: stopped; handed back to the queue.`)
+    await handBack(pool, boss, retry, row, `worker ${me} stopped the task`)
+  }
+
+  /** Runs the task until it ends (true) or is stopped (false), resuming it while its process cannot use the database. */
+  const runAttempts = async (row: TaskRow, signal: AbortSignal): Promise<boolean> => {
     for (let tries = 0; ; tries++) {
-      if (options.signal.aborted) break
+      if (signal.aborted) return false
       if (tries === 0) options.log(`task ${row.batch}/${row.task_id}: attempt ${row.attempts} started.`)
       const end = await runTask({
         task: row.task,
@@ -140,25 +170,23 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         home: options.home,
         env: options.env,
         attempt: row.attempts,
-        signal: options.signal,
+        signal,
         retry,
       })
-      if (end.kind === 'interrupted') break
+      if (end.kind === 'interrupted') return false
       if (end.kind === 'store-lost') {
         // The task's own process lost the database (restart, full connection table): not the task's fault. Its
         // session is resumed once the database answers, under the same job.
         const delay = backoffMs(tries + 3)
         options.log(`task ${row.batch}/${row.task_id}: its process could not use the database (${end.why}); resuming it in ${delay} ms.`)
-        await sleep(delay, undefined, { signal: options.signal }).catch(() => {})
+        await sleep(delay, undefined, { signal }).catch(() => {})
         continue
       }
-      if (/is open for writing/.test(end.result.error ?? '')) break
+      if (/is open for writing/.test(end.result.error ?? '')) return false
       await finishRow(pool, boss, retry, row, end.result)
       options.log(`task ${row.batch}/${row.task_id}: ${end.result.status}.`)
-      return
+      return true
     }
-    options.log(`task ${row.batch}/${row.task_id}: stopped; handed back to the queue.`)
-    await handBack(pool, boss, retry, row, `worker ${me} stopped the task`)
   }
 
   /** One of `concurrency` slots: fetches a job, runs it, and again, until the worker drains. */

@@ -23,6 +23,12 @@ const positiveInt = (value: string): number => {
   return n
 }
 
+const days = (value: string): number => {
+  const n = Number(value)
+  if (!Number.isFinite(n) || n < 0 || n > 36_500) throw new InvalidArgumentError('expected a number of days from 0 to 36500.')
+  return n
+}
+
 /**
  * `rein batch <tasks.jsonl>` runs every task of a file (see docs/fleet.md); `rein batch status` shows the queue of
  * a PostgreSQL store. With the JSONL store the tasks run here; with a PostgreSQL store they are queued for
@@ -57,6 +63,82 @@ export function registerBatchCommand(program: Command): void {
         return 1
       })
     })
+  registerQueueCommands(batch)
+}
+
+/** Runs one administration command against the queue of a PostgreSQL store (docs/fleet.md). */
+function queueCommand(flags: { store?: string }, body: (url: string) => Promise<number>): Promise<void> {
+  const choice = storeChoice({ home: reinHome(), flag: flags.store })
+  if (!isPostgresUrl(choice.url)) {
+    process.stderr.write('rein: this command works on the queue of a PostgreSQL store; pass --store postgres://… or set REIN_STORE.\n')
+    process.exitCode = 2
+    return Promise.resolve()
+  }
+  return body(choice.url).then(
+    (code) => void (process.exitCode = code),
+    (error: unknown) => {
+      process.stderr.write(`rein: ${error instanceof Error ? error.message : String(error)}\n`)
+      process.exitCode = 1
+    },
+  )
+}
+
+function registerQueueCommands(batch: Command): void {
+  const storeFlag = ['--store <url>', 'the PostgreSQL store (else REIN_STORE or store.url)'] as const
+  batch
+    .command('cancel <batch>')
+    .description('Cancel the unfinished tasks of a queued batch; running ones are stopped by their workers.')
+    .option(...storeFlag)
+    .action((name: string, flags: { store?: string }) =>
+      queueCommand(flags, async (url) => {
+        const { cancelBatch } = await import('../../fleet/batch-admin.js')
+        const done = await cancelBatch(url, name)
+        process.stderr.write(`rein: ${done.text}\n`)
+        return done.code
+      }),
+    )
+  batch
+    .command('results <batch>')
+    .description("Print a queued batch's results from the store, one JSON line per finished task.")
+    .option(...storeFlag)
+    .action((name: string, flags: { store?: string }) =>
+      queueCommand(flags, async (url) => {
+        const { batchResults } = await import('../../fleet/batch-admin.js')
+        const found = await batchResults(url, name)
+        if (!found.found) {
+          process.stderr.write(`rein: No batch named ${name} in this store; \`rein batch status\` lists them.\n`)
+          return 1
+        }
+        process.stdout.write(found.lines)
+        if (found.pending) process.stderr.write(`rein: ${counted(found.pending, 'task')} of batch ${name} not finished yet.\n`)
+        return 0
+      }),
+    )
+  batch
+    .command('retry <batch>')
+    .description('Queue again the tasks of a batch that failed, timed out or were cancelled (each resumes its session).')
+    .requiredOption('--failed', 'the tasks whose last result did not complete (the only choice, said out loud)')
+    .option(...storeFlag)
+    .action((name: string, flags: { store?: string }) =>
+      queueCommand(flags, async (url) => {
+        const { retryFailed } = await import('../../fleet/batch-admin.js')
+        const done = await retryFailed(url, name)
+        process.stderr.write(`rein: ${done.text}\n`)
+        return done.code
+      }),
+    )
+  batch
+    .command('prune')
+    .description('Delete the records of batches finished more than --older-than days ago (sessions stay).')
+    .option('--older-than <days>', 'days since the batch last changed (0: every finished batch)', days, 30)
+    .option(...storeFlag)
+    .action((flags: { store?: string; olderThan: number }) =>
+      queueCommand(flags, async (url) => {
+        const { pruneBatches } = await import('../../fleet/batch-admin.js')
+        process.stderr.write(`rein: ${await pruneBatches(url, flags.olderThan)}\n`)
+        return 0
+      }),
+    )
 }
 
 async function runBatch(tasksFile: string, flags: BatchFlags): Promise<number> {
