@@ -80,6 +80,17 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   if (task.effort) args.push('--effort', task.effort)
   if (task.permissionMode) args.push('--permission-mode', task.permissionMode)
   if (task.maxTurns) args.push('--max-turns', String(task.maxTurns))
+  // A budget covers every attempt: what earlier attempts spent (from the log) is taken off this one's.
+  const spentUsd = before?.cost ?? 0
+  const spentTokens = before ? before.usage.inputUncached + before.usage.inputCacheRead + before.usage.output : 0
+  if (task.maxCostUsd !== undefined && spentUsd >= task.maxCostUsd) {
+    return failed(`the task reached its budget of $${task.maxCostUsd} (spent $${spentUsd.toFixed(6)}) in earlier attempts; it was not run again.`, run.sessionId)
+  }
+  if (task.maxTokens !== undefined && spentTokens >= task.maxTokens) {
+    return failed(`the task reached its budget of ${task.maxTokens} tokens (used ${spentTokens}) in earlier attempts; it was not run again.`, run.sessionId)
+  }
+  if (task.maxCostUsd !== undefined) args.push('--max-budget-usd', String(task.maxCostUsd - spentUsd))
+  if (task.maxTokens !== undefined) args.push('--max-budget-tokens', String(task.maxTokens - spentTokens))
   if (sourceTrusted(task, run.home)) args.push('--trust-project')
   // Last: a variadic option takes every word after it.
   if (task.allow?.length) args.push('--allow', ...task.allow)

@@ -59,7 +59,8 @@ export async function giveUpIfExhausted(pool: pg.Pool, boss: PgBoss, retry: Retr
 const UNCLAIMED_PER_PASS = 50
 
 /**
- * Hands back the tasks of workers that stopped heartbeating: those they claimed (`running`), and those whose job
+ * Hands back the tasks of workers that stopped heartbeating, and running tasks whose own heartbeat (their row,
+ * touched by the worker while the task runs) went silent: those claimed (`running`), and those whose job
  * they fetched from pg-boss but died before claiming (pg-boss's public job state is `active` while the row is still
  * `queued`, for longer than the stale time).
  */
@@ -75,7 +76,8 @@ export async function reapDead(
     pool.query<RowKey & Pick<TaskRow, 'worker' | 'batch'>>(
       `SELECT t.job_id, t.attempts, t.task_id, t.session_id, t.worker, t.batch FROM rein_batch_tasks t
        LEFT JOIN rein_workers w ON w.id = t.worker
-       WHERE t.status = 'running' AND t.worker <> $1 AND (w.id IS NULL OR w.seen_at < now() - make_interval(secs => $2))`,
+       WHERE t.status = 'running' AND t.worker <> $1
+         AND (w.id IS NULL OR w.seen_at < now() - make_interval(secs => $2) OR t.updated_at < now() - make_interval(secs => $2))`,
       [me, staleMs / 1000],
     ),
   )

@@ -28,7 +28,7 @@ export interface WorkerOptions {
   log: (line: string) => void
 }
 
-/** How often a running task's row is touched (its heartbeat) and checked for cancellation, ms. */
+/** How often a running task's row is touched (its heartbeat) and checked for cancellation, ms (at most a quarter of the stale time). */
 const TASK_WATCH_MS = 2000
 
 /** Connections one worker holds at most: its own pool, pg-boss's and the store's (each task's `rein -p` adds its own). */
@@ -142,7 +142,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         .catch(() => {
           // The database is unreachable: the task goes on, and the next tick asks again.
         })
-    }, TASK_WATCH_MS)
+    }, Math.min(TASK_WATCH_MS, options.staleMs / 4))
     try {
       if (await runAttempts(row, signal)) return
     } finally {

@@ -15,11 +15,20 @@ interface BatchFlags {
   retryFailed?: boolean
   name?: string
   detach?: boolean
+  maxCostUsd?: number
+  maxTokens?: number
+  timeoutS?: number
 }
 
 const positiveInt = (value: string): number => {
   const n = Number(value)
   if (!Number.isInteger(n) || n < 1 || n > 256) throw new InvalidArgumentError('expected a whole number from 1 to 256.')
+  return n
+}
+
+const positiveNumber = (value: string): number => {
+  const n = Number(value)
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number above 0.')
   return n
 }
 
@@ -46,6 +55,9 @@ export function registerBatchCommand(program: Command): void {
     .option('--retry-failed', 'run again the tasks whose last result did not complete')
     .option('--name <name>', 'the batch name in a queue (default: the tasks file name and a hash of its tasks)')
     .option('--detach', 'with a PostgreSQL store: queue the tasks and return without following them')
+    .option('--max-cost-usd <usd>', 'budget of every task that sets no max_cost_usd (USD over all its attempts)', positiveNumber)
+    .option('--max-tokens <n>', 'budget of every task that sets no max_tokens (input and output tokens)', positiveNumber)
+    .option('--timeout-s <s>', 'timeout of every task that sets no timeout_s, seconds', positiveNumber)
     .action(async (tasksFile: string, flags: BatchFlags) => {
       process.exitCode = await runBatch(tasksFile, flags).catch((error: unknown) => {
         process.stderr.write(`rein: ${error instanceof Error ? error.message : String(error)}\n`)
@@ -142,7 +154,11 @@ function registerQueueCommands(batch: Command): void {
 }
 
 async function runBatch(tasksFile: string, flags: BatchFlags): Promise<number> {
-  const file = await readTaskFile(tasksFile)
+  const file = await readTaskFile(tasksFile, {
+    ...(flags.maxCostUsd !== undefined ? { maxCostUsd: flags.maxCostUsd } : {}),
+    ...(flags.maxTokens !== undefined ? { maxTokens: Math.ceil(flags.maxTokens) } : {}),
+    ...(flags.timeoutS !== undefined ? { timeoutS: flags.timeoutS } : {}),
+  })
   if (file.problems.length) {
     for (const problem of file.problems) process.stderr.write(`rein: ${problem}\n`)
     process.stderr.write(`rein: nothing was run; fix ${counted(file.problems.length, 'line')} and run the batch again.\n`)
