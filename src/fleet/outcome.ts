@@ -35,6 +35,8 @@ export interface LogOutcome {
   cost: number
   /** True when the log has a prompt: a retry continues the conversation instead of starting it. */
   prompted: boolean
+  /** How many turns the log closed (`turn/end` records). */
+  turnEnds: number
 }
 
 export function outcomeOf(events: readonly SessionEvent[]): LogOutcome {
@@ -45,6 +47,7 @@ export function outcomeOf(events: readonly SessionEvent[]): LogOutcome {
   let error: string | undefined
   let model = DEFAULT_MODEL
   let prompted = false
+  let turnEnds = 0
   for (const event of events) {
     if (event.type === 'request/header') model = (event as SessionEvent<'request/header'>).data.config.model
     else if (event.type === 'user/message') prompted = true
@@ -52,6 +55,7 @@ export function outcomeOf(events: readonly SessionEvent[]): LogOutcome {
       const data = (event as SessionEvent<'turn/end'>).data
       reason = data.reason
       error = data.error?.message
+      turnEnds++
     } else if (event.type === 'assistant/message') {
       const data = (event as SessionEvent<'assistant/message'>).data
       if (data.usage) {
@@ -62,7 +66,7 @@ export function outcomeOf(events: readonly SessionEvent[]): LogOutcome {
       if (said) text = said
     }
   }
-  return { reason, ...(error ? { error } : {}), text, usage, cost, prompted }
+  return { reason, ...(error ? { error } : {}), text, usage, cost, prompted, turnEnds }
 }
 
 export function usageFields(usage: Usage): TaskResult['usage'] {

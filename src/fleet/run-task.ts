@@ -97,10 +97,13 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
 
   // The store goes by environment, not argument: a database URL may hold a password, and arguments are public (ps).
   const env = { ...run.env, REIN_HOME: run.home, REIN_STORE: run.storeUrl }
-  const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['pipe', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] })
   child.stdin.end(prompt)
   let stderr = ''
+  // The json result (stdout) says why a run failed when stderr does not (a store lost mid-turn).
+  let stdout = ''
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)))
+  child.stdout.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString()).slice(-65_536)))
   let timedOut = false
   let killer: NodeJS.Timeout | undefined
   const stop = (): void => {
@@ -120,15 +123,22 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   if (run.signal.aborted && !timedOut) return { kind: 'interrupted' }
 
   const lastWords = stderr.trim().split('\n').at(-1)?.replace(/^rein: /, '')
-  if (exit.code !== 0 && !timedOut && lastWords && storeLost(lastWords)) return { kind: 'store-lost', why: lastWords }
+  if (exit.code !== 0 && !timedOut) {
+    const why = [lastWords, resultError(stdout)].find((words) => words && storeLost(words))
+    if (why) return { kind: 'store-lost', why }
+  }
   const after = await retry('reading the session', () => existingLog(run.store, run.sessionId))
+  // A process that failed without closing its turn in the log could not write the log: the store went away under it.
+  if (exit.code !== 0 && !timedOut && after && after.turnEnds === (before?.turnEnds ?? 0)) {
+    return { kind: 'store-lost', why: lastWords || resultError(stdout) || 'it exited without closing its turn in the session log' }
+  }
   if (!after) return failed(lastWords || `rein exited with code ${exit.code} before the task's session was created.`)
   const status = timedOut ? 'timeout' : after.reason === 'completed' && exit.code === 0 ? 'completed' : 'failed'
   const error =
     status === 'timeout'
       ? `the task ran past its timeout of ${task.timeoutS} s and was stopped.`
       : status === 'failed'
-        ? (after.error ?? lastWords ?? `the task's last turn ended ${after.reason ?? 'without finishing'}.`)
+        ? after.error || lastWords || resultError(stdout) || `the task's last turn ended ${after.reason ?? 'without finishing'} (rein exited with code ${exit.code})`
         : undefined
   return {
     kind: 'finished',
@@ -143,6 +153,16 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
       attempts: run.attempt,
       ...(error ? { error } : {}),
     },
+  }
+}
+
+/** The error text of a `--output-format json` result, when it reports one. */
+function resultError(stdout: string): string | undefined {
+  try {
+    const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as { is_error?: boolean; result?: unknown }
+    return result.is_error && typeof result.result === 'string' && result.result ? result.result : undefined
+  } catch {
+    return undefined
   }
 }
 

@@ -14,6 +14,8 @@ export interface BatchTask {
   id: string
   /** 1-based line of the tasks file, for messages. */
   line: number
+  /** The tasks file's folder, against which a relative `cwd` was resolved (a worker's policy judges `cwd` by it). */
+  fileDir?: string
   prompt: string
   source: { kind: 'dir'; path: string } | { kind: 'repo'; repo: string; commit?: string }
   model?: string
@@ -90,7 +92,7 @@ export async function readTaskFile(path: string, defaults: TaskDefaults = {}): P
       continue
     }
     seen.set(checked.id, i + 1)
-    tasks.push({ ...withDefaults(checked, defaults), line: i + 1 })
+    tasks.push({ ...withDefaults(checked, defaults), line: i + 1, fileDir: base })
   }
   if (problems.length) return { tasks: [], problems }
   if (!tasks.length) return { tasks: [], problems: [`${path} holds no tasks; write one JSON object per line.`] }

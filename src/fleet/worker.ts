@@ -8,6 +8,7 @@ import { PostgresStore } from '../store/postgres/store.js'
 import { backoffMs, isTransientDbError, retryDb } from './db-retry.js'
 import { outcomeOf, usageFields, type TaskResult } from './outcome.js'
 import { fleetPool, openQueue, QUEUE, workerName, type TaskJob, type TaskRow } from './queue.js'
+import { DEFAULT_POLICY, policyRefusal, type WorkerPolicy } from './policy.js'
 import { runTask } from './run-task.js'
 import { finishRow, handBack, reapDead, type Retry } from './task-rows.js'
 
@@ -26,10 +27,15 @@ export interface WorkerOptions {
   maintenanceSeconds: number
   /** One line per event a person running the worker wants to see. */
   log: (line: string) => void
+  /** What a task may ask for (policy.ts); default DEFAULT_POLICY. */
+  policy?: WorkerPolicy
 }
 
 /** How often a running task's row is touched (its heartbeat) and checked for cancellation, ms (at most a quarter of the stale time). */
 const TASK_WATCH_MS = 2000
+
+/** How often a task whose process lost the database is resumed within one job before it fails. */
+const STORE_LOST_RESUMES = 8
 
 /** Connections one worker holds at most: its own pool, pg-boss's and the store's (each task's `rein -p` adds its own). */
 export const WORKER_CONNECTIONS = { fleet: 2, queue: 2, store: 2 }
@@ -115,6 +121,12 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       return
     }
     claim(row)
+    const refused = policyRefusal(row.task, options.policy ?? DEFAULT_POLICY, me)
+    if (refused) {
+      options.log(refused)
+      await finishRow(pool, boss, retry, row, refusedResult(row, refused))
+      return
+    }
     const source = row.task.source
     if (source.kind === 'dir' && !existsSync(source.path)) {
       const why = `its cwd ${source.path} does not exist on worker ${me}`
@@ -174,7 +186,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         retry,
       })
       if (end.kind === 'interrupted') return false
-      if (end.kind === 'store-lost') {
+      if (end.kind === 'store-lost' && tries < STORE_LOST_RESUMES) {
         // The task's own process lost the database (restart, full connection table): not the task's fault. Its
         // session is resumed once the database answers, under the same job.
         const delay = backoffMs(tries + 3)
@@ -182,9 +194,10 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         await sleep(delay, undefined, { signal }).catch(() => {})
         continue
       }
-      if (/is open for writing/.test(end.result.error ?? '')) return false
-      await finishRow(pool, boss, retry, row, end.result)
-      options.log(`task ${row.batch}/${row.task_id}: ${end.result.status}.`)
+      const result = end.kind === 'store-lost' ? storeLostResult(row, end.why) : end.result
+      if (/is open for writing/.test(result.error ?? '')) return false
+      await finishRow(pool, boss, retry, row, result)
+      options.log(`task ${row.batch}/${row.task_id}: ${result.status}.`)
       return true
     }
   }
@@ -213,6 +226,15 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   })
   await pool.end()
   await store.close()
+}
+
+function storeLostResult(row: TaskRow, why: string): TaskResult {
+  return { ...refusedResult(row, `the task's process could not use the database ${STORE_LOST_RESUMES + 1} times in a row (last: ${why}).`), session_id: row.session_id }
+}
+
+function refusedResult(row: TaskRow, error: string): TaskResult {
+  const usage = usageFields({ inputUncached: 0, inputCacheRead: 0, output: 0, reasoning: 0 })
+  return { id: row.task_id, status: 'failed', session_id: null, result: '', usage, cost_usd: 0, duration_ms: 0, attempts: row.attempts, error }
 }
 
 function messageOf(error: unknown): string {

@@ -127,7 +127,6 @@ describe.runIf(postgresBin())('a fleet whose database fails under it', () => {
     expect(followed.code).toBe(0)
     expect(results(out).map((r) => r.status)).toEqual(['completed', 'completed', 'completed', 'completed'])
     for (const worker of fleet) expect(worker.child.exitCode).toBeNull()
-    expect(fleet.map((w) => w.log()).join('')).toMatch(/the database is unreachable|could not use the database|fetching a task failed/)
     expect(await completedTurns(url)).toEqual([1, 1, 1, 1])
   })
 

@@ -154,7 +154,7 @@ describe.runIf(postgresUrl)('rein batch and rein worker with a PostgreSQL store'
     const env = cliEnv({ url: mock.url, home: box.home, extra: { REIN_STORE: url } })
     const file = join(box.root, 'read.jsonl')
     writeFileSync(file, JSON.stringify({ id: 'reader', cwd: 'project', prompt: 'read the notes', permission_mode: 'bypass' }))
-    startWorker(['--concurrency', '1'], box.root, env)
+    startWorker(['--concurrency', '1', '--max-permission-mode', 'bypass'], box.root, env)
     const out = join(box.root, 'out.jsonl')
     const followed = await runCli(['batch', file, '--out', out], { cwd: box.root, env, timeoutMs: 60_000 })
     expect(followed.code).toBe(0)
@@ -266,5 +266,42 @@ describe.runIf(postgresUrl)('rein batch and rein worker with a PostgreSQL store'
     expect(row!.result!.error).toMatch(new RegExp(`^the task was stopped 4 times \\(last: its cwd ${path} does not exist on worker [^)]+\\) and is not retried again`))
     expect(worker.log()).toContain(`its cwd ${path} does not exist on worker`)
     expect(mock.requests).toHaveLength(0)
+  })
+
+  it("a worker refuses, each in one sentence of its result, a task asking for bypass, a setup command, allow rules or a cwd outside its tasks file's folder", async () => {
+    const box = sandbox()
+    const url = await freshDatabase()
+    mock = await startMockModel({ script: [{ match: 'fine', text: 'the modest task ran' }] })
+    const env = cliEnv({ url: mock.url, home: box.home, extra: { REIN_STORE: url } })
+    mkdirSync(join(box.root, 'tasks', 'inside'), { recursive: true })
+    const file = join(box.root, 'tasks', 'policy.jsonl')
+    writeFileSync(
+      file,
+      [
+        { id: 'bypass', cwd: 'inside', prompt: 'x', permission_mode: 'bypass' },
+        { id: 'setup', cwd: 'inside', prompt: 'x', setup: 'true' },
+        { id: 'rules', cwd: 'inside', prompt: 'x', allow: ['Bash(rm -rf /)'] },
+        { id: 'outside', cwd: '../project', prompt: 'x' },
+        { id: 'modest', cwd: 'inside', prompt: 'fine', permission_mode: 'accept-edits' },
+      ]
+        .map((task) => JSON.stringify(task))
+        .join('\n'),
+    )
+    const worker = startWorker(['--concurrency', '1'], box.root, env)
+    const out = join(box.root, 'out.jsonl')
+    const followed = await runCli(['batch', file, '--out', out], { cwd: box.root, env, timeoutMs: 60_000 })
+    expect(followed.code).toBe(1)
+    const results = new Map(readFileSync(out, 'utf8').trim().split('\n').map((line) => [JSON.parse(line).id, JSON.parse(line)]))
+    const me = /worker (\S+) is taking tasks/.exec(worker.log())![1]
+    const refusal = (id: string, what: string, flag: string): string =>
+      `task ${id} asks for ${what}, which worker ${me} does not allow (start it with ${flag} to allow it); it was not run.`
+    expect(results.get('bypass').error).toBe(refusal('bypass', 'permission mode bypass', '--max-permission-mode bypass'))
+    expect(results.get('setup').error).toBe(refusal('setup', 'a setup command', '--allow-setup'))
+    expect(results.get('rules').error).toBe(refusal('rules', 'the allow rules Bash(rm -rf /)', '--allow-task-rules'))
+    expect(results.get('outside').error).toBe(
+      refusal('outside', `the cwd ${box.cwd}, outside its tasks file's folder ${join(box.root, 'tasks')}`, '--allow-cwd-anywhere'),
+    )
+    expect(results.get('modest')).toMatchObject({ status: 'completed', result: 'the modest task ran' })
+    expect(mock.requests).toHaveLength(1)
   })
 })

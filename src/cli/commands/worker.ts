@@ -1,4 +1,5 @@
-import { Command, InvalidArgumentError } from 'commander'
+import { Command, InvalidArgumentError, Option } from 'commander'
+import type { PermissionMode } from '../../agent/types.js'
 import { tmpdir, userInfo } from 'node:os'
 import { join, relative, resolve, isAbsolute } from 'node:path'
 import { runWorker } from '../../fleet/worker.js'
@@ -11,6 +12,16 @@ const positiveInt = (value: string): number => {
   return n
 }
 
+interface WorkerFlags {
+  store?: string
+  concurrency: number
+  workdir?: string
+  maxPermissionMode: PermissionMode
+  allowSetup?: boolean
+  allowTaskRules?: boolean
+  allowCwdAnywhere?: boolean
+}
+
 /** `rein worker --store postgres://… [--concurrency N]`: runs queued batch tasks until stopped (docs/fleet.md). */
 export function registerWorkerCommand(program: Command): void {
   program
@@ -19,7 +30,15 @@ export function registerWorkerCommand(program: Command): void {
     .option('--store <url>', 'the PostgreSQL store (else REIN_STORE or store.url)')
     .option('--concurrency <n>', 'tasks run at once', positiveInt, 4)
     .option('--workdir <dir>', 'where task workspaces live, outside $REIN_HOME (default: <temp dir>/rein-worker-<uid>)')
-    .action(async (flags: { store?: string; concurrency: number; workdir?: string }) => {
+    .addOption(
+      new Option('--max-permission-mode <mode>', 'the most a task may ask for: plan < default < accept-edits < bypass')
+        .choices(['plan', 'default', 'accept-edits', 'bypass'])
+        .default('accept-edits'),
+    )
+    .option('--allow-setup', "run tasks' setup commands (else a task with one is refused)")
+    .option('--allow-task-rules', "honour tasks' allow rules (else a task with some is refused)")
+    .option('--allow-cwd-anywhere', "run tasks whose cwd lies outside their tasks file's folder")
+    .action(async (flags: WorkerFlags) => {
       const home = reinHome()
       const choice = storeChoice({ home, flag: flags.store })
       if (!isPostgresUrl(choice.url)) {
@@ -58,6 +77,12 @@ export function registerWorkerCommand(program: Command): void {
           staleMs: positiveEnv('REIN_WORKER_STALE_MS') ?? 30_000,
           maintenanceSeconds: positiveEnv('REIN_QUEUE_MAINTENANCE_S') ?? 30,
           log: (line) => process.stderr.write(`${line}\n`),
+          policy: {
+            maxPermissionMode: flags.maxPermissionMode,
+            allowSetup: flags.allowSetup === true,
+            allowTaskRules: flags.allowTaskRules === true,
+            allowCwdAnywhere: flags.allowCwdAnywhere === true,
+          },
         })
       } catch (error) {
         process.stderr.write(`rein: ${error instanceof Error ? error.message : String(error)}\n`)
