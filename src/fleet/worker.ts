@@ -8,6 +8,7 @@ import { PostgresStore } from '../store/postgres/store.js'
 import { backoffMs, isTransientDbError, retryDb } from './db-retry.js'
 import { outcomeOf, usageFields, type TaskResult } from './outcome.js'
 import { fleetPool, openQueue, QUEUE, workerName, type TaskJob, type TaskRow } from './queue.js'
+import { WorkerMetrics } from './metrics.js'
 import { DEFAULT_POLICY, policyRefusal, type WorkerPolicy } from './policy.js'
 import { runTask } from './run-task.js'
 import { finishRow, handBack, reapDead, type Retry } from './task-rows.js'
@@ -29,6 +30,8 @@ export interface WorkerOptions {
   log: (line: string) => void
   /** What a task may ask for (policy.ts); default DEFAULT_POLICY. */
   policy?: WorkerPolicy
+  /** Serve Prometheus metrics and health on this port of 127.0.0.1 (0: any free port). */
+  metricsPort?: number
 }
 
 /** How often a running task's row is touched (its heartbeat) and checked for cancellation, ms (at most a quarter of the stale time). */
@@ -54,9 +57,13 @@ export const WORKER_CONNECTIONS = { fleet: 2, queue: 2, store: 2 }
  */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const me = workerName()
+  const metrics = new WorkerMetrics()
+  const served = options.metricsPort === undefined ? undefined : await metrics.serve(options.metricsPort)
+  if (served) options.log(`worker ${me}: metrics at http://127.0.0.1:${served.port}/metrics, health at /healthz.`)
   const retry: Retry = (what, call) =>
     retryDb(call, {
       onRetry: (error, attempt, delay) => {
+        metrics.dbErrors.inc()
         if (attempt % 20 === 1) options.log(`${what}: the database is unreachable (${messageOf(error)}); trying again in ${delay} ms.`)
       },
     })
@@ -173,6 +180,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     for (let tries = 0; ; tries++) {
       if (signal.aborted) return false
       if (tries === 0) options.log(`task ${row.batch}/${row.task_id}: attempt ${row.attempts} started.`)
+      metrics.started.inc()
+      metrics.running.inc()
       const end = await runTask({
         task: row.task,
         sessionId: row.session_id,
@@ -184,7 +193,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         attempt: row.attempts,
         signal,
         retry,
-      })
+      }).finally(() => metrics.running.dec())
       if (end.kind === 'interrupted') return false
       if (end.kind === 'store-lost' && tries < STORE_LOST_RESUMES) {
         // The task's own process lost the database (restart, full connection table): not the task's fault. Its
@@ -197,6 +206,12 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       const result = end.kind === 'store-lost' ? storeLostResult(row, end.why) : end.result
       if (/is open for writing/.test(result.error ?? '')) return false
       await finishRow(pool, boss, retry, row, result)
+      metrics.finished.inc({ status: result.status })
+      metrics.duration.observe(result.duration_ms / 1000)
+      metrics.tokens.inc({ kind: 'input' }, result.usage.input_tokens)
+      metrics.tokens.inc({ kind: 'cache_read' }, result.usage.cache_read_input_tokens)
+      metrics.tokens.inc({ kind: 'output' }, result.usage.output_tokens)
+      metrics.cost.inc(result.cost_usd)
       options.log(`task ${row.batch}/${row.task_id}: ${result.status}.`)
       return true
     }
@@ -215,7 +230,9 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   }
 
   options.log(`worker ${me} is taking tasks (${options.concurrency} at a time).`)
+  options.signal.addEventListener('abort', () => (metrics.healthy = false), { once: true })
   await Promise.all(Array.from({ length: options.concurrency }, slot))
+  await served?.close()
   clearInterval(beat)
   clearInterval(reap)
   await boss.stop({ graceful: false, wait: true, timeout: 5_000 }).catch(() => {

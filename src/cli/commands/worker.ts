@@ -20,6 +20,13 @@ interface WorkerFlags {
   allowSetup?: boolean
   allowTaskRules?: boolean
   allowCwdAnywhere?: boolean
+  metricsPort?: number
+}
+
+const port = (value: string): number => {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('expected a port number from 0 to 65535.')
+  return n
 }
 
 /** `rein worker --store postgres://… [--concurrency N]`: runs queued batch tasks until stopped (docs/fleet.md). */
@@ -38,6 +45,7 @@ export function registerWorkerCommand(program: Command): void {
     .option('--allow-setup', "run tasks' setup commands (else a task with one is refused)")
     .option('--allow-task-rules', "honour tasks' allow rules (else a task with some is refused)")
     .option('--allow-cwd-anywhere', "run tasks whose cwd lies outside their tasks file's folder")
+    .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics and health at /healthz (0: any free port)', port)
     .action(async (flags: WorkerFlags) => {
       const home = reinHome()
       const choice = storeChoice({ home, flag: flags.store })
@@ -77,6 +85,7 @@ export function registerWorkerCommand(program: Command): void {
           staleMs: positiveEnv('REIN_WORKER_STALE_MS') ?? 30_000,
           maintenanceSeconds: positiveEnv('REIN_QUEUE_MAINTENANCE_S') ?? 30,
           log: (line) => process.stderr.write(`${line}\n`),
+          ...(flags.metricsPort !== undefined ? { metricsPort: flags.metricsPort } : {}),
           policy: {
             maxPermissionMode: flags.maxPermissionMode,
             allowSetup: flags.allowSetup === true,
