@@ -25,9 +25,10 @@ export function postgresBin() {
 
 /**
  * Starts a throwaway server tuned for tests (no fsync: a crash loses the data, which a test throws away anyway;
- * pass `durable: true` to keep fsync on, as the benchmarks do). Resolves to its superuser URL and a stop function.
+ * pass `durable: true` to keep fsync on, as the benchmarks do). Resolves to its superuser URL, a restart and a stop
+ * function.
  */
-export async function startPostgres({ durable = false } = {}) {
+export async function startPostgres({ durable = false, maxConnections = 200 } = {}) {
   const bin = postgresBin()
   if (!bin) throw new Error("PostgreSQL is not installed (no initdb found); install Debian's postgresql package.")
   const dir = mkdtempSync(join(tmpdir(), 'pg-rein-'))
@@ -49,10 +50,12 @@ export async function startPostgres({ durable = false } = {}) {
   run('initdb', ['-D', data, '-U', 'rein', '--auth=trust', '--no-sync', '-E', 'UTF8'])
   const port = await freePort()
   const fast = durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'
-  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c max_connections=200${fast}`
+  const options = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c max_connections=${maxConnections}${fast}`
   run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
   return {
     url: `postgres://rein@127.0.0.1:${port}/postgres`,
+    /** Restarts the server as an operator would (fast shutdown: every connection is closed), on the same port. */
+    restart: () => run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-m', 'fast', '-w', 'restart']),
     stop: () => {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])

@@ -300,6 +300,8 @@ export class Agent implements AgentApi {
       if (signal.aborted) return { reason: 'aborted' }
       if (this.options.maxSteps !== undefined && step > this.options.maxSteps) return { reason: 'max-steps' }
       if (this.options.stepBudget && !this.options.stepBudget.take(step)) return { reason: 'max-steps' }
+      const spent = this.options.budget?.exceeded(this.session.events)
+      if (spent) return { reason: 'max-steps', error: { code: 'budget', message: spent } }
 
       const claimed = this.inbox.claim(step === 1)
       const pre = await this.listeners.preStep({ turn, step }, claimed.map(enteringOf))

@@ -1,5 +1,6 @@
 import type { ModelAdapter, ModelConfig } from '../llm/adapter.js'
 import type { ToolSchema } from '../llm/messages.js'
+import type { SessionEvent } from '../session/events.js'
 import type { Session } from '../session/session.js'
 import type { AnyTool, ToolState } from '../tools/tool.js'
 import type { Extension, SessionStartSource, ToolCallInfo } from './extensions.js'
@@ -23,6 +24,8 @@ export interface AgentOptions {
   maxSteps?: number
   /** A count of model requests this agent shares with others (its subagents); the turn ends `max-steps` when it refuses a step. */
   stepBudget?: StepBudget
+  /** A spend cap for this run (budget.ts); the turn ends `max-steps` with error code `budget` when it is reached. */
+  budget?: { exceeded(events: readonly SessionEvent[]): string | undefined }
   toolConcurrency?: number
   /** The sentence the model reads when a call needs permission and no front end is attached to ask. */
   permissionNeeded?: (call: ToolCallInfo, reason?: string) => string

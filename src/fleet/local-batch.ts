@@ -73,7 +73,8 @@ export async function runLocalBatch(batch: LocalBatch): Promise<BatchSummary> {
         attempt: state.attempts,
         signal: batch.signal,
       })
-      if (end.kind === 'interrupted') {
+      // A task whose process lost its store is left for a re-run, as an interrupted one: the task did not fail.
+      if (end.kind === 'interrupted' || end.kind === 'store-lost') {
         summary.interrupted++
         progress.stopped()
         continue

@@ -2,8 +2,11 @@ import { costOf, DEFAULT_MODEL, modelInfo } from '../llm/catalog.js'
 import { addUsage, textOf, zeroUsage, type Usage } from '../llm/messages.js'
 import type { SessionEvent } from '../session/events.js'
 
-/** How a task ended. `interrupted` tasks get no result line: a re-run (or another worker) finishes them. */
-export type TaskStatus = 'completed' | 'failed' | 'timeout'
+/**
+ * How a task ended. `interrupted` tasks get no result line: a re-run (or another worker) finishes them. `cancelled`:
+ * its queued batch was cancelled (`rein batch cancel`) before the task finished.
+ */
+export type TaskStatus = 'completed' | 'failed' | 'timeout' | 'cancelled'
 
 /** One line of `--out`: what a task did, read from its session log (the log is the truth, not the process). */
 export interface TaskResult {
@@ -32,6 +35,8 @@ export interface LogOutcome {
   cost: number
   /** True when the log has a prompt: a retry continues the conversation instead of starting it. */
   prompted: boolean
+  /** How many turns the log closed (`turn/end` records). */
+  turnEnds: number
 }
 
 export function outcomeOf(events: readonly SessionEvent[]): LogOutcome {
@@ -42,6 +47,7 @@ export function outcomeOf(events: readonly SessionEvent[]): LogOutcome {
   let error: string | undefined
   let model = DEFAULT_MODEL
   let prompted = false
+  let turnEnds = 0
   for (const event of events) {
     if (event.type === 'request/header') model = (event as SessionEvent<'request/header'>).data.config.model
     else if (event.type === 'user/message') prompted = true
@@ -49,6 +55,7 @@ export function outcomeOf(events: readonly SessionEvent[]): LogOutcome {
       const data = (event as SessionEvent<'turn/end'>).data
       reason = data.reason
       error = data.error?.message
+      turnEnds++
     } else if (event.type === 'assistant/message') {
       const data = (event as SessionEvent<'assistant/message'>).data
       if (data.usage) {
@@ -59,7 +66,7 @@ export function outcomeOf(events: readonly SessionEvent[]): LogOutcome {
       if (said) text = said
     }
   }
-  return { reason, ...(error ? { error } : {}), text, usage, cost, prompted }
+  return { reason, ...(error ? { error } : {}), text, usage, cost, prompted, turnEnds }
 }
 
 export function usageFields(usage: Usage): TaskResult['usage'] {

@@ -2,6 +2,7 @@ import { hostname } from 'node:os'
 import PgBoss from 'pg-boss'
 import pg from 'pg'
 import { connectionError, safeUrl } from '../store/postgres/connection.js'
+import { retryDb } from './db-retry.js'
 import type { BatchTask } from './task.js'
 import type { TaskResult } from './outcome.js'
 
@@ -28,7 +29,10 @@ export interface TaskJob {
   taskId: string
 }
 
-export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'timeout'
+export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed' | 'timeout' | 'cancelled'
+
+/** The statuses no worker changes again (only `rein batch retry` requeues failed ones). */
+export const FINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'timeout', 'cancelled']
 
 export interface TaskRow {
   batch: string
@@ -47,33 +51,68 @@ export function expirySeconds(task: BatchTask): number {
   return Math.min(23 * 3600, Math.ceil((task.timeoutS ?? 3600) + 120))
 }
 
-/** Starts pg-boss on the store's database (its tables live in the `pgboss` schema) and makes sure the queue exists. */
-export async function openQueue(url: string, options: { maintenanceSeconds?: number; supervise?: boolean } = {}): Promise<PgBoss> {
+export interface QueueOptions {
+  maintenanceSeconds?: number
+  supervise?: boolean
+  /** Connections pg-boss may hold (default 2). */
+  connections?: number
+  /** Stops waiting for an unreachable database. */
+  signal?: AbortSignal
+  /** Gives up waiting for the database after this long, ms (default: while the signal allows). */
+  withinMs?: number
+  /** pg-boss's own errors (a maintenance pass that failed); default: one line on stderr. */
+  onError?: (error: Error) => void
+}
+
+/** The advisory lock key under which processes set up pg-boss one at a time ("reiq"); used for nothing else. */
+const QUEUE_SETUP_LOCK = 0x72656971
+
+/**
+ * Starts pg-boss on the store's database (its tables live in the `pgboss` schema) and makes sure the queue exists.
+ * Set-up runs under an advisory lock, so workers and batches starting at once do not deadlock creating pg-boss's
+ * schema or the queue, and is retried while the database is unreachable.
+ */
+export async function openQueue(url: string, options: QueueOptions = {}): Promise<PgBoss> {
+  try {
+    return await retryDb(() => startQueue(url, options), { signal: options.signal, withinMs: options.withinMs })
+  } catch (error) {
+    throw connectionError(error, safeUrl(url))
+  }
+}
+
+async function startQueue(url: string, options: QueueOptions): Promise<PgBoss> {
   const boss = new PgBoss({
     connectionString: url,
-    max: 4,
+    max: options.connections ?? 2,
     supervise: options.supervise ?? false,
     schedule: false,
     maintenanceIntervalSeconds: options.maintenanceSeconds ?? 30,
   })
-  boss.on('error', (error: Error) => {
-    process.stderr.write(`rein: the job queue reported a problem: ${error.message}\n`)
+  boss.on('error', options.onError ?? ((error: Error) => process.stderr.write(`rein: the job queue reported a problem: ${error.message}\n`)))
+  const lock = new pg.Client({ connectionString: url })
+  lock.on('error', () => {
+    // The lock's connection broke: the lock is gone with it, and the set-up below fails and is retried.
   })
   try {
+    await lock.connect()
+    await lock.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK])
     await boss.start()
-    await boss.createQueue(QUEUE, { name: QUEUE, retryLimit: RETRY_LIMIT, retryDelay: 0 })
+    if (!(await boss.getQueue(QUEUE))) await boss.createQueue(QUEUE, { name: QUEUE, retryLimit: RETRY_LIMIT, retryDelay: 0 })
+    return boss
   } catch (error) {
     await boss.stop({ graceful: false, wait: false }).catch(() => {
       // It never started: there is nothing to stop, and the start failure is the error to report.
     })
-    throw connectionError(error, safeUrl(url))
+    throw error
+  } finally {
+    // Ending the session releases the advisory lock.
+    await lock.end().catch(() => {})
   }
-  return boss
 }
 
 /** A small pool for the fleet's own tables; idle connections never keep a command alive. */
-export function fleetPool(url: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true })
+export function fleetPool(url: string, max = 2): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, allowExitOnIdle: true })
   pool.on('error', () => {
     // An idle connection broke: the pool drops it and opens another for the next query.
   })

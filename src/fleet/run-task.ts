@@ -10,6 +10,7 @@ import { outcomeOf, usageFields, type TaskResult } from './outcome.js'
 import type { BatchTask } from './task.js'
 import { prepareWorkspace, runSetup, workspaceExists, workspacePath } from './workspace.js'
 import { childEnv } from '../tools/child-env.js'
+import { isTransientDbError } from './db-retry.js'
 import { loadSettings } from '../config/settings.js'
 import { coveredEntry } from '../permissions/copy-check.js'
 import { homedir } from 'node:os'
@@ -42,9 +43,15 @@ export interface TaskRun {
   attempt: number
   /** Aborting stops the task (SIGTERM, then SIGKILL): its result is `interrupted` and a later attempt resumes it. */
   signal: AbortSignal
+  /** Runs the attempt's own store reads, waiting out an unreachable database (the worker's policy); default: once. */
+  retry?: <T>(what: string, call: () => Promise<T>) => Promise<T>
 }
 
-export type TaskEnd = { kind: 'finished'; result: TaskResult } | { kind: 'interrupted' }
+/**
+ * How an attempt ended. `store-lost`: the task's process could not use the session store (the database restarted,
+ * dropped it, or had no connection left), which says nothing about the task; the caller resumes it later.
+ */
+export type TaskEnd = { kind: 'finished'; result: TaskResult } | { kind: 'interrupted' } | { kind: 'store-lost'; why: string }
 
 /** Runs one attempt of a task to its end: workspace, setup, the agent, then the outcome read from the session log. */
 export async function runTask(run: TaskRun): Promise<TaskEnd> {
@@ -64,7 +71,8 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   }
   if (run.signal.aborted) return { kind: 'interrupted' }
 
-  const before = await existingLog(run.store, run.sessionId)
+  const retry = run.retry ?? ((_what, call) => call())
+  const before = await retry('reading the session', () => existingLog(run.store, run.sessionId))
   const prompt = before?.prompted ? CONTINUE_PROMPT : task.prompt
   const args = [CLI, '-p', '--output-format', 'json', '--cwd', dir]
   args.push(...(before ? ['--resume', run.sessionId] : ['--session-id', run.sessionId]))
@@ -72,16 +80,30 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   if (task.effort) args.push('--effort', task.effort)
   if (task.permissionMode) args.push('--permission-mode', task.permissionMode)
   if (task.maxTurns) args.push('--max-turns', String(task.maxTurns))
+  // A budget covers every attempt: what earlier attempts spent (from the log) is taken off this one's.
+  const spentUsd = before?.cost ?? 0
+  const spentTokens = before ? before.usage.inputUncached + before.usage.inputCacheRead + before.usage.output : 0
+  if (task.maxCostUsd !== undefined && spentUsd >= task.maxCostUsd) {
+    return failed(`the task reached its budget of $${task.maxCostUsd} (spent $${spentUsd.toFixed(6)}) in earlier attempts; it was not run again.`, run.sessionId)
+  }
+  if (task.maxTokens !== undefined && spentTokens >= task.maxTokens) {
+    return failed(`the task reached its budget of ${task.maxTokens} tokens (used ${spentTokens}) in earlier attempts; it was not run again.`, run.sessionId)
+  }
+  if (task.maxCostUsd !== undefined) args.push('--max-budget-usd', String(task.maxCostUsd - spentUsd))
+  if (task.maxTokens !== undefined) args.push('--max-budget-tokens', String(task.maxTokens - spentTokens))
   if (sourceTrusted(task, run.home)) args.push('--trust-project')
   // Last: a variadic option takes every word after it.
   if (task.allow?.length) args.push('--allow', ...task.allow)
 
   // The store goes by environment, not argument: a database URL may hold a password, and arguments are public (ps).
   const env = { ...run.env, REIN_HOME: run.home, REIN_STORE: run.storeUrl }
-  const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['pipe', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] })
   child.stdin.end(prompt)
   let stderr = ''
+  // The json result (stdout) says why a run failed when stderr does not (a store lost mid-turn).
+  let stdout = ''
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)))
+  child.stdout.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString()).slice(-65_536)))
   let timedOut = false
   let killer: NodeJS.Timeout | undefined
   const stop = (): void => {
@@ -100,15 +122,23 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   if (exit.error) return failed(`rein could not start for task ${task.id}: ${exit.error.message}.`)
   if (run.signal.aborted && !timedOut) return { kind: 'interrupted' }
 
-  const after = await existingLog(run.store, run.sessionId)
   const lastWords = stderr.trim().split('\n').at(-1)?.replace(/^rein: /, '')
+  if (exit.code !== 0 && !timedOut) {
+    const why = [lastWords, resultError(stdout)].find((words) => words && storeLost(words))
+    if (why) return { kind: 'store-lost', why }
+  }
+  const after = await retry('reading the session', () => existingLog(run.store, run.sessionId))
+  // A process that failed without closing its turn in the log could not write the log: the store went away under it.
+  if (exit.code !== 0 && !timedOut && after && after.turnEnds === (before?.turnEnds ?? 0)) {
+    return { kind: 'store-lost', why: lastWords || resultError(stdout) || 'it exited without closing its turn in the session log' }
+  }
   if (!after) return failed(lastWords || `rein exited with code ${exit.code} before the task's session was created.`)
   const status = timedOut ? 'timeout' : after.reason === 'completed' && exit.code === 0 ? 'completed' : 'failed'
   const error =
     status === 'timeout'
       ? `the task ran past its timeout of ${task.timeoutS} s and was stopped.`
       : status === 'failed'
-        ? (after.error ?? lastWords ?? `the task's last turn ended ${after.reason ?? 'without finishing'}.`)
+        ? after.error || lastWords || resultError(stdout) || `the task's last turn ended ${after.reason ?? 'without finishing'} (rein exited with code ${exit.code})`
         : undefined
   return {
     kind: 'finished',
@@ -124,6 +154,21 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
       ...(error ? { error } : {}),
     },
   }
+}
+
+/** The error text of a `--output-format json` result, when it reports one. */
+function resultError(stdout: string): string | undefined {
+  try {
+    const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as { is_error?: boolean; result?: unknown }
+    return result.is_error && typeof result.result === 'string' && result.result ? result.result : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** True when a task process's last words say the session store failed it, not the task. */
+function storeLost(lastWords: string): boolean {
+  return isTransientDbError(new Error(lastWords))
 }
 
 /** The task's workspace: the one a previous attempt on this machine finished preparing, else a new one. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { z } from 'zod'
@@ -13,6 +14,8 @@ export interface BatchTask {
   id: string
   /** 1-based line of the tasks file, for messages. */
   line: number
+  /** The tasks file's folder, against which a relative `cwd` was resolved (a worker's policy judges `cwd` by it). */
+  fileDir?: string
   prompt: string
   source: { kind: 'dir'; path: string } | { kind: 'repo'; repo: string; commit?: string }
   model?: string
@@ -21,7 +24,17 @@ export interface BatchTask {
   allow?: string[]
   maxTurns?: number
   timeoutS?: number
+  /** The task's budget over all its attempts: USD at catalog prices, and tokens (input and output). */
+  maxCostUsd?: number
+  maxTokens?: number
   setup?: string
+}
+
+/** Limits `rein batch` applies to every task that sets none of its own (`--max-cost-usd`, `--max-tokens`, `--timeout-s`). */
+export interface TaskDefaults {
+  maxCostUsd?: number
+  maxTokens?: number
+  timeoutS?: number
 }
 
 /** Task ids name workspace directories and state files: a conservative alphabet, so an id never names a path. */
@@ -41,6 +54,8 @@ const taskLine = z.strictObject({
   allow: z.array(z.string().regex(/^[^-\s]/, 'must hold permission rules such as "Bash(npm test)"')).optional(),
   max_turns: z.number().int().positive().optional(),
   timeout_s: z.number().positive().max(7 * 24 * 3600).optional(),
+  max_cost_usd: z.number().positive().optional(),
+  max_tokens: z.number().int().positive().optional(),
   setup: z.string().min(1).optional(),
 })
 
@@ -48,7 +63,7 @@ const taskLine = z.strictObject({
 export type TaskFile = { tasks: BatchTask[]; problems: [] } | { tasks: []; problems: string[] }
 
 /** Reads and checks a tasks file. Blank lines are allowed; every other line must be one task object. */
-export async function readTaskFile(path: string): Promise<TaskFile> {
+export async function readTaskFile(path: string, defaults: TaskDefaults = {}): Promise<TaskFile> {
   let text: string
   try {
     text = await readFile(path, 'utf8')
@@ -77,7 +92,7 @@ export async function readTaskFile(path: string): Promise<TaskFile> {
       continue
     }
     seen.set(checked.id, i + 1)
-    tasks.push({ ...checked, line: i + 1 })
+    tasks.push({ ...withDefaults(checked, defaults), line: i + 1, fileDir: base })
   }
   if (problems.length) return { tasks: [], problems }
   if (!tasks.length) return { tasks: [], problems: [`${path} holds no tasks; write one JSON object per line.`] }
@@ -127,6 +142,27 @@ async function checkLine(raw: string, base: string): Promise<Omit<BatchTask, 'li
     ...(task.allow ? { allow: task.allow } : {}),
     ...(task.max_turns ? { maxTurns: task.max_turns } : {}),
     ...(task.timeout_s ? { timeoutS: task.timeout_s } : {}),
+    ...(task.max_cost_usd ? { maxCostUsd: task.max_cost_usd } : {}),
+    ...(task.max_tokens ? { maxTokens: task.max_tokens } : {}),
     ...(task.setup ? { setup: task.setup } : {}),
   }
+}
+
+function withDefaults<T extends Omit<BatchTask, 'line'>>(task: T, defaults: TaskDefaults): T {
+  return {
+    ...task,
+    ...(task.maxCostUsd === undefined && defaults.maxCostUsd !== undefined ? { maxCostUsd: defaults.maxCostUsd } : {}),
+    ...(task.maxTokens === undefined && defaults.maxTokens !== undefined ? { maxTokens: defaults.maxTokens } : {}),
+    ...(task.timeoutS === undefined && defaults.timeoutS !== undefined ? { timeoutS: defaults.timeoutS } : {}),
+  }
+}
+
+/**
+ * A queued batch's default name: the tasks file's name and a hash of its tasks (as checked, without line numbers),
+ * so a file run again with other prompts is a new batch, and the same tasks are the same batch wherever queued.
+ */
+export function contentName(fileStem: string, tasks: readonly BatchTask[]): string {
+  const digest = createHash('sha256')
+  for (const { line: _line, ...task } of tasks) digest.update(`${JSON.stringify(task)}\n`)
+  return `${fileStem}-${digest.digest('hex').slice(0, 8)}`
 }

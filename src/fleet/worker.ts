@@ -1,12 +1,17 @@
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type PgBoss from 'pg-boss'
 import { readSessionLog } from '../session/load.js'
 import { SessionError } from '../store/errors.js'
 import { PostgresStore } from '../store/postgres/store.js'
+import { backoffMs, isTransientDbError, retryDb } from './db-retry.js'
 import { outcomeOf, usageFields, type TaskResult } from './outcome.js'
 import { fleetPool, openQueue, QUEUE, workerName, type TaskJob, type TaskRow } from './queue.js'
+import { WorkerMetrics } from './metrics.js'
+import { DEFAULT_POLICY, policyRefusal, type WorkerPolicy } from './policy.js'
 import { runTask } from './run-task.js'
+import { finishRow, handBack, reapDead, type Retry } from './task-rows.js'
 
 export interface WorkerOptions {
   url: string
@@ -15,7 +20,7 @@ export interface WorkerOptions {
   workdir: string
   home: string
   env: NodeJS.ProcessEnv
-  /** Aborting stops the worker: no new jobs; running tasks are stopped and handed back to the queue. */
+  /** Aborting drains the worker: no new jobs; running tasks are stopped and handed back to the queue. */
   signal: AbortSignal
   /** A worker silent this long is taken for dead and its tasks are retried elsewhere. */
   staleMs: number
@@ -23,118 +28,234 @@ export interface WorkerOptions {
   maintenanceSeconds: number
   /** One line per event a person running the worker wants to see. */
   log: (line: string) => void
+  /** What a task may ask for (policy.ts); default DEFAULT_POLICY. */
+  policy?: WorkerPolicy
+  /** Serve Prometheus metrics and health on this port of 127.0.0.1 (0: any free port). */
+  metricsPort?: number
 }
+
+/** How often a running task's row is touched (its heartbeat) and checked for cancellation, ms (at most a quarter of the stale time). */
+const TASK_WATCH_MS = 2000
+
+/** How often a task whose process lost the database is resumed within one job before it fails. */
+const STORE_LOST_RESUMES = 8
+
+/** Connections one worker holds at most: its own pool, pg-boss's and the store's (each task's `rein -p` adds its own). */
+export const WORKER_CONNECTIONS = { fleet: 2, queue: 2, store: 2 }
 
 /**
  * One worker: takes task jobs from the queue, `concurrency` at a time, and runs each in its own workspace.
  *
  * What holds:
- * - A task whose session already ended its last turn `completed` is never run again: the job is finished from the
- *   log. So a task is completed at most once, however often its job is delivered.
- * - Before a task runs, its session's writer lease must be free: a previous attempt that is still running (a worker
- *   cut off but alive) finishes first, one that died is taken over (see the store's lease).
- * - A stopped task (this worker interrupted) goes back to the queue for another attempt, which resumes its session.
+ * - The worker does not exit on a database error: every call is retried with backoff while the database is
+ *   unreachable (restart, terminated connection, full connection table), and a job's handling never throws out.
+ * - A task whose session already ended its last turn `completed` is never run again: the session is read once the
+ *   writer lease is free (a previous attempt still running finishes first), and the job is finished from the log.
+ * - A stopped task (this worker drained) goes back to the queue for another attempt, which resumes its session.
  * - While alive, the worker heartbeats in `rein_workers`; it reaps the running tasks of workers that stopped
  *   heartbeating, failing their jobs so pg-boss retries them.
  */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const me = workerName()
-  const store = new PostgresStore(options.url)
-  await store.migrated()
-  const pool = fleetPool(options.url)
+  const metrics = new WorkerMetrics()
+  const served = options.metricsPort === undefined ? undefined : await metrics.serve(options.metricsPort)
+  if (served) options.log(`worker ${me}: metrics at http://127.0.0.1:${served.port}/metrics, health at /healthz.`)
+  const retry: Retry = (what, call) =>
+    retryDb(call, {
+      onRetry: (error, attempt, delay) => {
+        metrics.dbErrors.inc()
+        if (attempt % 20 === 1) options.log(`${what}: the database is unreachable (${messageOf(error)}); trying again in ${delay} ms.`)
+      },
+    })
+  /** Start-up retries stop when the worker is stopped. */
+  const startRetry: Retry = (what, call) =>
+    retryDb(call, { signal: options.signal, onRetry: (error, attempt, delay) => attempt % 20 === 1 && options.log(`${what}: the database is unreachable (${messageOf(error)}); trying again in ${delay} ms.`) })
+
+  const store = new PostgresStore(options.url, undefined, { maxConnections: WORKER_CONNECTIONS.store })
+  await startRetry('setting up the store', () => store.migrated())
+  const pool = fleetPool(options.url, WORKER_CONNECTIONS.fleet)
   const heartbeat = (): Promise<unknown> =>
     pool.query(
       `INSERT INTO rein_workers (id, host, pid, concurrency) VALUES ($1, $2, $3, $4)
        ON CONFLICT (id) DO UPDATE SET seen_at = now(), concurrency = EXCLUDED.concurrency`,
       [me, me.slice(0, me.lastIndexOf(':')), process.pid, options.concurrency],
     )
-  await heartbeat()
-  const boss = await openQueue(options.url, { supervise: true, maintenanceSeconds: options.maintenanceSeconds })
+  await startRetry('announcing the worker', heartbeat)
+  const boss = await openQueue(options.url, {
+    supervise: true,
+    maintenanceSeconds: options.maintenanceSeconds,
+    connections: WORKER_CONNECTIONS.queue,
+    signal: options.signal,
+    onError: (error) => options.log(`the job queue reported a problem: ${error.message}`),
+  })
   // A failed heartbeat or reap (the database briefly out of reach) is tried again on the next tick; a worker that
   // stays cut off for the stale time is reaped by the others, which is the point.
   const beat = setInterval(() => void heartbeat().catch(() => {}), Math.max(200, options.staleMs / 4))
-  const reap = setInterval(
-    () => void reapDead(pool, boss, me, options).catch((error: unknown) => options.log(`reaping dead workers failed: ${String(error)}`)),
-    Math.max(500, options.staleMs / 2),
-  )
+  let reaping = false
+  const reap = setInterval(() => {
+    if (reaping) return
+    reaping = true
+    reapDead(pool, boss, retry, me, options.staleMs, options.log)
+      .catch((error: unknown) => options.log(`reaping dead workers failed: ${messageOf(error)}`))
+      .finally(() => (reaping = false))
+  }, Math.max(500, options.staleMs / 2))
 
-  /** Runs one job; any failure hands the task back to the queue with the reason, so its row never stays `running`. */
-  const handle = async (jobs: PgBoss.JobWithMetadata<TaskJob>[]): Promise<TaskResult | undefined> => {
+  /** Runs one job to its end. Never throws: a failure hands the task back with the reason, or is logged. */
+  const handle = async (job: PgBoss.JobWithMetadata<TaskJob>): Promise<void> => {
     let claimed: TaskRow | undefined
     try {
-      return await attempt(jobs[0], (row) => (claimed = row))
+      await attempt(job, (row) => (claimed = row))
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error)
-      options.log(`task ${jobs[0].data.batch}/${jobs[0].data.taskId}: ${why}`)
-      if (claimed) await handBack(pool, boss, claimed, why)
-      else throw error
-      return undefined
+      const why = messageOf(error)
+      options.log(`task ${job.data.batch}/${job.data.taskId}: ${why}`)
+      await (claimed ? handBack(pool, boss, retry, claimed, why) : retry('failing a job', () => boss.fail(QUEUE, job.id, { message: why }))).catch(
+        (again: unknown) => options.log(`task ${job.data.batch}/${job.data.taskId}: could not hand the task back (${messageOf(again)}); pg-boss's expiry will.`),
+      )
     }
   }
 
-  const attempt = async (job: PgBoss.JobWithMetadata<TaskJob>, claim: (row: TaskRow) => void): Promise<TaskResult | undefined> => {
-    const claimed = await pool.query<TaskRow>(
-      `UPDATE rein_batch_tasks SET status = 'running', attempts = attempts + 1, worker = $2, updated_at = now()
-       WHERE job_id = $1 AND status NOT IN ('completed', 'failed', 'timeout') RETURNING *`,
-      [job.id, me],
+  const attempt = async (job: PgBoss.JobWithMetadata<TaskJob>, claim: (row: TaskRow) => void): Promise<void> => {
+    const claimed = await retry('claiming a task', () =>
+      pool.query<TaskRow>(
+        `UPDATE rein_batch_tasks SET status = 'running', attempts = attempts + 1, worker = $2, updated_at = now()
+         WHERE job_id = $1 AND status NOT IN ('completed', 'failed', 'timeout', 'cancelled') RETURNING *`,
+        [job.id, me],
+      ),
     )
     const row = claimed.rows[0]
-    if (!row) return undefined
+    if (!row) {
+      await retry('completing a job', () => boss.complete(QUEUE, job.id))
+      return
+    }
     claim(row)
-    const done = await finishedOutcome(store, row)
+    const refused = policyRefusal(row.task, options.policy ?? DEFAULT_POLICY, me)
+    if (refused) {
+      options.log(refused)
+      await finishRow(pool, boss, retry, row, refusedResult(row, refused))
+      return
+    }
+    const source = row.task.source
+    if (source.kind === 'dir' && !existsSync(source.path)) {
+      const why = `its cwd ${source.path} does not exist on worker ${me}`
+      options.log(`task ${row.batch}/${row.task_id}: ${why}; handed back for a worker that has it.`)
+      await handBack(pool, boss, retry, row, why)
+      return
+    }
+    await leaseFree(store, row.session_id, options.signal, retry)
+    // Read after the lease is free: an earlier attempt still running (its worker gone, its child alive) may just
+    // have completed the task, and must not be run again.
+    const done = await retry('reading the session', () => finishedOutcome(store, row))
     if (done) {
       options.log(`task ${row.batch}/${row.task_id}: already completed in its session; not run again.`)
-      await finish(pool, row, done)
-      return done
+      await finishRow(pool, boss, retry, row, done)
+      return
     }
-    await leaseFree(store, row.session_id, options.signal)
-    if (!options.signal.aborted) options.log(`task ${row.batch}/${row.task_id}: attempt ${row.attempts} started.`)
-    const end = options.signal.aborted
-      ? ({ kind: 'interrupted' } as const)
-      : await runTask({
-          task: row.task,
-          sessionId: row.session_id,
-          workspaces: join(options.workdir, row.batch),
-          store,
-          storeUrl: options.url,
-          home: options.home,
-          env: options.env,
-          attempt: row.attempts,
-          signal: options.signal,
+    // While the task runs, its row is its heartbeat; a row no longer `running` for this attempt (the batch was
+    // cancelled, or the task was handed to another worker) stops the task here.
+    const disowned = new AbortController()
+    const signal = AbortSignal.any([options.signal, disowned.signal])
+    const watch = setInterval(() => {
+      pool
+        .query(`UPDATE rein_batch_tasks SET updated_at = now() WHERE job_id = $1 AND attempts = $2 AND status = 'running'`, [row.job_id, row.attempts])
+        .then((owned) => owned.rowCount === 0 && disowned.abort())
+        .catch(() => {
+          // The database is unreachable: the task goes on, and the next tick asks again.
         })
-    if (end.kind === 'interrupted' || /is open for writing/.test(end.result.error ?? '')) {
-      options.log(`task ${row.batch}/${row.task_id}: stopped; handed back to the queue.`)
-      await handBack(pool, boss, row, `worker ${me} stopped the task`)
-      return undefined
+    }, Math.min(TASK_WATCH_MS, options.staleMs / 4))
+    try {
+      if (await runAttempts(row, signal)) return
+    } finally {
+      clearInterval(watch)
     }
-    await finish(pool, row, end.result)
-    options.log(`task ${row.batch}/${row.task_id}: ${end.result.status}.`)
-    return end.result
+    if (disowned.signal.aborted && !options.signal.aborted) {
+      options.log(`task ${row.batch}/${row.task_id}: cancelled or taken over elsewhere; stopped here.`)
+      return
+    }
+    options.log(`task ${row.batch}/${row.task_id}: stopped; handed back to the queue.`)
+    await handBack(pool, boss, retry, row, `worker ${me} stopped the task`)
   }
 
-  const workers = await Promise.all(
-    Array.from({ length: options.concurrency }, () =>
-      boss.work<TaskJob>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true }, handle),
-    ),
-  )
-  options.log(`worker ${me} is taking tasks (${options.concurrency} at a time).`)
-  await new Promise<void>((resolve) => {
-    if (options.signal.aborted) resolve()
-    options.signal.addEventListener('abort', () => resolve(), { once: true })
-  })
-  for (const id of workers) {
-    await boss.offWork({ id }).catch(() => {
-      // Already stopped: stop() below ends whatever is left.
-    })
+  /** Runs the task until it ends (true) or is stopped (false), resuming it while its process cannot use the database. */
+  const runAttempts = async (row: TaskRow, signal: AbortSignal): Promise<boolean> => {
+    for (let tries = 0; ; tries++) {
+      if (signal.aborted) return false
+      if (tries === 0) options.log(`task ${row.batch}/${row.task_id}: attempt ${row.attempts} started.`)
+      metrics.started.inc()
+      metrics.running.inc()
+      const end = await runTask({
+        task: row.task,
+        sessionId: row.session_id,
+        workspaces: join(options.workdir, row.batch),
+        store,
+        storeUrl: options.url,
+        home: options.home,
+        env: options.env,
+        attempt: row.attempts,
+        signal,
+        retry,
+      }).finally(() => metrics.running.dec())
+      if (end.kind === 'interrupted') return false
+      if (end.kind === 'store-lost' && tries < STORE_LOST_RESUMES) {
+        // The task's own process lost the database (restart, full connection table): not the task's fault. Its
+        // session is resumed once the database answers, under the same job.
+        const delay = backoffMs(tries + 3)
+        options.log(`task ${row.batch}/${row.task_id}: its process could not use the database (${end.why}); resuming it in ${delay} ms.`)
+        await sleep(delay, undefined, { signal }).catch(() => {})
+        continue
+      }
+      const result = end.kind === 'store-lost' ? storeLostResult(row, end.why) : end.result
+      if (/is open for writing/.test(result.error ?? '')) return false
+      await finishRow(pool, boss, retry, row, result)
+      metrics.finished.inc({ status: result.status })
+      metrics.duration.observe(result.duration_ms / 1000)
+      metrics.tokens.inc({ kind: 'input' }, result.usage.input_tokens)
+      metrics.tokens.inc({ kind: 'cache_read' }, result.usage.cache_read_input_tokens)
+      metrics.tokens.inc({ kind: 'output' }, result.usage.output_tokens)
+      metrics.cost.inc(result.cost_usd)
+      options.log(`task ${row.batch}/${row.task_id}: ${result.status}.`)
+      return true
+    }
   }
-  await boss.stop({ graceful: true, wait: true, timeout: 30_000 })
+
+  /** One of `concurrency` slots: fetches a job, runs it, and again, until the worker drains. */
+  const slot = async (): Promise<void> => {
+    while (!options.signal.aborted) {
+      const jobs = await boss.fetch<TaskJob>(QUEUE, { batchSize: 1, includeMetadata: true }).catch((error: unknown) => {
+        options.log(`fetching a task failed: ${messageOf(error)}`)
+        return []
+      })
+      if (jobs.length) await handle(jobs[0])
+      else await sleep(500, undefined, { signal: options.signal }).catch(() => {})
+    }
+  }
+
+  options.log(`worker ${me} is taking tasks (${options.concurrency} at a time).`)
+  options.signal.addEventListener('abort', () => (metrics.healthy = false), { once: true })
+  await Promise.all(Array.from({ length: options.concurrency }, slot))
+  await served?.close()
   clearInterval(beat)
   clearInterval(reap)
+  await boss.stop({ graceful: false, wait: true, timeout: 5_000 }).catch(() => {
+    // The database is gone: nothing is left to close on the server side.
+  })
   await pool.query('DELETE FROM rein_workers WHERE id = $1', [me]).catch(() => {
     // Unreachable database: the row goes stale and the others treat this worker as gone, which it is.
   })
   await pool.end()
   await store.close()
+}
+
+function storeLostResult(row: TaskRow, why: string): TaskResult {
+  return { ...refusedResult(row, `the task's process could not use the database ${STORE_LOST_RESUMES + 1} times in a row (last: ${why}).`), session_id: row.session_id }
+}
+
+function refusedResult(row: TaskRow, error: string): TaskResult {
+  const usage = usageFields({ inputUncached: 0, inputCacheRead: 0, output: 0, reasoning: 0 })
+  return { id: row.task_id, status: 'failed', session_id: null, result: '', usage, cost_usd: 0, duration_ms: 0, attempts: row.attempts, error }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 /** The task's result straight from its session when the session's last turn already completed. */
@@ -160,90 +281,15 @@ async function finishedOutcome(store: PostgresStore, row: TaskRow): Promise<Task
 }
 
 /** Waits until no process holds the session's lease (or the worker stops). A session not created yet is free. */
-async function leaseFree(store: PostgresStore, sessionId: string, signal: AbortSignal): Promise<void> {
+async function leaseFree(store: PostgresStore, sessionId: string, signal: AbortSignal, retry: Retry): Promise<void> {
   while (!signal.aborted) {
     try {
-      await (await store.lease(sessionId)).release()
+      await retry('taking the session lease', async () => (await store.lease(sessionId)).release())
       return
     } catch (error) {
       if (error instanceof SessionError && error.code === 'not-found') return
-      if (!(error instanceof SessionError && error.code === 'busy')) throw error
+      if (!(error instanceof SessionError && error.code === 'busy') && !isTransientDbError(error)) throw error
     }
     await sleep(1000)
-  }
-}
-
-/** Writes the final status, only if this attempt still owns the row. */
-async function finish(pool: ReturnType<typeof fleetPool>, row: TaskRow, result: TaskResult): Promise<void> {
-  await pool.query(
-    `UPDATE rein_batch_tasks SET status = $3, result = $4, worker = NULL, updated_at = now() WHERE job_id = $1 AND attempts = $2`,
-    [row.job_id, row.attempts, result.status, { ...result, attempts: row.attempts }],
-  )
-}
-
-/**
- * Returns a task to the queue: its row to `queued`, its job failed in pg-boss (which retries it). When pg-boss has
- * no retries left the task is final: failed, saying how often it was tried.
- */
-async function handBack(pool: ReturnType<typeof fleetPool>, boss: PgBoss, row: Pick<TaskRow, 'job_id' | 'attempts' | 'task_id' | 'session_id'>, why: string): Promise<void> {
-  const released = await pool.query(
-    `UPDATE rein_batch_tasks SET status = 'queued', worker = NULL, updated_at = now() WHERE job_id = $1 AND attempts = $2 AND status = 'running'`,
-    [row.job_id, row.attempts],
-  )
-  if (released.rowCount !== 1) return
-  await boss.fail(QUEUE, row.job_id, { message: why })
-  await giveUpIfExhausted(pool, boss, row, why)
-}
-
-/** When pg-boss has no retries left for the job, the task is final: failed, saying how often it was tried. */
-async function giveUpIfExhausted(
-  pool: ReturnType<typeof fleetPool>,
-  boss: PgBoss,
-  row: Pick<TaskRow, 'job_id' | 'attempts' | 'task_id' | 'session_id'>,
-  why: string,
-): Promise<void> {
-  const job = await boss.getJobById(QUEUE, row.job_id)
-  if (job?.state === 'failed') {
-    const result: TaskResult = {
-      id: row.task_id,
-      status: 'failed',
-      session_id: row.session_id,
-      result: '',
-      usage: usageFields({ inputUncached: 0, inputCacheRead: 0, output: 0, reasoning: 0 }),
-      cost_usd: 0,
-      duration_ms: 0,
-      attempts: row.attempts,
-      error: `the task was stopped ${row.attempts} times (last: ${why}) and is not retried again; run the batch with --retry-failed to try once more.`,
-    }
-    await pool.query(`UPDATE rein_batch_tasks SET status = 'failed', result = $2 WHERE job_id = $1 AND status = 'queued'`, [row.job_id, result])
-  }
-}
-
-/**
- * Hands back the tasks of workers that stopped heartbeating: those they claimed (`running`), and those whose job
- * they fetched from pg-boss but died before claiming (the job is active while the row is still `queued`).
- */
-async function reapDead(pool: ReturnType<typeof fleetPool>, boss: PgBoss, me: string, options: WorkerOptions): Promise<void> {
-  const dead = await pool.query<Pick<TaskRow, 'job_id' | 'attempts' | 'task_id' | 'session_id' | 'worker' | 'batch'>>(
-    `SELECT t.job_id, t.attempts, t.task_id, t.session_id, t.worker, t.batch FROM rein_batch_tasks t
-     LEFT JOIN rein_workers w ON w.id = t.worker
-     WHERE t.status = 'running' AND t.worker <> $1 AND (w.id IS NULL OR w.seen_at < now() - make_interval(secs => $2))`,
-    [me, options.staleMs / 1000],
-  )
-  for (const row of dead.rows) {
-    options.log(`task ${row.batch}/${row.task_id}: worker ${row.worker} stopped answering; retrying the task.`)
-    await handBack(pool, boss, row, `worker ${row.worker} stopped answering`)
-  }
-  // pg-boss's job table (schema pgboss, v10): a job is active from the moment a worker fetched it.
-  const unclaimed = await pool.query<Pick<TaskRow, 'job_id' | 'task_id' | 'batch' | 'session_id' | 'attempts'>>(
-    `SELECT t.job_id, t.task_id, t.batch, t.session_id, t.attempts FROM rein_batch_tasks t
-     JOIN pgboss.job j ON j.name = $1 AND j.id = t.job_id
-     WHERE t.status = 'queued' AND j.state = 'active' AND j.started_on < now() - make_interval(secs => $2)`,
-    [QUEUE, options.staleMs / 1000],
-  )
-  for (const row of unclaimed.rows) {
-    options.log(`task ${row.batch}/${row.task_id}: its worker died before starting it; retrying the task.`)
-    await boss.fail(QUEUE, row.job_id, { message: 'the worker that fetched the task died before starting it' })
-    await giveUpIfExhausted(pool, boss, row, 'its worker died before starting it')
   }
 }

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Agent } from '../agent/agent.js'
+import { spendBudget, type SpendLimit } from '../agent/budget.js'
 import type { Extension, ToolCallInfo } from '../agent/extensions.js'
 import type { PermissionMode } from '../agent/types.js'
 import { Checkpoints } from '../checkpoints/engine.js'
@@ -62,6 +63,8 @@ export interface OpenAgentOptions extends SessionChoice {
   /** MCP servers passed by a client (ACP `session/new`), in addition to the configured ones. */
   mcpServers?: McpServerConfig[]
   maxSteps?: number
+  /** A spend cap for this run (`--max-budget-usd`, a batch task's budget): src/agent/budget.ts. */
+  budget?: SpendLimit
   extensions?: Extension[]
   /** Tests and the demo may supply the adapter. */
   adapter?: ModelAdapter
@@ -232,6 +235,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     start,
     maxSteps: options.maxSteps,
     stepBudget: subagents.budget.parent,
+    ...(options.budget ? { budget: spendBudget(options.budget) } : {}),
     permissionNeeded: (call) => permissionNeededMessage(call),
     extensions: [
       ...workflow.first,

@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from 'commander'
 import { basename, dirname, extname, join, resolve } from 'node:path'
 import { runLocalBatch } from '../../fleet/local-batch.js'
 import { Progress } from '../../fleet/progress.js'
-import { readTaskFile } from '../../fleet/task.js'
+import { contentName, readTaskFile } from '../../fleet/task.js'
 import { reinHome } from '../../store/home.js'
 import { closeStore, isPostgresUrl, openStoreAt, storeChoice } from '../../runtime/open-store.js'
 import { counted } from '../../text/count.js'
@@ -15,11 +15,26 @@ interface BatchFlags {
   retryFailed?: boolean
   name?: string
   detach?: boolean
+  maxCostUsd?: number
+  maxTokens?: number
+  timeoutS?: number
 }
 
 const positiveInt = (value: string): number => {
   const n = Number(value)
   if (!Number.isInteger(n) || n < 1 || n > 256) throw new InvalidArgumentError('expected a whole number from 1 to 256.')
+  return n
+}
+
+const positiveNumber = (value: string): number => {
+  const n = Number(value)
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number above 0.')
+  return n
+}
+
+const days = (value: string): number => {
+  const n = Number(value)
+  if (!Number.isFinite(n) || n < 0 || n > 36_500) throw new InvalidArgumentError('expected a number of days from 0 to 36500.')
   return n
 }
 
@@ -38,8 +53,11 @@ export function registerBatchCommand(program: Command): void {
     .option('--workdir <dir>', 'where task workspaces and state live (default: <out>.work)')
     .option('--store <url>', 'session store: jsonl (default) or postgres://… to queue the tasks for rein worker')
     .option('--retry-failed', 'run again the tasks whose last result did not complete')
-    .option('--name <name>', 'the batch name in a queue (default: the tasks file name)')
+    .option('--name <name>', 'the batch name in a queue (default: the tasks file name and a hash of its tasks)')
     .option('--detach', 'with a PostgreSQL store: queue the tasks and return without following them')
+    .option('--max-cost-usd <usd>', 'budget of every task that sets no max_cost_usd (USD over all its attempts)', positiveNumber)
+    .option('--max-tokens <n>', 'budget of every task that sets no max_tokens (input and output tokens)', positiveNumber)
+    .option('--timeout-s <s>', 'timeout of every task that sets no timeout_s, seconds', positiveNumber)
     .action(async (tasksFile: string, flags: BatchFlags) => {
       process.exitCode = await runBatch(tasksFile, flags).catch((error: unknown) => {
         process.stderr.write(`rein: ${error instanceof Error ? error.message : String(error)}\n`)
@@ -57,10 +75,90 @@ export function registerBatchCommand(program: Command): void {
         return 1
       })
     })
+  registerQueueCommands(batch)
+}
+
+/** Runs one administration command against the queue of a PostgreSQL store (docs/fleet.md). */
+function queueCommand(flags: { store?: string }, body: (url: string) => Promise<number>): Promise<void> {
+  const choice = storeChoice({ home: reinHome(), flag: flags.store })
+  if (!isPostgresUrl(choice.url)) {
+    process.stderr.write('rein: this command works on the queue of a PostgreSQL store; pass --store postgres://… or set REIN_STORE.\n')
+    process.exitCode = 2
+    return Promise.resolve()
+  }
+  return body(choice.url).then(
+    (code) => void (process.exitCode = code),
+    (error: unknown) => {
+      process.stderr.write(`rein: ${error instanceof Error ? error.message : String(error)}\n`)
+      process.exitCode = 1
+    },
+  )
+}
+
+function registerQueueCommands(batch: Command): void {
+  const storeFlag = ['--store <url>', 'the PostgreSQL store (else REIN_STORE or store.url)'] as const
+  batch
+    .command('cancel <batch>')
+    .description('Cancel the unfinished tasks of a queued batch; running ones are stopped by their workers.')
+    .option(...storeFlag)
+    .action((name: string, flags: { store?: string }) =>
+      queueCommand(flags, async (url) => {
+        const { cancelBatch } = await import('../../fleet/batch-admin.js')
+        const done = await cancelBatch(url, name)
+        process.stderr.write(`rein: ${done.text}\n`)
+        return done.code
+      }),
+    )
+  batch
+    .command('results <batch>')
+    .description("Print a queued batch's results from the store, one JSON line per finished task.")
+    .option(...storeFlag)
+    .action((name: string, flags: { store?: string }) =>
+      queueCommand(flags, async (url) => {
+        const { batchResults } = await import('../../fleet/batch-admin.js')
+        const found = await batchResults(url, name)
+        if (!found.found) {
+          process.stderr.write(`rein: No batch named ${name} in this store; \`rein batch status\` lists them.\n`)
+          return 1
+        }
+        process.stdout.write(found.lines)
+        if (found.pending) process.stderr.write(`rein: ${counted(found.pending, 'task')} of batch ${name} not finished yet.\n`)
+        return 0
+      }),
+    )
+  batch
+    .command('retry <batch>')
+    .description('Queue again the tasks of a batch that failed, timed out or were cancelled (each resumes its session).')
+    .requiredOption('--failed', 'the tasks whose last result did not complete (the only choice, said out loud)')
+    .option(...storeFlag)
+    .action((name: string, flags: { store?: string }) =>
+      queueCommand(flags, async (url) => {
+        const { retryFailed } = await import('../../fleet/batch-admin.js')
+        const done = await retryFailed(url, name)
+        process.stderr.write(`rein: ${done.text}\n`)
+        return done.code
+      }),
+    )
+  batch
+    .command('prune')
+    .description('Delete the records of batches finished more than --older-than days ago (sessions stay).')
+    .option('--older-than <days>', 'days since the batch last changed (0: every finished batch)', days, 30)
+    .option(...storeFlag)
+    .action((flags: { store?: string; olderThan: number }) =>
+      queueCommand(flags, async (url) => {
+        const { pruneBatches } = await import('../../fleet/batch-admin.js')
+        process.stderr.write(`rein: ${await pruneBatches(url, flags.olderThan)}\n`)
+        return 0
+      }),
+    )
 }
 
 async function runBatch(tasksFile: string, flags: BatchFlags): Promise<number> {
-  const file = await readTaskFile(tasksFile)
+  const file = await readTaskFile(tasksFile, {
+    ...(flags.maxCostUsd !== undefined ? { maxCostUsd: flags.maxCostUsd } : {}),
+    ...(flags.maxTokens !== undefined ? { maxTokens: Math.ceil(flags.maxTokens) } : {}),
+    ...(flags.timeoutS !== undefined ? { timeoutS: flags.timeoutS } : {}),
+  })
   if (file.problems.length) {
     for (const problem of file.problems) process.stderr.write(`rein: ${problem}\n`)
     process.stderr.write(`rein: nothing was run; fix ${counted(file.problems.length, 'line')} and run the batch again.\n`)
@@ -82,7 +180,7 @@ async function runBatch(tasksFile: string, flags: BatchFlags): Promise<number> {
       const { runQueuedBatch } = await import('../../fleet/queued-batch.js')
       return await runQueuedBatch({
         tasks: file.tasks,
-        name: flags.name ?? basename(tasksFile, extname(tasksFile)),
+        name: flags.name ?? contentName(basename(tasksFile, extname(tasksFile)), file.tasks),
         url: choice.url,
         out,
         detach: flags.detach === true,

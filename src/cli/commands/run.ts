@@ -22,6 +22,8 @@ export interface RunFlags {
   continue?: boolean
   fork?: string
   maxTurns?: number
+  maxBudgetUsd?: number
+  maxBudgetTokens?: number
   cwd?: string
   permissionMode?: PermissionMode
   allow?: string[]
@@ -34,6 +36,12 @@ export interface RunFlags {
   approvePlan?: 'default' | 'accept-edits'
   store?: string
   sessionId?: string
+}
+
+const positiveUsd = (value: string): number => {
+  const n = Number(value)
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected an amount of US dollars above 0, such as 0.50.')
+  return n
 }
 
 const positiveInt = (value: string): number => {
@@ -64,6 +72,8 @@ export function registerRunCommand(program: Command): void {
     .option('-c, --continue', 'resume the latest session of this directory')
     .option('--fork <id[@seq]>', 'start a new session from a copy of another, up to a seq')
     .option('--max-turns <n>', 'stop a turn after this many model requests', positiveInt)
+    .option('--max-budget-usd <usd>', "stop before a model request once this run's requests cost this much (catalog prices)", positiveUsd)
+    .option('--max-budget-tokens <n>', "stop before a model request once this run's requests used this many tokens (input and output)", positiveInt)
     .option('--cwd <dir>', 'working directory (default: the current one)')
     .addOption(new Option('--permission-mode <mode>', 'permission mode').choices([...PERMISSION_MODES]))
     .option('--allow <rule...>', 'extra allow rules for this run, e.g. "Bash(npm test)"')
@@ -142,6 +152,9 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     continueLatest: flags.continue,
     fork,
     maxSteps: flags.maxTurns,
+    ...(flags.maxBudgetUsd !== undefined || flags.maxBudgetTokens !== undefined
+      ? { budget: { ...(flags.maxBudgetUsd !== undefined ? { usd: flags.maxBudgetUsd } : {}), ...(flags.maxBudgetTokens !== undefined ? { tokens: flags.maxBudgetTokens } : {}) } }
+      : {}),
     permissionMode: flags.permissionMode,
     allow: flags.allow,
     trustProject: flags.trustProject || flags.trustProjectHooks,

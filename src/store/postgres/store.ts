@@ -33,10 +33,12 @@ export class PostgresStore implements SessionStore {
   constructor(
     readonly url: string,
     private readonly staleMs = DEFAULT_STALE_MS,
+    /** `maxConnections`: the most connections this store opens at once (default 8; a session needs 2). */
+    options: { maxConnections?: number } = {},
   ) {
     this.displayUrl = safeUrl(url)
     // Idle connections must not keep a finished command alive; the lease timers are unref'd likewise.
-    this.pool = new pg.Pool({ connectionString: url, max: 8, allowExitOnIdle: true })
+    this.pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 8, allowExitOnIdle: true })
     this.pool.on('error', () => {
       // An idle connection broke (server restart): the pool drops it and the next query opens a new one.
     })

@@ -1,0 +1,42 @@
+import { costOf, modelInfo } from '../llm/catalog.js'
+import type { SessionEvent } from '../session/events.js'
+
+/** What a run may spend: USD at the catalog's prices, and tokens (input and output), over this run's requests. */
+export interface SpendLimit {
+  usd?: number
+  tokens?: number
+}
+
+/**
+ * A spend cap for one run (`rein -p --max-budget-usd`, a batch task's `max_cost_usd`/`max_tokens`). Asked before each
+ * step with the session's events: a sentence ends the turn `max-steps` (error code `budget`) before the request.
+ * Only this run's requests count: the first question marks where the run began in the log (no request of the run
+ * precedes it), so a resumed session's earlier spending is the caller's to subtract.
+ */
+export function spendBudget(limit: SpendLimit): { exceeded(events: readonly SessionEvent[]): string | undefined } {
+  let from: number | undefined
+  return {
+    exceeded(events) {
+      from ??= events.length
+      let usd = 0
+      let tokens = 0
+      let model = ''
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]
+        if (event.type === 'request/header') model = (event as SessionEvent<'request/header'>).data.config.model
+        if (i < from || event.type !== 'assistant/message') continue
+        const usage = (event as SessionEvent<'assistant/message'>).data.usage
+        if (!usage) continue
+        usd += costOf(usage, modelInfo(model), event.time)
+        tokens += usage.inputUncached + usage.inputCacheRead + usage.output
+      }
+      if (limit.usd !== undefined && usd >= limit.usd) {
+        return `the run reached its budget of $${limit.usd} (spent $${usd.toFixed(6)}); it was stopped before the next model request.`
+      }
+      if (limit.tokens !== undefined && tokens >= limit.tokens) {
+        return `the run reached its budget of ${limit.tokens} tokens (used ${tokens}); it was stopped before the next model request.`
+      }
+      return undefined
+    },
+  }
+}
