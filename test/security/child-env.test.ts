@@ -246,7 +246,8 @@ describe.runIf(postgresUrl)('a batch task run by a worker on a PostgreSQL store'
     // A prompt that quotes the password: the log must hold it redacted.
     const file = batchTasks(box.root, setupOut, `connect with ${STORE_PASSWORD}`)
     expect((await runCli(['batch', file, '--detach'], { cwd: box.root, env })).code).toBe(0)
-    const worker = spawn(process.execPath, [CLI, 'worker'], { cwd: box.root, env, stdio: 'ignore' })
+    // The task asks for bypass and a setup command, which a worker runs only when started to allow them.
+    const worker = spawn(process.execPath, [CLI, 'worker', '--max-permission-mode', 'bypass', '--allow-setup', '--workdir', join(box.root, 'work')], { cwd: box.root, env, stdio: 'ignore' })
     try {
       const followed = await runCli(['batch', file, '--out', join(box.root, 'out.jsonl')], { cwd: box.root, env, timeoutMs: 60_000 })
       expect(followed.code, followed.stderr + readFileSync(join(box.root, 'out.jsonl'), 'utf8')).toBe(0)
@@ -256,7 +257,7 @@ describe.runIf(postgresUrl)('a batch task run by a worker on a PostgreSQL store'
     }
     expectClean(envOf(setupOut), 'setup')
     expect(envOf(setupOut)).not.toContain(STORE_PASSWORD)
-    // The worker's workspaces live under its REIN_HOME, where the agent may not name a file: its bash prints instead.
+    // The task's bash prints its environment, so it reaches the model as a tool result.
     // A leaked secret would reach the model as [redacted]; a clean environment has nothing to redact.
     const toolResult = JSON.stringify((mock!.requests.at(-1)!.body as { messages: { role: string }[] }).messages.filter((m) => m.role === 'tool'))
     expect(toolResult).toContain('HARMLESS=visible-marker')
