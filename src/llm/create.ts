@@ -31,7 +31,7 @@ export function createAdapter(options: AdapterOptions): ModelAdapter {
   const anthropicBase = options.anthropicBaseUrl ?? (options.baseUrl === undefined ? process.env.DEEPSEEK_ANTHROPIC_BASE_URL : undefined)
   const apiKey = options.apiKey ?? (() => process.env.DEEPSEEK_API_KEY || undefined)
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
-  const settings: HeaderSettings = { maxOutputTokens: options.maxOutputTokens, models: options.models }
+  const settings: HeaderSettings = { maxOutputTokens: options.maxOutputTokens, models: options.models, userId: options.userId }
   const wire = options.wire
 
   const route =

@@ -47,6 +47,7 @@ export function anthropicBody(request: ModelRequest): string {
   body.thinking = { type: thinking.type }
   if (thinking.effort) body.output_config = { effort: thinking.effort }
   body.stream = true
+  if (config.userId !== undefined) body.metadata = { user_id: config.userId }
   body.max_tokens = outputCap(config, true, Buffer.byteLength(JSON.stringify(body), 'utf8'))
   return JSON.stringify(body)
 }

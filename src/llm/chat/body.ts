@@ -50,6 +50,7 @@ export function chatBody(request: ModelRequest): string {
   body.max_tokens = 0
   body.stream = true
   body.stream_options = { include_usage: true }
+  if (config.userId !== undefined) body.user_id = config.userId
   const cap = outputCap(config, false, Buffer.byteLength(JSON.stringify(body), 'utf8'))
   if (cap === undefined) delete body.max_tokens
   else body.max_tokens = cap
