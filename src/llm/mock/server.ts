@@ -44,6 +44,11 @@ export interface MockModelOptions {
   host?: string
   /** Appends every recorded request to this file as one JSON line. */
   recordFile?: string
+  /**
+   * Default true. False keeps each recorded request without its body once answered, so a session of thousands of
+   * requests holds O(one request) of bodies, not all of them (long-session benches).
+   */
+  recordBodies?: boolean
   /** The ids the mock serves and `GET /models` lists; any other id is refused (400). Default: the catalog's current ids. */
   models?: readonly string[]
 }
@@ -102,6 +107,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       await route(record, res)
     } finally {
       if (options.recordFile) appendFileSync(options.recordFile, `${JSON.stringify(record)}\n`)
+      if (options.recordBodies === false) record.body = null
     }
   }
 
