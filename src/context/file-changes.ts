@@ -4,7 +4,7 @@ import type { EnteringMessage, Extension } from '../agent/extensions.js'
 import type { JsonValue } from '../session/events.js'
 import { hashFile } from '../tools/file-versions.js'
 import type { FileVersion } from '../tools/tool.js'
-import { producedMessages, surfaceOf } from './produced-messages.js'
+import { ProducedIndex } from './produced-messages.js'
 import { escapeReminderText, systemReminder } from './reminder.js'
 
 /** The `source.kind` of every message this producer writes. */
@@ -26,11 +26,13 @@ export type FileChange = { path: string; size: number; mtimeMs: number } | { pat
 export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension {
   /** Paths whose bytes were hashed and found unchanged at this mtime: not hashed again until the mtime moves. */
   const sameBytesAt = new Map<string, number>()
+  const produced = new ProducedIndex(FILE_CHANGES)
   return {
     name: FILE_CHANGES,
+    event: (event, agent) => produced.observe(event, agent),
     async preStep(_step, entering, agent) {
       if (!files.size) return
-      const told = toldVersions(producedMessages(FILE_CHANGES, surfaceOf(agent), entering).map((m) => m.meta))
+      const told = toldVersions(produced.messages(agent, entering).map((m) => m.meta))
       const checked = await Promise.all([...files].map(([path, seen]) => changeOf(path, seen, sameBytesAt)))
       const changes = checked.filter((c): c is FileChange => c !== null && !told.has(versionKey(c)))
       if (!changes.length) return

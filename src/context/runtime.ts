@@ -1,7 +1,7 @@
 import type { EnteringMessage, Extension } from '../agent/extensions.js'
 import type { PermissionMode } from '../agent/types.js'
 import { gitState, type GitState } from './git-state.js'
-import { producedMessages, surfaceOf, textOfBlocks } from './produced-messages.js'
+import { ProducedIndex, textOfBlocks } from './produced-messages.js'
 import { systemReminder } from './reminder.js'
 
 /** The `source.kind` of every message this producer writes. */
@@ -34,8 +34,10 @@ export function runtimeContext(options: { now?: () => Date } = {}): Extension {
   // The git probe starts a process (~15 ms), so it runs at the first step of each turn and after a step whose tools
   // could have changed the tree; the probe starts as soon as such a tool finishes, overlapping the rest of the step.
   let git: Promise<GitState> | undefined
+  const produced = new ProducedIndex(RUNTIME_CONTEXT)
   return {
     name: RUNTIME_CONTEXT,
+    event: (event, agent) => produced.observe(event, agent),
     postTool(call, _result, agent) {
       // After a read-only tool (as the tool declares itself) the last git probe still holds.
       if (!call.tool?.readOnly) git = gitState(agent.cwd)
@@ -48,7 +50,7 @@ export function runtimeContext(options: { now?: () => Date } = {}): Extension {
         git: await git,
       }
       const text = runtimeText(facts)
-      const last = producedMessages(RUNTIME_CONTEXT, surfaceOf(agent), entering).at(-1)
+      const last = produced.messages(agent, entering).at(-1)
       if (last && textOfBlocks(last.content) === text) return
       const message: EnteringMessage = {
         type: 'context/message',
