@@ -99,6 +99,20 @@ for (const engine of engines) {
       expect(out).toMatch(/results cut at 250 lines/)
     })
 
+    it('gives many files in path order, components compared one by one, with context groups between files', async () => {
+      const names = ['a-b/x.txt', 'a/x.txt', 'a/b/x.txt', 'B.txt', 'z.txt', ...Array.from({ length: 120 }, (_, i) => `n/f${String(i).padStart(3, '0')}.txt`)]
+      for (const name of names) {
+        mkdirSync(path.dirname(path.join(ws.cwd, 'tree', name)), { recursive: true })
+        writeFileSync(path.join(ws.cwd, 'tree', name), 'before\nmark\nafter\n')
+      }
+      const files = textOf(await ws.run(grepTool, { pattern: 'mark', path: 'tree' })).split('\n')
+      expect(files.slice(0, 5)).toEqual(['tree/B.txt', 'tree/a/b/x.txt', 'tree/a/x.txt', 'tree/a-b/x.txt', 'tree/n/f000.txt'])
+      expect(files.slice(4, -1)).toEqual([...files.slice(4, -1)].sort())
+      expect(files.at(-1)).toBe('tree/z.txt')
+      const content = textOf(await ws.run(grepTool, { pattern: 'mark', path: 'tree/a', output_mode: 'content', '-A': 1 })).split('\n')
+      expect(content).toEqual(['tree/a/b/x.txt:2:mark', 'tree/a/b/x.txt-3-after', '--', 'tree/a/x.txt:2:mark', 'tree/a/x.txt-3-after'])
+    })
+
     it('reports an invalid pattern as an error', async () => {
       const out = await ws.run(grepTool, { pattern: '(unclosed' })
       expect(out.isError).toBe(true)
