@@ -56,6 +56,11 @@ export class FakeAgent {
     return new FakeAgent(await Session.create(new MemoryStore(), { cwd }))
   }
 
+  /** Ends the turn: the next step is the first of a new one (the numbering producers see). */
+  newTurn(): void {
+    this.step_ = 0
+  }
+
   /** Runs one step: the prompt (if any) enters, then each producer's preStep in order. Returns what entered. */
   async step(producers: Extension[], prompt?: string): Promise<EnteringMessage[]> {
     let entering: EnteringMessage[] = prompt
