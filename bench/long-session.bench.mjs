@@ -68,6 +68,8 @@ const adapter = {
 }
 
 const costs = []
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const at = (mark) => median(costs.slice(Math.max(0, mark - 1 - WINDOW), Math.min(costs.length, mark + WINDOW)))
 try {
   const agent = await openAgent({
     cwd,
@@ -83,6 +85,8 @@ try {
     const outcome = await agent.whenIdle()
     if (outcome?.reason !== 'completed') throw new Error(`turn ${i} ended ${outcome?.reason}: ${outcome?.message ?? ''}`)
     costs.push(performance.now() - start - inStream)
+    // Each mark is printed as soon as its window is complete, so a run cut short still reports what it reached.
+    for (const mark of MARKS) if (costs.length === Math.min(TURNS, mark + WINDOW)) console.log(`turn ${String(mark).padStart(5)}: ${at(mark).toFixed(1)} ms of Rein's own time`)
   }
   await agent.close()
 } finally {
@@ -90,9 +94,6 @@ try {
   rmSync(base, { recursive: true, force: true })
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-const at = (mark) => median(costs.slice(Math.max(0, mark - 1 - WINDOW), Math.min(costs.length, mark + WINDOW)))
-for (const mark of MARKS) console.log(`turn ${String(mark).padStart(5)}: ${at(mark).toFixed(1)} ms of Rein's own time`)
 console.log(`rss after ${TURNS} turns: ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`)
 if (MARKS.length > 1) {
   const last = MARKS[MARKS.length - 1]

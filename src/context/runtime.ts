@@ -9,7 +9,7 @@ export const RUNTIME_CONTEXT = 'runtime-context'
 
 /** What each permission mode means for the model, in the words the runtime context uses. */
 const MODE_MEANING: Record<PermissionMode, string> = {
-  default: 'reading is free; file changes and commands need the user’s approval',
+  default: 'reads are free; edits and commands need approval',
   'accept-edits': 'file edits inside the working directory are allowed; commands need the user’s approval',
   plan: 'read-only: explore and plan, and change nothing; tools that write or run commands are denied',
   bypass: 'every tool call is allowed without asking',
@@ -67,7 +67,7 @@ export function runtimeContext(options: { now?: () => Date } = {}): Extension {
 export function runtimeText(facts: RuntimeFacts): string {
   return systemReminder(
     [
-      'Current session facts (they hold until a later reminder changes them):',
+      'Current session facts (until a later reminder changes them):',
       `- Date: ${facts.date}`,
       `- Permission mode: ${facts.permissionMode} (${MODE_MEANING[facts.permissionMode]})`,
       `- Git: ${gitLine(facts.git)}`,

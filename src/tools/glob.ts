@@ -13,7 +13,7 @@ const schema = z.object({
   path: z.string().optional(),
 })
 
-const description = `Find files by glob pattern (e.g. src/**/*.ts), newest first; over ${GLOB_MAX_RESULTS} matches, the first ${GLOB_MAX_RESULTS} by path.`
+const description = 'Find files by glob pattern (e.g. src/**/*.ts), newest first.'
 
 type Args = z.infer<typeof schema>
 

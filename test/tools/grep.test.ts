@@ -113,6 +113,12 @@ for (const engine of engines) {
       expect(content).toEqual(['tree/a/b/x.txt:2:mark', 'tree/a/b/x.txt-3-after', '--', 'tree/a/x.txt:2:mark', 'tree/a/x.txt-3-after'])
     })
 
+    it('clamps context lines to 50 each side instead of refusing a larger count', async () => {
+      writeFileSync(path.join(ws.cwd, 'long.txt'), `${'x\n'.repeat(80)}mark\n${'y\n'.repeat(80)}`)
+      const out = textOf(await ws.run(grepTool, { pattern: 'mark', path: 'long.txt', output_mode: 'content', '-C': 500 })).split('\n')
+      expect(out).toHaveLength(101)
+    })
+
     it('reports an invalid pattern as an error', async () => {
       const out = await ws.run(grepTool, { pattern: '(unclosed' })
       expect(out.isError).toBe(true)
