@@ -32,6 +32,10 @@ export async function builtinGrep(q: GrepQuery): Promise<GrepResult> {
   } catch (error) {
     return { error: `Error: invalid regular expression: ${(error as Error).message}.` }
   }
+  // Most files do not match: one search over the whole text (with `m`, so ^ and $ still mean a line's ends) rules them
+  // out without splitting them into lines. Lookarounds could see past a line's end in the whole text, so a pattern
+  // with one is always searched line by line.
+  const anyMatch = /\(\?<?[=!]/.test(q.pattern) ? undefined : new RegExp(q.pattern, q.ignoreCase ? 'im' : 'm')
   const matchGlob = q.glob ? picomatch(q.glob, { dot: true, basename: !q.glob.includes('/') }) : undefined
   const lines: string[] = []
   const state = { cut: false, lastFileHadContext: false }
@@ -52,7 +56,9 @@ export async function builtinGrep(q: GrepQuery): Promise<GrepResult> {
       return undefined // Unreadable (permissions, vanished while walking): ripgrep skips these too.
     }
     if (bytes.subarray(0, 8192).includes(0)) return undefined
-    return bytes.toString('utf8').split(/\r?\n/)
+    const text = bytes.toString('utf8')
+    if (anyMatch && !anyMatch.test(text)) return []
+    return text.split(/\r?\n/)
   }
   // Files are read READ_AHEAD at a time but searched and emitted strictly in walk (path) order.
   const window: { file: string; lines: Promise<string[] | undefined> }[] = []

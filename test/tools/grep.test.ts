@@ -113,6 +113,15 @@ for (const engine of engines) {
       expect(content).toEqual(['tree/a/b/x.txt:2:mark', 'tree/a/b/x.txt-3-after', '--', 'tree/a/x.txt:2:mark', 'tree/a/x.txt-3-after'])
     })
 
+    it('anchors ^ and $ at each line, also in a file whose first line does not match', async () => {
+      writeFileSync(path.join(ws.cwd, 'anchors.txt'), 'first\nfoo\nfoobar\n')
+      const out = textOf(await ws.run(grepTool, { pattern: '^foo$', path: 'anchors.txt', output_mode: 'content' }))
+      expect(out.split('\n')).toEqual(['anchors.txt:2:foo'])
+      if (!engine.env) return // ripgrep's regex syntax has no lookarounds; the built-in search's JavaScript one does.
+      const ahead = textOf(await ws.run(grepTool, { pattern: 'foo(?!bar)', path: 'anchors.txt', output_mode: 'content' }))
+      expect(ahead.split('\n')).toEqual(['anchors.txt:2:foo'])
+    })
+
     it('clamps context lines to 50 each side instead of refusing a larger count', async () => {
       writeFileSync(path.join(ws.cwd, 'long.txt'), `${'x\n'.repeat(80)}mark\n${'y\n'.repeat(80)}`)
       const out = textOf(await ws.run(grepTool, { pattern: 'mark', path: 'long.txt', output_mode: 'content', '-C': 500 })).split('\n')
