@@ -4,11 +4,18 @@ import type { EnteringMessage, Extension } from '../agent/extensions.js'
 import type { JsonValue } from '../session/events.js'
 import { hashFile } from '../tools/file-versions.js'
 import type { FileVersion } from '../tools/tool.js'
-import { producedMessages, surfaceOf } from './produced-messages.js'
+import { ProducedIndex } from './produced-messages.js'
 import { escapeReminderText, systemReminder } from './reminder.js'
 
 /** The `source.kind` of every message this producer writes. */
 export const FILE_CHANGES = 'file-changes'
+
+/**
+ * Paths one reminder lists at most; the rest are counted in one line. Cache cost: the reminder is a new message at the
+ * end of the prompt, so its size is paid once uncached and then cached — the cap keeps 1,000 changed files from
+ * costing ~9K tokens (35 KB, issue 36) when the model only needs to know to read before editing.
+ */
+export const FILE_CHANGES_MAX_LISTED = 40
 
 /** One file that is no longer the version the model last read or wrote: its size and mtime now, or deleted. */
 export type FileChange = { path: string; size: number; mtimeMs: number } | { path: string; deleted: true }
@@ -18,19 +25,32 @@ export type FileChange = { path: string; size: number; mtimeMs: number } | { pat
  * version records, `src/tools/file-versions.ts`) changed on disk since — a PostToolUse formatter, a command, the
  * user in an editor — so the model reads them again instead of having its next `edit` refused as stale.
  *
+ * The files are checked only when one could have changed (a turn's first step, or after a step with a tool that can
+ * write); then each recorded file costs one `stat`. The text lists at most FILE_CHANGES_MAX_LISTED paths.
+ *
  * Each change is told once: the producer's own messages on the surface (and entering) record every version they
- * announced in `meta`, and a version announced there is not announced again. The check costs one `stat` per
- * recorded file per step; a file is hashed only when its mtime moved and its size did not (a touch, or a rewrite
+ * announced in `meta`, and a version announced there is not announced again. A check costs one `stat` per
+ * recorded file; a file is hashed only when its mtime moved and its size did not (a touch, or a rewrite
  * to the same length), and that verdict is remembered for that mtime.
  */
 export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension {
   /** Paths whose bytes were hashed and found unchanged at this mtime: not hashed again until the mtime moves. */
   const sameBytesAt = new Map<string, number>()
+  const produced = new ProducedIndex(FILE_CHANGES)
+  // Whether a file could have changed since the last check: at a turn's first step (the user had the tree), and after a
+  // step whose tools could write (as each tool declares itself). A read-only step costs no stat at all.
+  let mayHaveChanged = true
   return {
     name: FILE_CHANGES,
-    async preStep(_step, entering, agent) {
-      if (!files.size) return
-      const told = toldVersions(producedMessages(FILE_CHANGES, surfaceOf(agent), entering).map((m) => m.meta))
+    event: (event, agent) => produced.observe(event, agent),
+    postTool(call) {
+      if (!call.tool?.readOnly) mayHaveChanged = true
+    },
+    async preStep(step, entering, agent) {
+      if (step.step === 1) mayHaveChanged = true
+      if (!files.size || !mayHaveChanged) return
+      mayHaveChanged = false
+      const told = toldVersions(produced.messages(agent, entering).map((m) => m.meta))
       const checked = await Promise.all([...files].map(([path, seen]) => changeOf(path, seen, sameBytesAt)))
       const changes = checked.filter((c): c is FileChange => c !== null && !told.has(versionKey(c)))
       if (!changes.length) return
@@ -47,7 +67,12 @@ export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension 
 
 /** The exact block the model reads for a set of changes. Paths inside `cwd` are shown relative to it. */
 export function fileChangesText(changes: readonly FileChange[], cwd: string): string {
-  const lines = changes.map((c) => `- ${escapeReminderText(shownPath(c.path, cwd))}${'deleted' in c ? ' (deleted)' : ''}`)
+  const lines = changes
+    .slice(0, FILE_CHANGES_MAX_LISTED)
+    .map((c) => `- ${escapeReminderText(shownPath(c.path, cwd))}${'deleted' in c ? ' (deleted)' : ''}`)
+  if (changes.length > FILE_CHANGES_MAX_LISTED) {
+    lines.push(`- and ${changes.length - FILE_CHANGES_MAX_LISTED} more files; run \`git status\` or read a file to see whether it changed.`)
+  }
   return systemReminder(
     [
       'These files changed on disk since you last read or wrote them (a hook, a formatter, a command, or the user changed them).',

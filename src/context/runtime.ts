@@ -1,7 +1,7 @@
 import type { EnteringMessage, Extension } from '../agent/extensions.js'
 import type { PermissionMode } from '../agent/types.js'
 import { gitState, type GitState } from './git-state.js'
-import { producedMessages, surfaceOf, textOfBlocks } from './produced-messages.js'
+import { ProducedIndex, textOfBlocks } from './produced-messages.js'
 import { systemReminder } from './reminder.js'
 
 /** The `source.kind` of every message this producer writes. */
@@ -9,7 +9,7 @@ export const RUNTIME_CONTEXT = 'runtime-context'
 
 /** What each permission mode means for the model, in the words the runtime context uses. */
 const MODE_MEANING: Record<PermissionMode, string> = {
-  default: 'reading is free; file changes and commands need the user’s approval',
+  default: 'reads are free; edits and commands need approval',
   'accept-edits': 'file edits inside the working directory are allowed; commands need the user’s approval',
   plan: 'read-only: explore and plan, and change nothing; tools that write or run commands are denied',
   bypass: 'every tool call is allowed without asking',
@@ -34,8 +34,10 @@ export function runtimeContext(options: { now?: () => Date } = {}): Extension {
   // The git probe starts a process (~15 ms), so it runs at the first step of each turn and after a step whose tools
   // could have changed the tree; the probe starts as soon as such a tool finishes, overlapping the rest of the step.
   let git: Promise<GitState> | undefined
+  const produced = new ProducedIndex(RUNTIME_CONTEXT)
   return {
     name: RUNTIME_CONTEXT,
+    event: (event, agent) => produced.observe(event, agent),
     postTool(call, _result, agent) {
       // After a read-only tool (as the tool declares itself) the last git probe still holds.
       if (!call.tool?.readOnly) git = gitState(agent.cwd)
@@ -48,7 +50,7 @@ export function runtimeContext(options: { now?: () => Date } = {}): Extension {
         git: await git,
       }
       const text = runtimeText(facts)
-      const last = producedMessages(RUNTIME_CONTEXT, surfaceOf(agent), entering).at(-1)
+      const last = produced.messages(agent, entering).at(-1)
       if (last && textOfBlocks(last.content) === text) return
       const message: EnteringMessage = {
         type: 'context/message',
@@ -65,7 +67,7 @@ export function runtimeContext(options: { now?: () => Date } = {}): Extension {
 export function runtimeText(facts: RuntimeFacts): string {
   return systemReminder(
     [
-      'Current session facts (they hold until a later reminder changes them):',
+      'Current session facts (until a later reminder changes them):',
       `- Date: ${facts.date}`,
       `- Permission mode: ${facts.permissionMode} (${MODE_MEANING[facts.permissionMode]})`,
       `- Git: ${gitLine(facts.git)}`,

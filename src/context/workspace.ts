@@ -13,7 +13,7 @@ import {
   workspaceInstructionPaths,
   type InstructionFile,
 } from './instruction-files.js'
-import { producedMessages, surfaceOf } from './produced-messages.js'
+import { ProducedIndex } from './produced-messages.js'
 import { directoryBlock, updateBlock, workspaceBlock } from './workspace-text.js'
 import { isAccounted, knownFiles, type FileRecord, type WorkspaceMeta } from './workspace-state.js'
 
@@ -78,12 +78,14 @@ export function workspaceInstructions(options: {
   // read in the same directory within one step must not inject them twice). Cleared once a step starts, when they
   // are on the surface or entering.
   let pending: FileRecord[] = []
+  const produced = new ProducedIndex(WORKSPACE_CONTEXT)
 
   return {
     name: WORKSPACE_CONTEXT,
+    event: (event, agent) => produced.observe(event, agent),
 
     async preStep(_step, entering, agent) {
-      const mine = producedMessages(WORKSPACE_CONTEXT, surfaceOf(agent), entering)
+      const mine = produced.messages(agent, entering)
       const known = knownFiles(mine, pending)
       pending = []
       const basePaths = workspaceInstructionPaths({ home, cwd: agent.cwd })
@@ -103,7 +105,7 @@ export function workspaceInstructions(options: {
       const target = isAbsolute(filePath) ? filePath : resolve(agent.cwd, filePath)
       const dirs = directoriesBelow(agent.cwd, dirname(target))
       if (dirs.length === 0) return
-      const known = knownFiles(producedMessages(WORKSPACE_CONTEXT, surfaceOf(agent)), pending)
+      const known = knownFiles(produced.messages(agent), pending)
       const context: ContextEntry[] = []
       for (const dir of dirs) {
         const files = read(directoryInstructionPaths(dir), agent)

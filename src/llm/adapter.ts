@@ -26,6 +26,12 @@ export interface ModelConfig {
    * that carry tool calls. Set once when DeepSeek refused a request for missing reasoning (the passback repair).
    */
   passback?: 'every-assistant'
+  /**
+   * DeepSeek's `user_id` (user-id.ts): whom the request is for. Set per agent (a fleet's task or tenant), else filled
+   * from `userId` in settings, else a stable per-user hash, when the header is made. Absent in logs from before Rein
+   * sent it (the body then sends none).
+   */
+  userId?: string
 }
 
 /** Everything one request is made of. The agent builds it only from the session log. */

@@ -2,6 +2,7 @@ import type { Effort, ModelConfig, Wire } from './adapter.js'
 import { isKnownModel, modelInfo, retiredModel, retiredSentence, type ModelOverride } from './catalog.js'
 import { ModelError } from './errors.js'
 import { fittedOutputCap, promptTokenEstimate } from './output-cap.js'
+import { checkedUserId, defaultUserId } from './user-id.js'
 
 /**
  * The user's settings that shape requests. They are read once, when a header is made, and written into its config
@@ -12,6 +13,8 @@ export interface HeaderSettings {
   maxOutputTokens?: number
   /** The user's catalog overrides, for the window, the output ceiling and image support. */
   models?: Record<string, ModelOverride>
+  /** `userId` in settings: DeepSeek's `user_id` for every request that does not set its own. */
+  userId?: string
 }
 
 /**
@@ -22,6 +25,9 @@ export interface HeaderSettings {
  * An undescribed model's maximum is a guess, so on the chat wire (where `max_tokens` is optional) no ceiling is
  * recorded unless the user gave one: a guess above the real limit is a 400. The Anthropic wire requires
  * `max_tokens`, so there the guess is recorded, and the log still says every byte.
+ *
+ * The user id is the config's own (per agent), else the settings', else the per-user default; an invalid one throws
+ * one sentence.
  */
 export function completeConfig(config: ModelConfig, settings: HeaderSettings, wire: Wire): ModelConfig {
   const retired = retiredModel(config.model, settings.models)
@@ -37,6 +43,12 @@ export function completeConfig(config: ModelConfig, settings: HeaderSettings, wi
     ...(ceiling !== undefined ? { maxOutputTokens: ceiling } : {}),
     contextWindow: config.contextWindow ?? info.contextWindow,
     images: config.images ?? info.images,
+    userId:
+      config.userId !== undefined
+        ? checkedUserId(config.userId, "agent's userId")
+        : settings.userId !== undefined
+          ? checkedUserId(settings.userId, 'userId in settings')
+          : defaultUserId(),
   }
 }
 

@@ -100,9 +100,28 @@ export interface ModelOverride {
   wire?: Wire
 }
 
-/** True when the id is in the built-in table. */
+/**
+ * DeepSeek's Anthropic wire accepts model names that start with `claude`: `claude-opus*` is served and billed as
+ * V4 Pro, every other `claude*` name as Flash (guides/anthropic_api, "Anthropic Model Mapping"). Such a name is an
+ * alias here that uses the Anthropic wire, since the chat wire does not map it.
+ */
+export function claudeAliasOf(id: string): string | undefined {
+  if (!id.startsWith('claude')) return undefined
+  return id.startsWith('claude-opus') ? 'deepseek-v4-pro' : DEFAULT_MODEL
+}
+
+/** The built-in entry for `id`: the table, or a `claude*` name mapped as DeepSeek maps it. */
+function builtIn(id: string): ModelInfo | undefined {
+  const listed = BUILT_IN.find((m) => m.id === id)
+  if (listed) return listed
+  const target = claudeAliasOf(id)
+  const served = target ? BUILT_IN.find((m) => m.id === target) : undefined
+  return served ? { ...served, id, aliasOf: target, wire: 'anthropic' } : undefined
+}
+
+/** True when the id is in the built-in table, or a `claude*` name DeepSeek maps to one of its models. */
 export function isKnownModel(id: string): boolean {
-  return BUILT_IN.some((m) => m.id === id)
+  return builtIn(id) !== undefined
 }
 
 /** The retirement of `id`, if DeepSeek retired it and the user has not described it as a model of their own. */
@@ -121,7 +140,7 @@ export function retiredSentence(retired: RetiredModel): string {
  * above. `overrides` (from settings) replace fields per id, prices field by field, and may add new ids.
  */
 export function modelInfo(id: string, overrides: Record<string, ModelOverride> = {}): ModelInfo {
-  const base = BUILT_IN.find((m) => m.id === id) ?? { id, ...UNKNOWN }
+  const base = builtIn(id) ?? { id, ...UNKNOWN }
   const override = overrides[id]
   const info: ModelInfo = { ...base, prices: { ...base.prices }, ...(base.peakPrices ? { peakPrices: { ...base.peakPrices } } : {}) }
   if (!override) return info

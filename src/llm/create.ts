@@ -1,8 +1,8 @@
 import type { ModelAdapter, Wire } from './adapter.js'
-import { anthropicBody } from './anthropic/body.js'
+import { AnthropicBodyEncoder } from './anthropic/body.js'
 import { AnthropicDecoder } from './anthropic/events.js'
 import { completeConfig, type HeaderSettings } from './body-settings.js'
-import { chatBody } from './chat/body.js'
+import { ChatBodyEncoder } from './chat/body.js'
 import { ChatDecoder } from './chat/events.js'
 import { endpointFor } from './endpoints.js'
 import { DEFAULT_IDLE_TIMEOUT_MS, streamHttp, type WireDecoder } from './transport.js'
@@ -31,7 +31,7 @@ export function createAdapter(options: AdapterOptions): ModelAdapter {
   const anthropicBase = options.anthropicBaseUrl ?? (options.baseUrl === undefined ? process.env.DEEPSEEK_ANTHROPIC_BASE_URL : undefined)
   const apiKey = options.apiKey ?? (() => process.env.DEEPSEEK_API_KEY || undefined)
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
-  const settings: HeaderSettings = { maxOutputTokens: options.maxOutputTokens, models: options.models }
+  const settings: HeaderSettings = { maxOutputTokens: options.maxOutputTokens, models: options.models, userId: options.userId }
   const wire = options.wire
 
   const route =
@@ -39,10 +39,12 @@ export function createAdapter(options: AdapterOptions): ModelAdapter {
       ? { url: endpointFor('anthropic', base, anthropicBase), decoder: (): WireDecoder => new AnthropicDecoder() }
       : { url: endpointFor('chat', base), decoder: (): WireDecoder => new ChatDecoder() }
 
+  // One encoder per adapter: a session's next request re-encodes only its new messages (fold-cache.ts).
+  const encoder = wire === 'anthropic' ? new AnthropicBodyEncoder() : new ChatBodyEncoder()
   return {
     wire,
     headerConfig: (config) => completeConfig(config, settings, wire),
-    body: (request) => (wire === 'anthropic' ? anthropicBody(request) : chatBody(request)),
+    body: (request) => encoder.body(request),
     stream(body, streamOptions = {}) {
       const key = apiKey()
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' }

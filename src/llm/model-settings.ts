@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { ModelOverride } from './catalog.js'
+import { checkedUserId } from './user-id.js'
 
 const price = z.number().nonnegative()
 const prices = z.strictObject({ cacheHit: price.optional(), cacheMiss: price.optional(), output: price.optional() })
@@ -38,4 +39,9 @@ export function modelOverridesOf(models: Record<string, unknown> | undefined): R
     }
   }
   return out
+}
+
+/** `userId` in settings (DeepSeek's `user_id` for this user's requests), checked: a bad one throws one sentence. */
+export function userIdSettingOf(settings: Record<string, unknown>): string | undefined {
+  return settings.userId === undefined ? undefined : checkedUserId(settings.userId, 'userId in settings')
 }

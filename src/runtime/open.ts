@@ -22,6 +22,7 @@ import { loadHooks } from '../hooks/index.js'
 import type { Effort, ModelAdapter } from '../llm/adapter.js'
 import { costsMore, modelInfo, type ModelInfo } from '../llm/catalog.js'
 import { createAdapter } from '../llm/create.js'
+import { userIdSettingOf } from '../llm/model-settings.js'
 import { resolveApiKey } from '../llm/credentials.js'
 import type { McpServerConfig } from '../mcp/config.js'
 import { createPermissionPolicy, permissionNeededMessage } from '../permissions/policy.js'
@@ -55,6 +56,8 @@ export interface OpenAgentOptions extends SessionChoice {
   store?: string
   model?: string
   effort?: Effort
+  /** DeepSeek's `user_id` for this agent's requests (a fleet's task or tenant), over `userId` in settings. */
+  userId?: string
   permissionMode?: PermissionMode
   /** Extra allow rules for this run (`--allow`). */
   allow?: string[]
@@ -122,6 +125,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       anthropicBaseUrl: env.DEEPSEEK_ANTHROPIC_BASE_URL,
       apiKey: () => resolveApiKey(env, home),
       models: modelOverrides(settings),
+      userId: userIdSettingOf(settings),
     })
 
   // Until the agent exists, server notices are startup problems; afterwards they reach the user as notices.
@@ -229,7 +233,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     tools: tools(),
     schemas: toolSchemas,
     system: asChild?.system ?? systemPrompt({ model: model.id, cwd }),
-    config: { model: model.id, effort: options.effort ?? settings.effort ?? 'high' },
+    config: { model: model.id, effort: options.effort ?? settings.effort ?? 'high', ...(options.userId !== undefined ? { userId: options.userId } : {}) },
     toolState,
     permissionMode: mode,
     start,

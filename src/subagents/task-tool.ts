@@ -14,11 +14,29 @@ const schema = z.object({
 type Args = z.infer<typeof schema>
 
 /**
+ * Estimated tokens (UTF-8 bytes / 4) the listing of agent types may take. Types are listed in their order (built-in
+ * first) until it is spent; the rest are counted, so 156 agent files cost this much, not ~9K tokens per request.
+ */
+export const AGENT_LISTING_TOKEN_BUDGET = 160
+
+const tokens = (text: string): number => Math.ceil(Buffer.byteLength(text, 'utf8') / 4)
+
+/**
  * What the model reads. It is part of the cached prefix, so it depends only on the agent types of the session
- * (fixed when the session opens) and stays short: the parent's fixed prompt may grow by at most ~120 tokens for it.
+ * (fixed when the session opens) and stays short: the listing fits AGENT_LISTING_TOKEN_BUDGET.
  */
 function description(types: readonly AgentType[]): string {
-  const list = types.map((t) => `${t.name} (${t.description})`).join(', ')
+  const listed: string[] = []
+  let used = 0
+  for (const t of types) {
+    const entry = `${t.name} (${t.description})`
+    if (used + tokens(entry) > AGENT_LISTING_TOKEN_BUDGET) break
+    listed.push(entry)
+    used += tokens(entry)
+  }
+  const left = types.length - listed.length
+  if (left) listed.push(`${left} more left out of this list; use a name the user gives`)
+  const list = listed.join(', ')
   return `Delegate a self-contained job to a fresh subagent; you get only its answer. Pays for broad searches and independent work (calls in one step run in parallel); not for quick lookups. Types: ${list}.`
 }
 

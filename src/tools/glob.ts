@@ -47,22 +47,30 @@ export const globTool: Tool<Args> = {
     const guard = readGuardOf(ctx.state)
     const allowed = guard ? found.filter((file) => guard.refuses(path.normalize(file)) === undefined) : found
     const leftOut = found.length - allowed.length
-    const dated = await Promise.all(
-      allowed.map(async (file) => {
-        try {
-          return { file, mtime: (await stat(file)).mtimeMs }
-        } catch {
-          return { file, mtime: 0 } // Vanished since the walk: listed last.
-        }
-      }),
-    )
-    dated.sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : 1))
-    const shown = dated.slice(0, GLOB_MAX_RESULTS).map((d) => displayPath(ctx.cwd, path.normalize(d.file)))
+    // Dating every match costs one stat each (2.2 s for 50K matches, issue 36), so only a list that is shown whole is
+    // dated and sorted newest first; a longer one is cut to its first matches by path, which costs no stat at all.
+    const many = allowed.length > GLOB_MAX_RESULTS
+    const listed = many ? allowed.sort().slice(0, GLOB_MAX_RESULTS) : await newestFirst(allowed)
+    const shown = listed.map((file) => displayPath(ctx.cwd, path.normalize(file)))
     let text = shown.length ? shown.join('\n') : 'No files matched.'
     if (leftOut) text += `\n${leftOutNote(leftOut)}`
-    if (dated.length > GLOB_MAX_RESULTS) {
-      text += `\n[${dated.length} files matched; showing the ${GLOB_MAX_RESULTS} newest. Narrow the pattern or path.]`
+    if (many) {
+      text += `\n[${allowed.length} files matched; showing the first ${GLOB_MAX_RESULTS} by path. Narrow the pattern or path.]`
     }
-    return { content: [{ type: 'text', text }], meta: { matched: dated.length, leftOut } }
+    return { content: [{ type: 'text', text }], meta: { matched: allowed.length, leftOut } }
   },
+}
+
+async function newestFirst(files: string[]): Promise<string[]> {
+  const dated = await Promise.all(
+    files.map(async (file) => {
+      try {
+        return { file, mtime: (await stat(file)).mtimeMs }
+      } catch {
+        return { file, mtime: 0 } // Vanished since the walk: listed last.
+      }
+    }),
+  )
+  dated.sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : 1))
+  return dated.map((d) => d.file)
 }

@@ -18,10 +18,16 @@ const schema = z.object({
   output_mode: z.enum(['content', 'files_with_matches', 'count']).optional(),
   '-i': z.boolean().optional(),
   '-n': z.boolean().optional(),
-  '-A': z.number().int().min(0).max(50).optional(),
-  '-B': z.number().int().min(0).max(50).optional(),
-  '-C': z.number().int().min(0).max(50).optional(),
+  // Context lines are clamped to [0, CONTEXT_MAX] in `run` rather than bounded here: bounds in the schema cost ~20
+  // tokens of every request's cached prefix.
+  '-A': z.number().int().optional(),
+  '-B': z.number().int().optional(),
+  '-C': z.number().int().optional(),
 })
+
+/** Context lines one side of a match at most. */
+const CONTEXT_MAX = 50
+const contextLines = (n: number | undefined): number => Math.min(CONTEXT_MAX, Math.max(0, n ?? 0))
 
 const description = 'Search file contents by regex (ripgrep). Lists matching files unless output_mode says otherwise.'
 
@@ -55,8 +61,8 @@ export const grepTool: Tool<Args> = {
       mode: args.output_mode ?? 'files_with_matches',
       ignoreCase: args['-i'] ?? false,
       lineNumbers: args['-n'] ?? true,
-      before: args['-B'] ?? args['-C'] ?? 0,
-      after: args['-A'] ?? args['-C'] ?? 0,
+      before: contextLines(args['-B'] ?? args['-C']),
+      after: contextLines(args['-A'] ?? args['-C']),
       maxLines: GREP_MAX_LINES,
       signal: ctx.signal,
       env: commandEnv(ctx.state),

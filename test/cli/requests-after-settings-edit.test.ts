@@ -46,7 +46,7 @@ describe('the log alone reproduces every request after settings.models is edited
       it(`verify passes and show --requests gives the bytes the model received, for ${model} on the ${wire} wire`, async () => {
         const box = sandbox()
         writeSettings(box.cwd, { wire, model, models: before })
-        mock = await startMockModel({ script: [{ toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }, { text: 'done' }] })
+        mock = await startMockModel({ models: [model], script: [{ toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }, { text: 'done' }] })
         const env = cliEnv({ url: mock.url, home: box.home })
         const run = await runCli(['-p', 'look around', '--output-format', 'json'], { cwd: box.cwd, env })
         expect(run.stderr).toBe('')
@@ -74,7 +74,7 @@ describe('the log alone reproduces every request after settings.models is edited
     for (const wire of WIRES) {
       const box = sandbox()
       writeSettings(box.cwd, { wire, model: 'ds-finetune-x', models: { 'ds-finetune-x': { contextWindow: 64_000 } } })
-      mock = await startMockModel({ script: [{ text: 'hi' }] })
+      mock = await startMockModel({ models: ['ds-finetune-x'], script: [{ text: 'hi' }] })
       const run = await runCli(['-p', 'hello'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
       expect(run.code).toBe(0)
       ceilings[wire] = loggedConfigs(box.home)[0].maxOutputTokens

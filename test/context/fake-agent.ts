@@ -19,9 +19,14 @@ export class FakeAgent {
   readonly notices: string[] = []
   private step_ = 0
   private calls = 0
+  /** Producers that have run, which observe every committed event from then on, as the agent's `event` point does. */
+  private readonly observers = new Set<Extension>()
 
   private constructor(readonly session: Session) {
     const self = this
+    session.subscribe((event) => {
+      for (const p of this.observers) p.event?.(event, this.api)
+    })
     this.api = extensionContext({
       session,
       get permissionMode() {
@@ -51,6 +56,11 @@ export class FakeAgent {
     return new FakeAgent(await Session.create(new MemoryStore(), { cwd }))
   }
 
+  /** Ends the turn: the next step is the first of a new one (the numbering producers see). */
+  newTurn(): void {
+    this.step_ = 0
+  }
+
   /** Runs one step: the prompt (if any) enters, then each producer's preStep in order. Returns what entered. */
   async step(producers: Extension[], prompt?: string): Promise<EnteringMessage[]> {
     let entering: EnteringMessage[] = prompt
@@ -58,6 +68,7 @@ export class FakeAgent {
       : []
     this.step_++
     for (const p of producers) {
+      this.observers.add(p)
       const decision = await p.preStep?.({ turn: 1, step: this.step_ }, entering, this.api)
       if (decision?.action === 'enter') entering = decision.messages
       if (decision?.action === 'reject') throw new Error(decision.reason)
@@ -68,6 +79,7 @@ export class FakeAgent {
 
   /** Runs postTool for one call of `name` with `input`; appends and returns the context it asks for. */
   async tool(producer: Extension, name: string, input: Record<string, unknown>): Promise<string[]> {
+    this.observers.add(producer)
     const callId = `c${this.calls++}`
     const outcome = await producer.postTool?.(
       { ...call(name, input), turn: 1, step: this.step_, callId },

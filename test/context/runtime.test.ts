@@ -24,7 +24,7 @@ describe('runtime facts text', () => {
     expect(runtimeText({ date: '2026-03-07', permissionMode: 'plan', git: { kind: 'repository', branch: 'main', dirty: true } })).toBe(
       [
         '<system-reminder>',
-        'Current session facts (they hold until a later reminder changes them):',
+        'Current session facts (until a later reminder changes them):',
         '- Date: 2026-03-07',
         '- Permission mode: plan (read-only: explore and plan, and change nothing; tools that write or run commands are denied)',
         '- Git: branch main, uncommitted changes',

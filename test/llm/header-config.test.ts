@@ -3,6 +3,7 @@ import type { ModelConfig, ModelRequest } from '../../src/llm/adapter.js'
 import { completeConfig } from '../../src/llm/body-settings.js'
 import { modelInfo } from '../../src/llm/catalog.js'
 import { createAdapter } from '../../src/llm/create.js'
+import { defaultUserId } from '../../src/llm/user-id.js'
 import { WIRES } from './helpers.js'
 
 const base: ModelConfig = { model: 'deepseek-flash', effort: 'high' }
@@ -23,7 +24,7 @@ describe('the header config records every setting a body depends on', () => {
 
   it('lowers the catalog maximum by the user cap and by a settings override, and records window and vision', () => {
     const flash = modelInfo('deepseek-flash')
-    expect(completeConfig(base, {}, 'chat')).toEqual({ ...base, maxOutputTokens: flash.maxOutput, contextWindow: flash.contextWindow, images: flash.images })
+    expect(completeConfig(base, {}, 'chat')).toEqual({ ...base, maxOutputTokens: flash.maxOutput, contextWindow: flash.contextWindow, images: flash.images, userId: defaultUserId() })
     expect(completeConfig(base, { maxOutputTokens: 900 }, 'chat').maxOutputTokens).toBe(900)
     expect(completeConfig(base, { models: { 'deepseek-flash': { maxOutput: 800, contextWindow: 5_000, images: false } } }, 'chat')).toMatchObject({
       maxOutputTokens: 800,

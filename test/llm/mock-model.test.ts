@@ -82,7 +82,7 @@ describe('the mock model server', () => {
     })
     expect(chat.choices[0].finish_reason).toBe('tool_calls')
     expect(chat.usage.prompt_cache_miss_tokens).toBe(chat.usage.prompt_tokens)
-    const messages = await post(`${mock.url}/anthropic/v1/messages`, { model: 'x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+    const messages = await post(`${mock.url}/anthropic/v1/messages`, { model: 'deepseek-flash', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
     expect(messages.content).toEqual([{ type: 'text', text: 'plain' }])
     expect(messages.stop_reason).toBe('end_turn')
   })
@@ -103,9 +103,9 @@ describe('the mock model server', () => {
     mock = await startMockModel({ script: [{ text: 'Paris.', repeat: true }] })
     const system = { role: 'system', content: 'You are a helpful assistant. '.repeat(40) }
     const q1 = { role: 'user', content: 'What is the capital of France?' }
-    const first = await post(`${mock.url}/chat/completions`, { model: 'm', messages: [system, q1] })
+    const first = await post(`${mock.url}/chat/completions`, { model: 'deepseek-flash', messages: [system, q1] })
     const second = await post(`${mock.url}/chat/completions`, {
-      model: 'm',
+      model: 'deepseek-flash',
       messages: [system, q1, { role: 'assistant', content: 'Paris.' }, { role: 'user', content: 'And of Spain?' }],
     })
     expect(first.usage.prompt_cache_hit_tokens).toBe(0)
@@ -118,7 +118,7 @@ describe('the mock model server', () => {
     mock = await startMockModel({ script: [{ text: '1', repeat: true }] })
     const shared = 'y'.repeat(4000)
     const send = (tail: string): Promise<any> =>
-      post(`${mock!.url}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: shared + tail }] })
+      post(`${mock!.url}/chat/completions`, { model: 'deepseek-flash', messages: [{ role: 'user', content: shared + tail }] })
     const ab = await send('B')
     const ac = await send('C')
     const ad = await send('D')
@@ -133,8 +133,8 @@ describe('the mock model server', () => {
   it('persists units at fixed intervals along a long input, so a long prefix hits before its end', async () => {
     mock = await startMockModel({ script: [{ text: '1', repeat: true }] })
     const long = 'z'.repeat(40_000)
-    await post(`${mock.url}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: `${long}A` }] })
-    const other = await post(`${mock.url}/chat/completions`, { model: 'm', messages: [{ role: 'user', content: `${long}B` }] })
+    await post(`${mock.url}/chat/completions`, { model: 'deepseek-flash', messages: [{ role: 'user', content: `${long}A` }] })
+    const other = await post(`${mock.url}/chat/completions`, { model: 'deepseek-flash', messages: [{ role: 'user', content: `${long}B` }] })
     // 40,000 characters hold two whole 16,384-character interval units.
     expect(other.usage.prompt_cache_hit_tokens).toBe(Math.floor((2 * INTERVAL_TOKENS * 4) / 4))
   })

@@ -37,7 +37,14 @@ describe('glob', () => {
     for (let i = 0; i < 205; i++) put(`many/f${i}.txt`)
     const out = textOf(await ws.run(globTool, { pattern: '*.txt', path: 'many' }))
     expect(out.split('\n').filter((l) => l.startsWith('many/')).length).toBe(200)
-    expect(out).toMatch(/205 files matched; showing the 200 newest/)
+    expect(out).toMatch(/205 files matched; showing the first 200 by path/)
+  })
+
+  it('over 200 matches, lists the first 200 by path whatever their age', async () => {
+    for (let i = 0; i < 205; i++) put(`many/f${String(i).padStart(3, '0')}.txt`)
+    const out = textOf(await ws.run(globTool, { pattern: '*.txt', path: 'many' })).split('\n')
+    expect(out[0]).toBe('many/f000.txt')
+    expect(out[199]).toBe('many/f199.txt')
   })
 
   it('says when nothing matched and when the path is not a directory', async () => {

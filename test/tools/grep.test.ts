@@ -99,6 +99,35 @@ for (const engine of engines) {
       expect(out).toMatch(/results cut at 250 lines/)
     })
 
+    it('gives many files in path order, components compared one by one, with context groups between files', async () => {
+      const names = ['a-b/x.txt', 'a/x.txt', 'a/b/x.txt', 'B.txt', 'z.txt', ...Array.from({ length: 120 }, (_, i) => `n/f${String(i).padStart(3, '0')}.txt`)]
+      for (const name of names) {
+        mkdirSync(path.dirname(path.join(ws.cwd, 'tree', name)), { recursive: true })
+        writeFileSync(path.join(ws.cwd, 'tree', name), 'before\nmark\nafter\n')
+      }
+      const files = textOf(await ws.run(grepTool, { pattern: 'mark', path: 'tree' })).split('\n')
+      expect(files.slice(0, 5)).toEqual(['tree/B.txt', 'tree/a/b/x.txt', 'tree/a/x.txt', 'tree/a-b/x.txt', 'tree/n/f000.txt'])
+      expect(files.slice(4, -1)).toEqual([...files.slice(4, -1)].sort())
+      expect(files.at(-1)).toBe('tree/z.txt')
+      const content = textOf(await ws.run(grepTool, { pattern: 'mark', path: 'tree/a', output_mode: 'content', '-A': 1 })).split('\n')
+      expect(content).toEqual(['tree/a/b/x.txt:2:mark', 'tree/a/b/x.txt-3-after', '--', 'tree/a/x.txt:2:mark', 'tree/a/x.txt-3-after'])
+    })
+
+    it('anchors ^ and $ at each line, also in a file whose first line does not match', async () => {
+      writeFileSync(path.join(ws.cwd, 'anchors.txt'), 'first\nfoo\nfoobar\n')
+      const out = textOf(await ws.run(grepTool, { pattern: '^foo$', path: 'anchors.txt', output_mode: 'content' }))
+      expect(out.split('\n')).toEqual(['anchors.txt:2:foo'])
+      if (!engine.env) return // ripgrep's regex syntax has no lookarounds; the built-in search's JavaScript one does.
+      const ahead = textOf(await ws.run(grepTool, { pattern: 'foo(?!bar)', path: 'anchors.txt', output_mode: 'content' }))
+      expect(ahead.split('\n')).toEqual(['anchors.txt:2:foo'])
+    })
+
+    it('clamps context lines to 50 each side instead of refusing a larger count', async () => {
+      writeFileSync(path.join(ws.cwd, 'long.txt'), `${'x\n'.repeat(80)}mark\n${'y\n'.repeat(80)}`)
+      const out = textOf(await ws.run(grepTool, { pattern: 'mark', path: 'long.txt', output_mode: 'content', '-C': 500 })).split('\n')
+      expect(out).toHaveLength(101)
+    })
+
     it('reports an invalid pattern as an error', async () => {
       const out = await ws.run(grepTool, { pattern: '(unclosed' })
       expect(out.isError).toBe(true)

@@ -1,5 +1,5 @@
-import type { ModelRequest } from '../adapter.js'
-import type { ModelConfig } from '../adapter.js'
+import type { ModelConfig, ModelRequest } from '../adapter.js'
+import { FoldCache } from '../fold-cache.js'
 import { acceptsImages, mustPassReasoning, outputCap, thinkingOf } from '../body-settings.js'
 import { BLOCK_SEPARATOR, assistantParts, imageNote, sortedByName, toolResultText } from '../content.js'
 import type { InputBlock, Message } from '../messages.js'
@@ -22,33 +22,73 @@ interface AnthropicMessage {
  * consecutive same-role messages are merged, as the Messages API expects alternating roles.
  */
 export function anthropicBody(request: ModelRequest): string {
-  const { config } = request
-  const images = acceptsImages(config)
-  const system = [request.system, ...request.messages.filter((m) => m.role === 'system').map((m) => m.content)]
-    .filter((s) => s.length > 0)
-    .join(BLOCK_SEPARATOR)
+  return new AnthropicBodyEncoder().body(request)
+}
 
-  const messages: AnthropicMessage[] = []
-  for (const message of request.messages) {
-    const converted = anthropicMessage(message, images, config)
-    if (!converted || converted.content.length === 0) continue
-    const last = messages[messages.length - 1]
-    if (last && last.role === converted.role) last.content.push(...converted.content)
-    else messages.push(converted)
-  }
+/**
+ * The message list folded so far: the JSON of the messages that are complete (the next message had the other role),
+ * the last one still open to merging, and system text found among the messages.
+ */
+interface AnthropicFold {
+  json: string
+  bytes: number
+  last: AnthropicMessage | undefined
+  systemParts: string[]
+}
 
-  const thinking = thinkingOf(config.effort)
-  const body: Record<string, unknown> = { model: config.model, max_tokens: 0 }
-  if (system) body.system = system
-  body.messages = messages
-  if (request.tools.length > 0) {
-    body.tools = sortedByName(request.tools).map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }))
+/**
+ * `anthropicBody` for a session's requests, each extending the one before: complete messages stay JSON text between
+ * requests (see FoldCache), so a request costs O(new messages) to build plus O(tools). The bytes are `anthropicBody`'s.
+ */
+export class AnthropicBodyEncoder {
+  private readonly folded = new FoldCache<AnthropicFold>()
+
+  body(request: ModelRequest): string {
+    const { config } = request
+    const images = acceptsImages(config)
+    const fold = this.folded.extend(
+      config,
+      request.messages,
+      () => ({ json: '', bytes: 0, last: undefined, systemParts: [] }),
+      (state, message) => {
+        if (message.role === 'system') {
+          state.systemParts.push(message.content)
+          return
+        }
+        const converted = anthropicMessage(message, images, config)
+        if (!converted || converted.content.length === 0) return
+        if (state.last && state.last.role === converted.role) {
+          state.last.content.push(...converted.content)
+          return
+        }
+        if (state.last) {
+          const json = JSON.stringify(state.last)
+          state.bytes += Buffer.byteLength(json, 'utf8') + (state.json ? 1 : 0)
+          state.json = state.json ? `${state.json},${json}` : json
+        }
+        state.last = converted
+      },
+    )
+    const system = [request.system, ...fold.systemParts].filter((s) => s.length > 0).join(BLOCK_SEPARATOR)
+    const lastJson = fold.last ? JSON.stringify(fold.last) : ''
+    const messages = fold.json && lastJson ? `${fold.json},${lastJson}` : fold.json || lastJson
+    const messagesBytes = fold.bytes + (lastJson ? Buffer.byteLength(lastJson, 'utf8') + (fold.json ? 1 : 0) : 0)
+
+    const thinking = thinkingOf(config.effort)
+    const rest: Record<string, unknown> = {}
+    if (request.tools.length > 0) {
+      rest.tools = sortedByName(request.tools).map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }))
+    }
+    rest.thinking = { type: thinking.type }
+    if (thinking.effort) rest.output_config = { effort: thinking.effort }
+    rest.stream = true
+    if (config.userId !== undefined) rest.metadata = { user_id: config.userId }
+    const head = (maxTokens: number | undefined): string =>
+      `{"model":${JSON.stringify(config.model)},"max_tokens":${JSON.stringify(maxTokens)}${system ? `,"system":${JSON.stringify(system)}` : ''},"messages":[`
+    const tail = `],${JSON.stringify(rest).slice(1)}`
+    const maxTokens = outputCap(config, true, Buffer.byteLength(head(0), 'utf8') + messagesBytes + Buffer.byteLength(tail, 'utf8'))
+    return `${head(maxTokens)}${messages}${tail}`
   }
-  body.thinking = { type: thinking.type }
-  if (thinking.effort) body.output_config = { effort: thinking.effort }
-  body.stream = true
-  body.max_tokens = outputCap(config, true, Buffer.byteLength(JSON.stringify(body), 'utf8'))
-  return JSON.stringify(body)
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ModelConfig, ModelRequest } from '../adapter.js'
+import { FoldCache } from '../fold-cache.js'
 import { acceptsImages, mustPassReasoning, outputCap, thinkingOf } from '../body-settings.js'
 import { BLOCK_SEPARATOR, assistantParts, imageNote, sortedByName, toolResultText } from '../content.js'
 import type { ImageBlock, InputBlock, Message } from '../messages.js'
@@ -22,38 +23,81 @@ export type ChatMessage =
  * since every object below is built with a fixed key order and tools are sorted by name.
  */
 export function chatBody(request: ModelRequest): string {
-  const { config } = request
-  const images = acceptsImages(config)
-  const messages: ChatMessage[] = []
-  if (request.system) messages.push({ role: 'system', content: request.system })
-  let toolImages: ChatPart[] = []
-  for (const message of request.messages) {
-    if (message.role !== 'tool' && toolImages.length) {
-      messages.push({ role: 'user', content: toolImages })
-      toolImages = []
-    }
-    messages.push(chatMessage(message, images, config))
-    if (message.role === 'tool' && images) toolImages.push(...toolResultImages(message.callId, message.content))
-  }
-  if (toolImages.length) messages.push({ role: 'user', content: toolImages })
+  return new ChatBodyEncoder().body(request)
+}
 
-  const thinking = thinkingOf(config.effort)
-  const body: Record<string, unknown> = { model: config.model, messages }
-  if (request.tools.length > 0) {
-    body.tools = sortedByName(request.tools).map((t) => ({
-      type: 'function',
-      function: { name: t.name, description: t.description, parameters: t.parameters },
-    }))
+/** The message list folded so far: its JSON (elements joined by commas), and tool images waiting for a non-tool message. */
+interface ChatFold {
+  json: string
+  bytes: number
+  toolImages: ChatPart[]
+}
+
+/**
+ * `chatBody` for a session's requests, each extending the one before: the messages already encoded for the previous
+ * request (same config, the same message objects in the same places) are kept as JSON text, so a request costs
+ * O(new messages) to build plus O(tools), not O(session). The bytes are exactly `chatBody`'s: `JSON.stringify` of an
+ * array is its elements' JSON joined by commas, and the fold is the same left fold `chatBody` runs.
+ */
+export class ChatBodyEncoder {
+  private readonly folded = new FoldCache<ChatFold>()
+
+  body(request: ModelRequest): string {
+    const { config } = request
+    const images = acceptsImages(config)
+    const fold = this.folded.extend(
+      config,
+      request.messages,
+      () => ({ json: '', bytes: 0, toolImages: [] }),
+      (state, message) => {
+        if (message.role !== 'tool' && state.toolImages.length) {
+          append(state, { role: 'user', content: state.toolImages })
+          state.toolImages = []
+        }
+        append(state, chatMessage(message, images, config))
+        if (message.role === 'tool' && images) state.toolImages.push(...toolResultImages(message.callId, message.content))
+      },
+    )
+    let messages = fold.json
+    let messagesBytes = fold.bytes
+    if (request.system) {
+      const system = JSON.stringify({ role: 'system', content: request.system })
+      messages = messages ? `${system},${messages}` : system
+      messagesBytes += Buffer.byteLength(system, 'utf8') + (fold.json ? 1 : 0)
+    }
+    if (fold.toolImages.length) {
+      const images = JSON.stringify({ role: 'user', content: fold.toolImages })
+      messages = messages ? `${messages},${images}` : images
+      messagesBytes += Buffer.byteLength(images, 'utf8') + (messagesBytes ? 1 : 0)
+    }
+
+    const thinking = thinkingOf(config.effort)
+    const rest: Record<string, unknown> = {}
+    if (request.tools.length > 0) {
+      rest.tools = sortedByName(request.tools).map((t) => ({
+        type: 'function',
+        function: { name: t.name, description: t.description, parameters: t.parameters },
+      }))
+    }
+    rest.thinking = { type: thinking.type }
+    if (thinking.effort) rest.reasoning_effort = thinking.effort
+    rest.max_tokens = 0
+    rest.stream = true
+    rest.stream_options = { include_usage: true }
+    if (config.userId !== undefined) rest.user_id = config.userId
+    const head = `{"model":${JSON.stringify(config.model)},"messages":[`
+    const size = (tail: string): number => Buffer.byteLength(head, 'utf8') + messagesBytes + 2 + Buffer.byteLength(tail, 'utf8')
+    const cap = outputCap(config, false, size(JSON.stringify(rest).slice(1)))
+    if (cap === undefined) delete rest.max_tokens
+    else rest.max_tokens = cap
+    return `${head}${messages}],${JSON.stringify(rest).slice(1)}`
   }
-  body.thinking = { type: thinking.type }
-  if (thinking.effort) body.reasoning_effort = thinking.effort
-  body.max_tokens = 0
-  body.stream = true
-  body.stream_options = { include_usage: true }
-  const cap = outputCap(config, false, Buffer.byteLength(JSON.stringify(body), 'utf8'))
-  if (cap === undefined) delete body.max_tokens
-  else body.max_tokens = cap
-  return JSON.stringify(body)
+}
+
+function append(state: ChatFold, message: ChatMessage): void {
+  const json = JSON.stringify(message)
+  state.bytes += Buffer.byteLength(json, 'utf8') + (state.json ? 1 : 0)
+  state.json = state.json ? `${state.json},${json}` : json
 }
 
 /**

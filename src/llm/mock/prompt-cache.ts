@@ -40,38 +40,128 @@ function openPrompt(prompt: string): string {
   return prompt.endsWith(']]') ? prompt.slice(0, -2) : prompt
 }
 
+/**
+ * The units and the prompts seen so far, kept in one radix tree of characters, so a request costs O(its own length)
+ * however long the session: finding the longest unit it starts with, and its common prefix with every earlier prompt
+ * (the branch points along its path), are one walk down the tree. Each new edge holds its own copy of the new text, so
+ * the tree holds each distinct byte of the session once, not every request whole.
+ */
 export class PromptCache {
-  private readonly units = new Set<string>()
-  private readonly seen: string[] = []
+  private readonly root = new TrieNode()
 
   /** Records `prompt` and returns its estimated size and cache hit, both in tokens. */
   lookup(prompt: string): { promptTokens: number; hitTokens: number } {
-    let best = ''
-    for (const unit of this.units) if (unit.length > best.length && prompt.startsWith(unit)) best = unit
+    const { longestUnit, commonWithSeen } = this.walk(prompt)
     const promptTokens = estimateTokens(prompt)
-    const hitTokens = Math.min(promptTokens, Math.floor(Buffer.byteLength(best, 'utf8') / 4))
+    const hitTokens = Math.min(promptTokens, Math.floor(Buffer.byteLength(prompt.slice(0, longestUnit), 'utf8') / 4))
 
-    for (const earlier of this.seen) {
-      const common = commonPrefixLength(earlier, prompt)
-      if (common > 0) this.units.add(prompt.slice(0, common))
-    }
-    this.seen.push(prompt)
     const input = openPrompt(prompt)
-    this.units.add(input)
-    for (let at = INTERVAL_CHARS; at < input.length; at += INTERVAL_CHARS) this.units.add(input.slice(0, at))
+    const stops = new Set(commonWithSeen.filter((d) => d > 0))
+    stops.add(input.length)
+    for (let at = INTERVAL_CHARS; at < input.length; at += INTERVAL_CHARS) stops.add(at)
+    const path = this.insert(prompt, [...stops].sort((a, b) => a - b))
+    for (const [node, depth] of path) {
+      node.seenBelow = true
+      if (stops.has(depth)) node.unit = true
+    }
+    path[path.length - 1][0].seenEnd = true
     return { promptTokens, hitTokens }
   }
 
   /** Persists the unit at the end of the model's output: `prompt` extended by `message` (a wire message object). */
   answered(prompt: string, message: unknown): void {
     const input = openPrompt(prompt)
-    this.units.add(`${input}${input.endsWith('[') ? '' : ','}${canonicalJson(message)}`)
+    const unit = `${input}${input.endsWith('[') ? '' : ','}${canonicalJson(message)}`
+    const path = this.insert(unit, [unit.length])
+    path[path.length - 1][0].unit = true
+  }
+
+  /**
+   * Read-only: the depth of the longest unit `text` starts with, and the length of its common prefix with each
+   * earlier prompt (one depth per branch point where some earlier prompt leaves the path or ends).
+   */
+  private walk(text: string): { longestUnit: number; commonWithSeen: number[] } {
+    let node = this.root
+    let depth = 0
+    let longestUnit = 0
+    const commonWithSeen: number[] = []
+    for (;;) {
+      if (node.unit) longestUnit = depth
+      if (depth === text.length) {
+        if (node.seenBelow) commonWithSeen.push(depth)
+        break
+      }
+      const next = node.edges.get(text.charCodeAt(depth))
+      if (node.seenEnd) commonWithSeen.push(depth)
+      else for (const edge of node.edges.values()) if (edge !== next && edge.to.seenBelow) { commonWithSeen.push(depth); break }
+      if (!next) break
+      const k = commonLength(next.label, text, depth, text.length)
+      if (k < next.label.length) {
+        if (next.to.seenBelow) commonWithSeen.push(depth + k)
+        break
+      }
+      node = next.to
+      depth += k
+    }
+    return { longestUnit, commonWithSeen }
+  }
+
+  /**
+   * Makes `text` a path from the root, with a node at every depth in `stops` (ascending) and at its end; returns the
+   * nodes along it with their depths.
+   */
+  private insert(text: string, stops: number[]): [TrieNode, number][] {
+    let node = this.root
+    let depth = 0
+    let stop = 0
+    const path: [TrieNode, number][] = [[node, 0]]
+    while (depth < text.length) {
+      while (stop < stops.length && stops[stop] <= depth) stop++
+      const limit = stop < stops.length ? Math.min(stops[stop], text.length) : text.length
+      const key = text.charCodeAt(depth)
+      const edge = node.edges.get(key)
+      if (!edge) {
+        const to = new TrieNode()
+        node.edges.set(key, { label: ownCopy(text.slice(depth, limit)), to })
+        node = to
+        depth = limit
+      } else {
+        const k = commonLength(edge.label, text, depth, limit)
+        if (k < edge.label.length) {
+          const middle = new TrieNode()
+          middle.seenBelow = edge.to.seenBelow
+          middle.edges.set(edge.label.charCodeAt(k), { label: edge.label.slice(k), to: edge.to })
+          edge.label = edge.label.slice(0, k)
+          edge.to = middle
+        }
+        node = edge.to
+        depth += k
+      }
+      path.push([node, depth])
+    }
+    return path
   }
 }
 
-function commonPrefixLength(a: string, b: string): number {
-  const n = Math.min(a.length, b.length)
+class TrieNode {
+  readonly edges = new Map<number, { label: string; to: TrieNode }>()
+  /** A cache prefix unit ends here. */
+  unit = false
+  /** An earlier prompt ends here. */
+  seenEnd = false
+  /** An earlier prompt ends here or below. */
+  seenBelow = false
+}
+
+/** How many characters of `label` match `text` from `at`, comparing no further than `limit` in `text`. */
+function commonLength(label: string, text: string, at: number, limit: number): number {
+  const n = Math.min(label.length, limit - at)
   let i = 0
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  while (i < n && label.charCodeAt(i) === text.charCodeAt(at + i)) i++
   return i
+}
+
+/** A flat copy, so an edge does not keep the whole request it was sliced from alive (V8 slices share their parent). */
+function ownCopy(text: string): string {
+  return Buffer.from(text, 'utf16le').toString('utf16le')
 }

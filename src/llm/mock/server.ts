@@ -44,7 +44,12 @@ export interface MockModelOptions {
   host?: string
   /** Appends every recorded request to this file as one JSON line. */
   recordFile?: string
-  /** The ids `GET /models` lists. Default: the catalog's current ids. */
+  /**
+   * Default true. False keeps each recorded request without its body once answered, so a session of thousands of
+   * requests holds O(one request) of bodies, not all of them (long-session benches).
+   */
+  recordBodies?: boolean
+  /** The ids the mock serves and `GET /models` lists; any other id is refused (400). Default: the catalog's current ids. */
   models?: readonly string[]
 }
 
@@ -63,7 +68,7 @@ const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'proxy-a
 
 /**
  * Starts DeepSeek's mock on loopback: `POST /chat/completions` (also `/v1/chat/completions`) and
- * `POST /anthropic/v1/messages` (never `/v1/anthropic/…`: DeepSeek has no such path, so the mock answers 404),
+ * `POST /anthropic/v1/messages` (also `/anthropic/messages`, the Messages API reference's path; never `/v1/anthropic/…`: DeepSeek has no such path, so the mock answers 404),
  * streaming when the body says `stream: true` and one JSON object otherwise, and `GET /models`. Every request takes the
  * next fitting response from the script (script.ts) and is recorded.
  */
@@ -71,6 +76,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
   const script = new Script(options.script)
   const cache = new PromptCache()
   const requests: RecordedRequest[] = []
+  const served = options.models ?? KNOWN_MODEL_IDS
   const sockets = new Set<Socket>()
 
   const server = createServer((req, res) => {
@@ -101,19 +107,19 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       await route(record, res)
     } finally {
       if (options.recordFile) appendFileSync(options.recordFile, `${JSON.stringify(record)}\n`)
+      if (options.recordBodies === false) record.body = null
     }
   }
 
   async function route(record: RecordedRequest, res: ServerResponse): Promise<void> {
     if (record.method === 'GET' && (record.path === '/models' || record.path === '/v1/models')) {
-      const ids = options.models ?? KNOWN_MODEL_IDS
-      sendJson(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', owned_by: 'deepseek' })) })
+      sendJson(res, 200, { object: 'list', data: served.map((id) => ({ id, object: 'model', owned_by: 'deepseek' })) })
       return
     }
     const wire =
       record.path === '/chat/completions' || record.path === '/v1/chat/completions'
         ? 'chat'
-        : record.path === '/anthropic/v1/messages'
+        : record.path === '/anthropic/v1/messages' || record.path === '/anthropic/messages'
           ? 'anthropic'
           : undefined
     if (record.method !== 'POST' || !wire) {
@@ -128,7 +134,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     }
     const request = body as Record<string, unknown>
     const prompt = serializedPrompt(request)
-    const refusal = refusalFor(wire, request, Math.ceil(Buffer.byteLength(prompt, 'utf8') / 4))
+    const refusal = refusalFor(wire, request, Math.ceil(Buffer.byteLength(prompt, 'utf8') / 4), served)
     if (refusal) {
       // DeepSeek's own refusal, before the script is consulted: a scripted answer is not used up by a bad request.
       record.refused = refusal.message
