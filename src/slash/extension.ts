@@ -1,5 +1,5 @@
 import type { EnteringMessage, Extension, ExtensionContext } from '../agent/extensions.js'
-import { isKnownModel } from '../llm/catalog.js'
+import { claudeAliasOf, isKnownModel } from '../llm/catalog.js'
 import type { Refusal } from '../fs/read-gate.js'
 import type { PermissionPolicy } from '../permissions/policy.js'
 import type { ToolGrants } from '../skills/grants.js'
@@ -97,6 +97,12 @@ export function customCommands(options: CustomCommandOptions): Extension {
 
   function applyModel(command: CustomCommand, agent: ExtensionContext, trustedCommand: boolean): void {
     if (!command.model || command.model === agent.model) return
+    // A `claude*` name in a command file is Claude Code's choice, not the user's: DeepSeek would serve it only as an
+    // alias on another wire, which would also cost the session's cached prefix, so the command runs on the session's model.
+    if (claudeAliasOf(command.model) && !options.knownModel?.(command.model)) {
+      agent.notify('info', `/${command.name} asks for the Claude model ${command.model}; it runs with ${agent.model}.`)
+      return
+    }
     if (!isKnownModel(command.model) && !options.knownModel?.(command.model)) {
       agent.notify('info', `/${command.name} asks for the model ${command.model}, which is not a model Rein knows; it runs with ${agent.model}.`)
       return

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadingRefusal } from '../config/read-guard.js'
 import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../fs/read-gate.js'
+import { claudeAliasOf } from '../llm/catalog.js'
 import { builtinTools } from '../tools/registry.js'
 import { TASK_TOOL } from '../tools/task-facts.js'
 import type { AgentType } from './agent-types.js'
@@ -70,7 +71,7 @@ const reinNameOf = (peer: string): string | undefined =>
   (reinNames ??= new Map([
     ...[...builtinTools(), TASK_TOOL].flatMap((t) => (t.peerNames ? [[t.peerNames.claudeCode.toLowerCase(), t.name] as const] : [])),
   ])).get(peer)
-/** Claude Code's model aliases: Rein has no such models, so the child runs on the parent's. */
+/** Claude Code's model aliases (and any `claude*` id): Rein has no such models, so the child runs on the parent's. */
 const INHERIT = new Set(['inherit', 'sonnet', 'opus', 'haiku'])
 
 /** One agent file, or the sentence that says why it is not one. */
@@ -99,7 +100,7 @@ export function parseAgentFile(text: string, file: string): AgentType | string {
     description: description.trim(),
     ...(tools && tools.length ? { tools } : {}),
     prompt: body,
-    ...(model && !INHERIT.has(model.trim()) ? { model: model.trim() } : {}),
+    ...(model && !INHERIT.has(model.trim()) && !claudeAliasOf(model.trim()) ? { model: model.trim() } : {}),
     source: file,
   }
 }

@@ -25,6 +25,11 @@ describe('agent files', () => {
     })
   })
 
+  it('a full Claude model id in an agent file runs the child on the parent model, as the aliases do', () => {
+    const parsed = parseAgentFile('---\nname: r\ndescription: x\nmodel: claude-sonnet-4-5-20250929\n---\nGo.', 'r.md')
+    expect(parsed).not.toHaveProperty('model')
+  })
+
   it('turns a malformed file into one sentence naming it', () => {
     expect(parseAgentFile('no frontmatter', '/a/x.md')).toBe('The agent file /a/x.md has no frontmatter between --- lines; it was not loaded.')
     expect(parseAgentFile('---\nname: bad name!\ndescription: x\n---\nbody', '/a/y.md')).toMatch(/^The agent file \/a\/y.md needs a name/)
