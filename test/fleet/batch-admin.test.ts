@@ -1,31 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CLI, cliEnv, runCli, sandbox } from '../support/cli.js'
+import { cliEnv, runCli, sandbox } from '../support/cli.js'
+import { killWorkers, startWorker, until } from './workers.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { freshDatabase, postgresUrl } from '../support/postgres-db.js'
 
 let mock: MockModel | undefined
-const workers: ChildProcess[] = []
 afterEach(async () => {
-  for (const worker of workers.splice(0)) {
-    if (worker.exitCode === null && worker.signalCode === null) {
-      process.kill(-worker.pid!, 'SIGKILL')
-      await new Promise((resolve) => worker.on('close', resolve))
-    }
-  }
+  await killWorkers()
   await mock?.close()
   mock = undefined
 })
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 40_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 describe.runIf(postgresUrl)('rein batch cancel, results, retry --failed and prune', () => {
   it('cancels a batch mid-run, prints its results from the store, runs the cancelled tasks again with retry --failed, and prunes it', async () => {
@@ -42,15 +29,12 @@ describe.runIf(postgresUrl)('rein batch cancel, results, retry --failed and prun
     writeFileSync(file, ['first', 'second', 'third'].map((prompt, i) => JSON.stringify({ id: `a${i}`, cwd: 'project', prompt })).join('\n'))
     const queued = await runCli(['batch', file, '--detach'], { cwd: box.root, env })
     const name = /batch (admin-[0-9a-f]{8}):/.exec(queued.stderr)![1]
-    const child = spawn(process.execPath, [CLI, 'worker', '--concurrency', '1'], { cwd: box.root, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true })
-    workers.push(child)
-    let log = ''
-    child.stderr!.on('data', (d: Buffer) => (log += d.toString()))
+    const { log } = startWorker(['--concurrency', '1'], box.root, env)
     await until('the first task asked the model', () => mock!.requests.length === 1)
 
     const cancelled = await runCli(['batch', 'cancel', name], { cwd: box.root, env })
     expect(cancelled.stderr).toBe(`rein: Batch ${name}: 3 unfinished tasks cancelled; finished ones keep their results.\n`)
-    await until('the worker stopped the running task', () => log.includes(`task ${name}/a0: cancelled or taken over elsewhere; stopped here.`))
+    await until('the worker stopped the running task', () => log().includes(`task ${name}/a0: cancelled or taken over elsewhere; stopped here.`))
     const results = await runCli(['batch', 'results', name], { cwd: box.root, env })
     const lines = results.stdout.trim().split('\n').map((line) => JSON.parse(line))
     expect(lines.map((r) => [r.id, r.status])).toEqual([['a0', 'cancelled'], ['a1', 'cancelled'], ['a2', 'cancelled']])

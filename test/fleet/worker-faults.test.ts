@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { postgresBin, startPostgres } from '../../bench/pg-server.mjs'
-import { CLI, cliEnv, runCli, sandbox } from '../support/cli.js'
+import { cliEnv, runCli, sandbox } from '../support/cli.js'
+import { killWorkers, startWorker, until } from './workers.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 
 /**
@@ -13,19 +13,13 @@ import { startMockModel, type MockModel } from '../support/mock-model.js'
  */
 let server: { url: string; restart: () => void; stop: () => void } | undefined
 let mock: MockModel | undefined
-const workers: ChildProcess[] = []
 
 beforeAll(async () => {
   if (postgresBin()) server = await startPostgres({ maxConnections: 40 })
 })
 afterAll(() => server?.stop())
 afterEach(async () => {
-  for (const worker of workers.splice(0)) {
-    if (worker.exitCode === null && worker.signalCode === null) {
-      process.kill(-worker.pid!, 'SIGKILL')
-      await new Promise((resolve) => worker.on('close', resolve))
-    }
-  }
+  await killWorkers()
   await mock?.close()
   mock = undefined
 })
@@ -42,21 +36,7 @@ async function freshDatabase(): Promise<string> {
   return url.toString()
 }
 
-function startWorker(args: string[], cwd: string, env: NodeJS.ProcessEnv): { child: ChildProcess; log: () => string } {
-  const child = spawn(process.execPath, [CLI, 'worker', ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true })
-  workers.push(child)
-  let log = ''
-  child.stderr!.on('data', (d: Buffer) => (log += d.toString()))
-  return { child, log: () => log }
-}
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 function tasks(root: string, stem: string, count: number): string {
   const file = join(root, `${stem}.jsonl`)

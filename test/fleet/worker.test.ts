@@ -1,21 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CLI, cliEnv, runCli, sandbox } from '../support/cli.js'
+import { cliEnv, runCli, sandbox } from '../support/cli.js'
+import { killWorkers, startWorker, until } from './workers.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { freshDatabase, onDatabase, postgresUrl } from '../support/postgres-db.js'
 import { openQueue, QUEUE } from '../../src/fleet/queue.js'
 
 let mock: MockModel | undefined
-const workers: ChildProcess[] = []
 afterEach(async () => {
-  for (const worker of workers.splice(0)) {
-    if (worker.exitCode === null && worker.signalCode === null) {
-      worker.kill('SIGKILL')
-      await new Promise((resolve) => worker.on('close', resolve))
-    }
-  }
+  await killWorkers()
   await mock?.close()
   mock = undefined
 })
@@ -31,22 +26,7 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.on('close', (code) => resolve(code)))
 }
 
-/** Starts `rein worker` in its own process group (so killing the group is like losing the machine). */
-function startWorker(args: string[], cwd: string, env: NodeJS.ProcessEnv): { child: ChildProcess; log: () => string } {
-  const child = spawn(process.execPath, [CLI, 'worker', ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true })
-  workers.push(child)
-  let log = ''
-  child.stderr!.on('data', (d: Buffer) => (log += d.toString()))
-  return { child, log: () => log }
-}
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 40_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 describe.runIf(postgresUrl)('rein batch and rein worker with a PostgreSQL store', () => {
   it('queues a batch, shows it in batch status, and workers run every task once while batch follows them to the results file', async () => {
