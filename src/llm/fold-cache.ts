@@ -18,11 +18,12 @@ export class FoldCache<S> {
 
   extend(config: ModelConfig, messages: readonly Message[], start: () => S, step: (state: S, message: Message) => void): S {
     const key = JSON.stringify(config)
+    const reusable = key === this.key && this.state !== undefined && messages.length >= this.seen.length
     let from = 0
-    if (key === this.key && this.state !== undefined && messages.length >= this.seen.length) {
+    if (reusable) {
       while (from < this.seen.length && messages[from] === this.seen[from]) from++
     }
-    if (this.state === undefined || from < this.seen.length) {
+    if (!reusable || from < this.seen.length) {
       this.key = key
       this.seen = []
       this.state = start()

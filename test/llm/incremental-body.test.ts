@@ -55,6 +55,19 @@ describe('request bodies built incrementally across a session', () => {
     )
   })
 
+  it('are re-encoded from the start when the config changes after a request with no messages', () => {
+    // The counterexample fast-check found: an empty first request under thinking, then a tool call with thinking off
+    // and again with it on; the reasoning field depends on the config, so a fold kept across the change is wrong.
+    const chat = new ChatBodyEncoder()
+    const thinking: ModelConfig = { model: 'deepseek-flash', effort: 'high' }
+    const plain: ModelConfig = { model: 'deepseek-flash', effort: 'off' }
+    const call = deepFreeze<Message>({ role: 'assistant', content: [{ type: 'tool-call', id: 'c1', name: 'ls', arguments: '{}' }] })
+    for (const [config, messages] of [[thinking, []], [plain, [call]], [thinking, [call]]] as const) {
+      const request = { config, system: 'sys', tools, messages: [...messages] }
+      expect(chat.body(request)).toBe(chatBody(request))
+    }
+  })
+
   it('are re-encoded from the start when a message that was not frozen may have changed in place', () => {
     const chat = new ChatBodyEncoder()
     const message: Message = { role: 'user', content: [{ type: 'text', text: 'before' }] }
