@@ -23,21 +23,21 @@ export class FoldCache<S> {
     if (reusable) {
       while (from < this.seen.length && messages[from] === this.seen[from]) from++
     }
-    if (!reusable || from < this.seen.length) {
+    let state = this.state
+    if (!reusable || state === undefined || from < this.seen.length) {
       this.key = key
       this.seen = []
-      this.state = start()
+      state = start()
       from = 0
     }
     let frozen = true
     for (let i = from; i < messages.length; i++) {
       const message = messages[i]
-      step(this.state, message)
+      step(state, message)
       this.seen.push(message)
       frozen &&= Object.isFrozen(message)
     }
-    const state = this.state
-    if (!frozen) this.state = undefined
+    this.state = frozen ? state : undefined
     return state
   }
 }
