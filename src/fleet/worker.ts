@@ -9,6 +9,7 @@ import { backoffMs, isTransientDbError, retryDb } from './db-retry.js'
 import { outcomeOf, usageFields, type TaskResult } from './outcome.js'
 import { fleetPool, openQueue, QUEUE, workerName, type TaskJob, type TaskRow } from './queue.js'
 import { WorkerMetrics } from './metrics.js'
+import type { LogFields } from './log-line.js'
 import { DEFAULT_POLICY, policyRefusal, type WorkerPolicy } from './policy.js'
 import { runTask } from './run-task.js'
 import { finishRow, handBack, reapDead, type Retry } from './task-rows.js'
@@ -26,8 +27,8 @@ export interface WorkerOptions {
   staleMs: number
   /** How often pg-boss's maintenance (job expiry) runs, seconds. */
   maintenanceSeconds: number
-  /** One line per event a person running the worker wants to see. */
-  log: (line: string) => void
+  /** One line per event a person running the worker wants to see, with what it is about (log-line.ts). */
+  log: (line: string, fields?: LogFields) => void
   /** What a task may ask for (policy.ts); default DEFAULT_POLICY. */
   policy?: WorkerPolicy
   /** Serve Prometheus metrics and health on this port of 127.0.0.1 (0: any free port). */
@@ -57,19 +58,20 @@ export const WORKER_CONNECTIONS = { fleet: 2, queue: 2, store: 2 }
  */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const me = workerName()
+  const log = (line: string, fields?: LogFields): void => options.log(line, { worker: me, ...fields })
   const metrics = new WorkerMetrics()
   const served = options.metricsPort === undefined ? undefined : await metrics.serve(options.metricsPort)
-  if (served) options.log(`worker ${me}: metrics at http://127.0.0.1:${served.port}/metrics, health at /healthz.`)
+  if (served) log(`worker ${me}: metrics at http://127.0.0.1:${served.port}/metrics, health at /healthz.`)
   const retry: Retry = (what, call) =>
     retryDb(call, {
       onRetry: (error, attempt, delay) => {
         metrics.dbErrors.inc()
-        if (attempt % 20 === 1) options.log(`${what}: the database is unreachable (${messageOf(error)}); trying again in ${delay} ms.`)
+        if (attempt % 20 === 1) log(`${what}: the database is unreachable (${messageOf(error)}); trying again in ${delay} ms.`, { level: 'error' })
       },
     })
   /** Start-up retries stop when the worker is stopped. */
   const startRetry: Retry = (what, call) =>
-    retryDb(call, { signal: options.signal, onRetry: (error, attempt, delay) => attempt % 20 === 1 && options.log(`${what}: the database is unreachable (${messageOf(error)}); trying again in ${delay} ms.`) })
+    retryDb(call, { signal: options.signal, onRetry: (error, attempt, delay) => attempt % 20 === 1 && log(`${what}: the database is unreachable (${messageOf(error)}); trying again in ${delay} ms.`, { level: 'error' }) })
 
   const store = new PostgresStore(options.url, undefined, { maxConnections: WORKER_CONNECTIONS.store })
   await startRetry('setting up the store', () => store.migrated())
@@ -86,7 +88,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     maintenanceSeconds: options.maintenanceSeconds,
     connections: WORKER_CONNECTIONS.queue,
     signal: options.signal,
-    onError: (error) => options.log(`the job queue reported a problem: ${error.message}`),
+    onError: (error) => log(`the job queue reported a problem: ${error.message}`, { level: 'error' }),
   })
   // A failed heartbeat or reap (the database briefly out of reach) is tried again on the next tick; a worker that
   // stays cut off for the stale time is reaped by the others, which is the point.
@@ -95,8 +97,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const reap = setInterval(() => {
     if (reaping) return
     reaping = true
-    reapDead(pool, boss, retry, me, options.staleMs, options.log)
-      .catch((error: unknown) => options.log(`reaping dead workers failed: ${messageOf(error)}`))
+    reapDead(pool, boss, retry, me, options.staleMs, log)
+      .catch((error: unknown) => log(`reaping dead workers failed: ${messageOf(error)}`, { level: 'error' }))
       .finally(() => (reaping = false))
   }, Math.max(500, options.staleMs / 2))
 
@@ -107,9 +109,9 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       await attempt(job, (row) => (claimed = row))
     } catch (error) {
       const why = messageOf(error)
-      options.log(`task ${job.data.batch}/${job.data.taskId}: ${why}`)
+      log(`task ${job.data.batch}/${job.data.taskId}: ${why}`, { batch: job.data.batch, task: job.data.taskId, level: 'error' })
       await (claimed ? handBack(pool, boss, retry, claimed, why) : retry('failing a job', () => boss.fail(QUEUE, job.id, { message: why }))).catch(
-        (again: unknown) => options.log(`task ${job.data.batch}/${job.data.taskId}: could not hand the task back (${messageOf(again)}); pg-boss's expiry will.`),
+        (again: unknown) => log(`task ${job.data.batch}/${job.data.taskId}: could not hand the task back (${messageOf(again)}); pg-boss's expiry will.`, { batch: job.data.batch, task: job.data.taskId, level: 'error' }),
       )
     }
   }
@@ -130,14 +132,14 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     claim(row)
     const refused = policyRefusal(row.task, options.policy ?? DEFAULT_POLICY, me)
     if (refused) {
-      options.log(refused)
+      log(refused, { batch: row.batch, task: row.task_id })
       await finishRow(pool, boss, retry, row, refusedResult(row, refused))
       return
     }
     const source = row.task.source
     if (source.kind === 'dir' && !existsSync(source.path)) {
       const why = `its cwd ${source.path} does not exist on worker ${me}`
-      options.log(`task ${row.batch}/${row.task_id}: ${why}; handed back for a worker that has it.`)
+      log(`task ${row.batch}/${row.task_id}: ${why}; handed back for a worker that has it.`, { batch: row.batch, task: row.task_id })
       await handBack(pool, boss, retry, row, why)
       return
     }
@@ -146,7 +148,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     // have completed the task, and must not be run again.
     const done = await retry('reading the session', () => finishedOutcome(store, row))
     if (done) {
-      options.log(`task ${row.batch}/${row.task_id}: already completed in its session; not run again.`)
+      log(`task ${row.batch}/${row.task_id}: already completed in its session; not run again.`, { batch: row.batch, task: row.task_id })
       await finishRow(pool, boss, retry, row, done)
       return
     }
@@ -168,10 +170,10 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       clearInterval(watch)
     }
     if (disowned.signal.aborted && !options.signal.aborted) {
-      options.log(`task ${row.batch}/${row.task_id}: cancelled or taken over elsewhere; stopped here.`)
+      log(`task ${row.batch}/${row.task_id}: cancelled or taken over elsewhere; stopped here.`, { batch: row.batch, task: row.task_id })
       return
     }
-    options.log(`task ${row.batch}/${row.task_id}: stopped; handed back to the queue.`)
+    log(`task ${row.batch}/${row.task_id}: stopped; handed back to the queue.`, { batch: row.batch, task: row.task_id })
     await handBack(pool, boss, retry, row, `worker ${me} stopped the task`)
   }
 
@@ -179,7 +181,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const runAttempts = async (row: TaskRow, signal: AbortSignal): Promise<boolean> => {
     for (let tries = 0; ; tries++) {
       if (signal.aborted) return false
-      if (tries === 0) options.log(`task ${row.batch}/${row.task_id}: attempt ${row.attempts} started.`)
+      if (tries === 0) log(`task ${row.batch}/${row.task_id}: attempt ${row.attempts} started.`, { batch: row.batch, task: row.task_id })
       metrics.started.inc()
       metrics.running.inc()
       const end = await runTask({
@@ -199,7 +201,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         // The task's own process lost the database (restart, full connection table): not the task's fault. Its
         // session is resumed once the database answers, under the same job.
         const delay = backoffMs(tries + 3)
-        options.log(`task ${row.batch}/${row.task_id}: its process could not use the database (${end.why}); resuming it in ${delay} ms.`)
+        log(`task ${row.batch}/${row.task_id}: its process could not use the database (${end.why}); resuming it in ${delay} ms.`, { batch: row.batch, task: row.task_id, level: 'error' })
         await sleep(delay, undefined, { signal }).catch(() => {})
         continue
       }
@@ -212,7 +214,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       metrics.tokens.inc({ kind: 'cache_read' }, result.usage.cache_read_input_tokens)
       metrics.tokens.inc({ kind: 'output' }, result.usage.output_tokens)
       metrics.cost.inc(result.cost_usd)
-      options.log(`task ${row.batch}/${row.task_id}: ${result.status}.`)
+      log(`task ${row.batch}/${row.task_id}: ${result.status}.`, { batch: row.batch, task: row.task_id, level: result.status === 'completed' ? 'info' : 'error' })
       return true
     }
   }
@@ -221,7 +223,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const slot = async (): Promise<void> => {
     while (!options.signal.aborted) {
       const jobs = await boss.fetch<TaskJob>(QUEUE, { batchSize: 1, includeMetadata: true }).catch((error: unknown) => {
-        options.log(`fetching a task failed: ${messageOf(error)}`)
+        log(`fetching a task failed: ${messageOf(error)}`, { level: 'error' })
         return []
       })
       if (jobs.length) await handle(jobs[0])
@@ -229,7 +231,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     }
   }
 
-  options.log(`worker ${me} is taking tasks (${options.concurrency} at a time).`)
+  log(`worker ${me} is taking tasks (${options.concurrency} at a time).`)
   options.signal.addEventListener('abort', () => (metrics.healthy = false), { once: true })
   await Promise.all(Array.from({ length: options.concurrency }, slot))
   await served?.close()

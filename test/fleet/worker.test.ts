@@ -45,7 +45,7 @@ describe.runIf(postgresUrl)('rein batch and rein worker with a PostgreSQL store'
     const requeued = await runCli(['batch', file, '--detach'], { cwd: box.root, env })
     expect(requeued.stderr).toContain(`rein: batch ${name}: 5 of 5 tasks queued`)
 
-    const worker = startWorker(['--concurrency', '2'], box.root, env)
+    const worker = startWorker(['--concurrency', '2', '--log-format', 'json'], box.root, env)
     const out = join(box.root, 'out.jsonl')
     const followed = await runCli(['batch', file, '--out', out], { cwd: box.root, env, timeoutMs: 60_000 })
     expect(followed.stderr).toContain(`rein: batch ${name} finished: 5 completed, 0 failed; results in ${out}.\n`)
@@ -60,7 +60,11 @@ describe.runIf(postgresUrl)('rein batch and rein worker with a PostgreSQL store'
     worker.child.kill('SIGTERM')
     const code = await new Promise<number | null>((resolve) => worker.child.on('close', resolve))
     expect(code).toBe(0)
-    expect(worker.log()).toContain('is taking tasks (2 at a time).')
+    // --log-format json: every line one object; task lines name their batch and task.
+    const lines = worker.log().trim().split('\n').map((line) => JSON.parse(line) as Record<string, string>)
+    expect(lines.find((l) => l.msg.endsWith('is taking tasks (2 at a time).'))).toMatchObject({ level: 'info', worker: expect.any(String) })
+    expect(lines.filter((l) => l.msg.endsWith(': completed.')).map((l) => [l.batch, l.task]).sort()).toEqual(['t0', 't1', 't2', 't3', 't4'].map((t) => [name, t]))
+    expect(lines.every((l) => !Number.isNaN(Date.parse(l.time)))).toBe(true)
     const after = await runCli(['batch', 'status', '--name', name!], { cwd: box.root, env })
     expect(after.stdout).toMatch(/^batch nightly-[0-9a-f]{8}: 5 tasks · queued 0 · running 0 · completed 5 · failed 0 · retried 0\nworkers: 0 live\n$/)
   })

@@ -3,6 +3,7 @@ import type { PermissionMode } from '../../agent/types.js'
 import { tmpdir, userInfo } from 'node:os'
 import { join, relative, resolve, isAbsolute } from 'node:path'
 import { runWorker } from '../../fleet/worker.js'
+import { formatLogLine, type LogFields, type LogFormat } from '../../fleet/log-line.js'
 import { reinHome } from '../../store/home.js'
 import { isPostgresUrl, storeChoice } from '../../runtime/open-store.js'
 
@@ -21,6 +22,7 @@ interface WorkerFlags {
   allowTaskRules?: boolean
   allowCwdAnywhere?: boolean
   metricsPort?: number
+  logFormat: LogFormat
 }
 
 const port = (value: string): number => {
@@ -46,7 +48,9 @@ export function registerWorkerCommand(program: Command): void {
     .option('--allow-task-rules', "honour tasks' allow rules (else a task with some is refused)")
     .option('--allow-cwd-anywhere', "run tasks whose cwd lies outside their tasks file's folder")
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics and health at /healthz (0: any free port)', port)
+    .addOption(new Option('--log-format <format>', 'text: one sentence per line; json: one object per line (time, level, msg, worker, batch, task)').choices(['text', 'json']).default('text'))
     .action(async (flags: WorkerFlags) => {
+      const say = (line: string, fields?: LogFields): void => void process.stderr.write(`${formatLogLine(flags.logFormat, line, fields)}\n`)
       const home = reinHome()
       const choice = storeChoice({ home, flag: flags.store })
       if (!isPostgresUrl(choice.url)) {
@@ -66,10 +70,10 @@ export function registerWorkerCommand(program: Command): void {
         if (controller.signal.aborted) {
           // A second signal: stop at once. Running tasks already had SIGTERM; pg-boss's expiry and the others' reaping
           // hand back whatever this worker held.
-          process.stderr.write('rein: worker stopped at once.\n')
+          say('rein: worker stopped at once.')
           process.exit(130)
         }
-        process.stderr.write('rein: worker draining: no new tasks; running ones go back to the queue. A second signal stops at once.\n')
+        say('rein: worker draining: no new tasks; running ones go back to the queue. A second signal stops at once.')
         controller.abort()
       }
       process.on('SIGINT', stop)
@@ -84,7 +88,7 @@ export function registerWorkerCommand(program: Command): void {
           signal: controller.signal,
           staleMs: positiveEnv('REIN_WORKER_STALE_MS') ?? 30_000,
           maintenanceSeconds: positiveEnv('REIN_QUEUE_MAINTENANCE_S') ?? 30,
-          log: (line) => process.stderr.write(`${line}\n`),
+          log: say,
           ...(flags.metricsPort !== undefined ? { metricsPort: flags.metricsPort } : {}),
           policy: {
             maxPermissionMode: flags.maxPermissionMode,
@@ -94,7 +98,7 @@ export function registerWorkerCommand(program: Command): void {
           },
         })
       } catch (error) {
-        process.stderr.write(`rein: ${error instanceof Error ? error.message : String(error)}\n`)
+        say(`rein: ${error instanceof Error ? error.message : String(error)}`, { level: 'error' })
         process.exitCode = 1
       }
     })
