@@ -33,6 +33,8 @@ export interface WorkerOptions {
   policy?: WorkerPolicy
   /** Serve Prometheus metrics and health on this port of 127.0.0.1 (0: any free port). */
   metricsPort?: number
+  /** The address metrics listen on (default 127.0.0.1; `0.0.0.0` in a container whose port is published). */
+  metricsHost?: string
 }
 
 /** How often a running task's row is touched (its heartbeat) and checked for cancellation, ms (at most a quarter of the stale time). */
@@ -60,8 +62,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const me = workerName()
   const log = (line: string, fields?: LogFields): void => options.log(line, { worker: me, ...fields })
   const metrics = new WorkerMetrics()
-  const served = options.metricsPort === undefined ? undefined : await metrics.serve(options.metricsPort)
-  if (served) log(`worker ${me}: metrics at http://127.0.0.1:${served.port}/metrics, health at /healthz.`)
+  const served = options.metricsPort === undefined ? undefined : await metrics.serve(options.metricsPort, options.metricsHost)
+  if (served) log(`worker ${me}: metrics at http://${options.metricsHost ?? '127.0.0.1'}:${served.port}/metrics, health at /healthz.`)
   const retry: Retry = (what, call) =>
     retryDb(call, {
       onRetry: (error, attempt, delay) => {

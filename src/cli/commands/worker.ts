@@ -22,6 +22,7 @@ interface WorkerFlags {
   allowTaskRules?: boolean
   allowCwdAnywhere?: boolean
   metricsPort?: number
+  metricsHost?: string
   logFormat: LogFormat
 }
 
@@ -48,6 +49,7 @@ export function registerWorkerCommand(program: Command): void {
     .option('--allow-task-rules', "honour tasks' allow rules (else a task with some is refused)")
     .option('--allow-cwd-anywhere', "run tasks whose cwd lies outside their tasks file's folder")
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://127.0.0.1:<port>/metrics and health at /healthz (0: any free port)', port)
+    .option('--metrics-host <address>', 'the address metrics listen on (default 127.0.0.1; 0.0.0.0 inside a container)')
     .addOption(new Option('--log-format <format>', 'text: one sentence per line; json: one object per line (time, level, msg, worker, batch, task)').choices(['text', 'json']).default('text'))
     .action(async (flags: WorkerFlags) => {
       const say = (line: string, fields?: LogFields): void => void process.stderr.write(`${formatLogLine(flags.logFormat, line, fields)}\n`)
@@ -90,6 +92,7 @@ export function registerWorkerCommand(program: Command): void {
           maintenanceSeconds: positiveEnv('REIN_QUEUE_MAINTENANCE_S') ?? 30,
           log: say,
           ...(flags.metricsPort !== undefined ? { metricsPort: flags.metricsPort } : {}),
+          ...(flags.metricsHost !== undefined ? { metricsHost: flags.metricsHost } : {}),
           policy: {
             maxPermissionMode: flags.maxPermissionMode,
             allowSetup: flags.allowSetup === true,
