@@ -104,6 +104,38 @@ describe.runIf(postgresUrl)('rein batch and rein worker with a PostgreSQL store'
     expect(rows.rows[0].n).toBe(1)
   })
 
+  it('a worker SIGSTOPped past its stale time loses its task; its running child still completes it once, and the worker, continued, stays up and drains', async () => {
+    const box = sandbox()
+    const url = await freshDatabase()
+    mock = await startMockModel({ script: [{ match: 'frozen task', delayMs: 5000, text: 'finished by the first child' }] })
+    const env = cliEnv({ url: mock.url, home: box.home, extra: { REIN_STORE: url, REIN_WORKER_STALE_MS: '1500', REIN_QUEUE_MAINTENANCE_S: '1' } })
+    const file = join(box.root, 'frozen.jsonl')
+    writeFileSync(file, JSON.stringify({ id: 'frozen', cwd: 'project', prompt: 'frozen task' }))
+    await runCli(['batch', file, '--detach'], { cwd: box.root, env })
+
+    const frozen = startWorker(['--concurrency', '1', '--workdir', join(box.root, 'machine-a')], box.root, env)
+    await until('the first worker sent the model request', () => mock!.requests.length === 1)
+    // Only the worker stops (a paused VM, a debugger): its `rein -p` child runs on and holds the session's lease.
+    process.kill(frozen.child.pid!, 'SIGSTOP')
+    const rescuer = startWorker(['--concurrency', '1', '--workdir', join(box.root, 'machine-b')], box.root, env)
+    const out = join(box.root, 'out.jsonl')
+    const followed = await runCli(['batch', file, '--out', out], { cwd: box.root, env, timeoutMs: 60_000 })
+    expect(followed.code).toBe(0)
+    const [result] = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    expect(result).toMatchObject({ id: 'frozen', status: 'completed', result: 'finished by the first child' })
+    expect(rescuer.log()).toMatch(/task frozen-[0-9a-f]{8}\/frozen: worker .* stopped answering; retrying the task\./)
+
+    process.kill(frozen.child.pid!, 'SIGCONT')
+    await new Promise((r) => setTimeout(r, 2000))
+    expect(frozen.child.exitCode).toBe(null)
+    frozen.child.kill('SIGTERM')
+    expect(await exited(frozen.child)).toBe(0)
+    // One model call, one completed turn: neither the rescuer nor the continued worker ran the task again.
+    expect(mock.requests).toHaveLength(1)
+    const events = await sessionEvents(result.session_id, box.root, env)
+    expect(events.filter((e) => e.type === 'turn/end').map((e) => e.data.reason)).toEqual(['completed'])
+  })
+
   it('a task whose job a worker fetched but never started (the worker died at once) is retried by another worker', async () => {
     const box = sandbox()
     const url = await freshDatabase()
