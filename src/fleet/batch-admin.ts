@@ -3,7 +3,7 @@ import type PgBoss from 'pg-boss'
 import { PostgresStore } from '../store/postgres/store.js'
 import { retryDb } from './db-retry.js'
 import { usageFields, type TaskResult } from './outcome.js'
-import { expirySeconds, fleetPool, openQueue, QUEUE, RETRY_LIMIT, type TaskJob, type TaskRow } from './queue.js'
+import { expirySeconds, fleetPool, openQueue, QUEUE, JOB_RETRY, type TaskJob, type TaskRow } from './queue.js'
 
 /**
  * The queue's administration (`rein batch cancel | results | retry | prune`), each one command against the store.
@@ -117,7 +117,7 @@ export async function requeueFailed(pool: Pool, boss: PgBoss, name: string): Pro
     if (requeued.rowCount !== 1) continue
     moved++
     const job: TaskJob = { batch: name, taskId: row.task_id }
-    await retry(() => boss.send(QUEUE, job, { id: jobId, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: expirySeconds(row.task) }))
+    await retry(() => boss.send(QUEUE, job, { id: jobId, ...JOB_RETRY, expireInSeconds: expirySeconds(row.task) }))
   }
   return moved
 }

@@ -74,7 +74,7 @@ export async function runLocalBatch(batch: LocalBatch): Promise<BatchSummary> {
         signal: batch.signal,
       })
       // A task whose process lost its store is left for a re-run, as an interrupted one: the task did not fail.
-      if (end.kind === 'interrupted' || end.kind === 'store-lost') {
+      if (end.kind === 'interrupted' || end.kind === 'cut-short') {
         summary.interrupted++
         progress.stopped()
         continue

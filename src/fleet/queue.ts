@@ -23,6 +23,16 @@ export const QUEUE = 'rein-tasks'
 /** Attempts after the first that pg-boss makes for a task whose worker died or was stopped. */
 export const RETRY_LIMIT = 3
 
+/** Where pg-boss moves a task's job once its retries ran out (inspect it with pg-boss's API; Rein never reads it). */
+export const DEAD_QUEUE = `${QUEUE}-dead`
+
+/**
+ * pg-boss's retry policy for every task job: up to RETRY_LIMIT retries, 1 s doubling with pg-boss's jitter (so a task
+ * handed back for a worker that has its `cwd` does not spin), then the dead-letter queue. The task's row in
+ * `rein_batch_tasks` still says how it ended.
+ */
+export const JOB_RETRY = { retryLimit: RETRY_LIMIT, retryDelay: 1, retryBackoff: true, deadLetter: DEAD_QUEUE } as const
+
 /** The job carries only the task's key; the task itself is in `rein_batch_tasks`. */
 export interface TaskJob {
   batch: string
@@ -97,7 +107,8 @@ async function startQueue(url: string, options: QueueOptions): Promise<PgBoss> {
     await lock.connect()
     await lock.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK])
     await boss.start()
-    if (!(await boss.getQueue(QUEUE))) await boss.createQueue(QUEUE, { name: QUEUE, retryLimit: RETRY_LIMIT, retryDelay: 0 })
+    if (!(await boss.getQueue(DEAD_QUEUE))) await boss.createQueue(DEAD_QUEUE, { name: DEAD_QUEUE })
+    if (!(await boss.getQueue(QUEUE))) await boss.createQueue(QUEUE, { name: QUEUE, ...JOB_RETRY })
     return boss
   } catch (error) {
     await boss.stop({ graceful: false, wait: false }).catch(() => {

@@ -6,7 +6,7 @@ import { PostgresStore } from '../store/postgres/store.js'
 import { tokensOf } from './outcome.js'
 import type { Progress } from './progress.js'
 import { requeueFailed } from './batch-admin.js'
-import { expirySeconds, FINAL_STATUSES, fleetPool, openQueue, QUEUE, RETRY_LIMIT, type TaskJob, type TaskRow } from './queue.js'
+import { expirySeconds, FINAL_STATUSES, fleetPool, openQueue, QUEUE, JOB_RETRY, type TaskJob, type TaskRow } from './queue.js'
 import { appendResult, readResults } from './results-file.js'
 import type { BatchTask } from './task.js'
 
@@ -77,7 +77,7 @@ export async function runQueuedBatch(batch: QueuedBatch): Promise<number> {
       // A job that exists already (queued before, or just requeued) is left as it is: pg-boss ignores a known id.
       for (const row of waiting.rows) {
         const job: TaskJob = { batch: batch.name, taskId: row.task_id }
-        await retry(() => boss.send(QUEUE, job, { id: row.job_id, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: expirySeconds(row.task) }))
+        await retry(() => boss.send(QUEUE, job, { id: row.job_id, ...JOB_RETRY, expireInSeconds: expirySeconds(row.task) }))
       }
     } finally {
       await boss.stop({ graceful: false, wait: true })

@@ -48,10 +48,11 @@ export interface TaskRun {
 }
 
 /**
- * How an attempt ended. `store-lost`: the task's process could not use the session store (the database restarted,
- * dropped it, or had no connection left), which says nothing about the task; the caller resumes it later.
+ * How an attempt ended. `cut-short`: the task's process ended before its turn did, for a reason that says nothing
+ * about the task: it could not use the session store (the database restarted, dropped it, or had no connection left),
+ * or a signal Rein did not send killed it (the OOM killer, an operator). The caller resumes it later.
  */
-export type TaskEnd = { kind: 'finished'; result: TaskResult } | { kind: 'interrupted' } | { kind: 'store-lost'; why: string }
+export type TaskEnd = { kind: 'finished'; result: TaskResult } | { kind: 'interrupted' } | { kind: 'cut-short'; why: string }
 
 /** Runs one attempt of a task to its end: workspace, setup, the agent, then the outcome read from the session log. */
 export async function runTask(run: TaskRun): Promise<TaskEnd> {
@@ -112,9 +113,9 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   }
   const timer = task.timeoutS ? setTimeout(() => ((timedOut = true), stop()), task.timeoutS * 1000) : undefined
   run.signal.addEventListener('abort', stop, { once: true })
-  const exit = await new Promise<{ code: number | null; error?: Error }>((resolve) => {
+  const exit = await new Promise<{ code: number | null; signal?: NodeJS.Signals | null; error?: Error }>((resolve) => {
     child.on('error', (error) => resolve({ code: null, error }))
-    child.on('close', (code) => resolve({ code }))
+    child.on('close', (code, signal) => resolve({ code, signal }))
   })
   clearTimeout(timer)
   clearTimeout(killer)
@@ -125,12 +126,17 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   const lastWords = stderr.trim().split('\n').at(-1)?.replace(/^rein: /, '')
   if (exit.code !== 0 && !timedOut) {
     const why = [lastWords, resultError(stdout)].find((words) => words && storeLost(words))
-    if (why) return { kind: 'store-lost', why }
+    if (why) return { kind: 'cut-short', why }
   }
   const after = await retry('reading the session', () => existingLog(run.store, run.sessionId))
+  // Killed by someone else (the OOM killer, an operator) before it closed a turn: nothing is wrong with the task, and
+  // whatever it logged is kept; resume it like a process that lost the store.
+  if (exit.signal && !timedOut && (after?.turnEnds ?? 0) === (before?.turnEnds ?? 0)) {
+    return { kind: 'cut-short', why: `its rein process was killed by ${exit.signal}` }
+  }
   // A process that failed without closing its turn in the log could not write the log: the store went away under it.
   if (exit.code !== 0 && !timedOut && after && after.turnEnds === (before?.turnEnds ?? 0)) {
-    return { kind: 'store-lost', why: lastWords || resultError(stdout) || 'it exited without closing its turn in the session log' }
+    return { kind: 'cut-short', why: lastWords || resultError(stdout) || 'it exited without closing its turn in the session log' }
   }
   if (!after) return failed(lastWords || `rein exited with code ${exit.code} before the task's session was created.`)
   const status = timedOut ? 'timeout' : after.reason === 'completed' && exit.code === 0 ? 'completed' : 'failed'

@@ -40,8 +40,8 @@ export interface WorkerOptions {
 /** How often a running task's row is touched (its heartbeat) and checked for cancellation, ms (at most a quarter of the stale time). */
 const TASK_WATCH_MS = 2000
 
-/** How often a task whose process lost the database is resumed within one job before it fails. */
-const STORE_LOST_RESUMES = 8
+/** How often a task whose process was cut short (run-task.ts) is resumed within one job before it fails. */
+const CUT_SHORT_RESUMES = 8
 
 /** Connections one worker holds at most: its own pool, pg-boss's and the store's (each task's `rein -p` adds its own). */
 export const WORKER_CONNECTIONS = { fleet: 2, queue: 2, store: 2 }
@@ -199,15 +199,15 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         retry,
       }).finally(() => metrics.running.dec())
       if (end.kind === 'interrupted') return false
-      if (end.kind === 'store-lost' && tries < STORE_LOST_RESUMES) {
+      if (end.kind === 'cut-short' && tries < CUT_SHORT_RESUMES) {
         // The task's own process lost the database (restart, full connection table): not the task's fault. Its
         // session is resumed once the database answers, under the same job.
         const delay = backoffMs(tries + 3)
-        log(`task ${row.batch}/${row.task_id}: its process could not use the database (${end.why}); resuming it in ${delay} ms.`, { batch: row.batch, task: row.task_id, level: 'error' })
+        log(`task ${row.batch}/${row.task_id}: its process stopped before its turn ended (${end.why}); resuming it in ${delay} ms.`, { batch: row.batch, task: row.task_id, level: 'error' })
         await sleep(delay, undefined, { signal }).catch(() => {})
         continue
       }
-      const result = end.kind === 'store-lost' ? storeLostResult(row, end.why) : end.result
+      const result = end.kind === 'cut-short' ? cutShortResult(row, end.why) : end.result
       if (/is open for writing/.test(result.error ?? '')) return false
       await finishRow(pool, boss, retry, row, result)
       metrics.finished.inc({ status: result.status })
@@ -249,8 +249,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   await store.close()
 }
 
-function storeLostResult(row: TaskRow, why: string): TaskResult {
-  return { ...refusedResult(row, `the task's process could not use the database ${STORE_LOST_RESUMES + 1} times in a row (last: ${why}).`), session_id: row.session_id }
+function cutShortResult(row: TaskRow, why: string): TaskResult {
+  return { ...refusedResult(row, `the task's process stopped before its turn ended ${CUT_SHORT_RESUMES + 1} times in a row (last: ${why}).`), session_id: row.session_id }
 }
 
 function refusedResult(row: TaskRow, error: string): TaskResult {

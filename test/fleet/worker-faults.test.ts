@@ -136,7 +136,7 @@ describe.runIf(postgresBin())('a fleet whose database fails under it', () => {
     await hogs.pop()!.end()
     // Usually a task process meets the full table here; when the batch took the freed slot first, its own set-up has
     // already waited the table out. Either way the rest is released after at most 10 s, and every task must complete.
-    await until('a task process met the full table', () => /could not use the database \(.*too many connections/.test(worker.log()), 10_000).catch(() => undefined)
+    await until('a task process met the full table', () => /stopped before its turn ended \(.*too many connections/.test(worker.log()), 10_000).catch(() => undefined)
     for (const hog of hogs) await hog.end()
     const followed = await following
     expect(followed.code).toBe(0)

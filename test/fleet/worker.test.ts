@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process'
+import { spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -6,7 +6,7 @@ import { cliEnv, runCli, sandbox } from '../support/cli.js'
 import { killWorkers, startWorker, until } from './workers.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { freshDatabase, onDatabase, postgresUrl } from '../support/postgres-db.js'
-import { openQueue, QUEUE } from '../../src/fleet/queue.js'
+import { DEAD_QUEUE, openQueue, QUEUE } from '../../src/fleet/queue.js'
 
 let mock: MockModel | undefined
 afterEach(async () => {
@@ -134,6 +134,32 @@ describe.runIf(postgresUrl)('rein batch and rein worker with a PostgreSQL store'
     expect(mock.requests).toHaveLength(1)
     const events = await sessionEvents(result.session_id, box.root, env)
     expect(events.filter((e) => e.type === 'turn/end').map((e) => e.data.reason)).toEqual(['completed'])
+  })
+
+  it("a task whose rein -p is killed by someone else mid-turn (the OOM killer) is resumed by its worker and completes, not failed", async () => {
+    const box = sandbox()
+    const url = await freshDatabase()
+    mock = await startMockModel({
+      script: [
+        { match: 'victim task', delayMs: 120_000, text: 'never arrives' },
+        { match: 'was interrupted', text: 'finished after the kill' },
+      ],
+    })
+    const env = cliEnv({ url: mock.url, home: box.home, extra: { REIN_STORE: url } })
+    const file = join(box.root, 'oom.jsonl')
+    writeFileSync(file, JSON.stringify({ id: 'victim', cwd: 'project', prompt: 'victim task' }))
+    await runCli(['batch', file, '--detach'], { cwd: box.root, env })
+    const worker = startWorker(['--concurrency', '1'], box.root, env)
+    await until('the task sent its model request', () => mock!.requests.length === 1)
+    const ps = spawnSync('ps', ['-o', 'pid=,args=', '-g', String(worker.child.pid)], { encoding: 'utf8' }).stdout
+    const child = ps.split('\n').find((line) => line.includes(' -p ') && line.includes('--session-id'))
+    process.kill(Number(child!.trim().split(/\s+/)[0]), 'SIGKILL')
+
+    const out = join(box.root, 'out.jsonl')
+    const followed = await runCli(['batch', file, '--out', out], { cwd: box.root, env, timeoutMs: 60_000 })
+    expect(followed.code).toBe(0)
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ id: 'victim', status: 'completed', result: 'finished after the kill', attempts: 1 })
+    expect(worker.log()).toMatch(/task oom-[0-9a-f]{8}\/victim: its process stopped before its turn ended \(its rein process was killed by SIGKILL\); resuming it/)
   })
 
   it('a task whose job a worker fetched but never started (the worker died at once) is retried by another worker', async () => {
@@ -282,6 +308,13 @@ describe.runIf(postgresUrl)('rein batch and rein worker with a PostgreSQL store'
     expect(row!.result!.error).toMatch(new RegExp(`^the task was stopped 4 times \\(last: its cwd ${path} does not exist on worker [^)]+\\) and is not retried again`))
     expect(worker.log()).toContain(`its cwd ${path} does not exist on worker`)
     expect(mock.requests).toHaveLength(0)
+    // pg-boss backed off between the attempts and, its retries spent, moved the job to the dead-letter queue.
+    const boss = await openQueue(url)
+    try {
+      await until('the job is dead-lettered', async () => (await boss.getQueueSize(DEAD_QUEUE)) === 1, 10_000)
+    } finally {
+      await boss.stop({ graceful: false, wait: true })
+    }
   })
 
   it("a worker refuses, each in one sentence of its result, a task asking for bypass, a setup command, allow rules or a cwd outside its tasks file's folder", async () => {
