@@ -81,6 +81,7 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   if (task.effort) args.push('--effort', task.effort)
   if (task.permissionMode) args.push('--permission-mode', task.permissionMode)
   if (task.maxTurns) args.push('--max-turns', String(task.maxTurns))
+  if (task.userId) args.push('--user-id', task.userId)
   // A budget covers every attempt: what earlier attempts spent (from the log) is taken off this one's.
   const spentUsd = before?.cost ?? 0
   const spentTokens = before ? before.usage.inputUncached + before.usage.inputCacheRead + before.usage.output : 0

@@ -23,6 +23,8 @@ export interface BatchTask {
   permissionMode?: PermissionMode
   allow?: string[]
   maxTurns?: number
+  /** DeepSeek's `user_id` for the task's requests: whom it runs for (a tenant), so tenants share no KV-cache domain. */
+  userId?: string
   timeoutS?: number
   /** The task's budget over all its attempts: USD at catalog prices, and tokens (input and output). */
   maxCostUsd?: number
@@ -53,6 +55,7 @@ const taskLine = z.strictObject({
   permission_mode: z.enum(PERMISSION_MODES).optional(),
   allow: z.array(z.string().regex(/^[^-\s]/, 'must hold permission rules such as "Bash(npm test)"')).optional(),
   max_turns: z.number().int().positive().optional(),
+  user_id: z.string().regex(/^[A-Za-z0-9_-]{1,512}$/, "must be 1 to 512 letters, digits, '_' or '-'").optional(),
   timeout_s: z.number().positive().max(7 * 24 * 3600).optional(),
   max_cost_usd: z.number().positive().optional(),
   max_tokens: z.number().int().positive().optional(),
@@ -141,6 +144,7 @@ async function checkLine(raw: string, base: string): Promise<Omit<BatchTask, 'li
     ...(task.permission_mode ? { permissionMode: task.permission_mode } : {}),
     ...(task.allow ? { allow: task.allow } : {}),
     ...(task.max_turns ? { maxTurns: task.max_turns } : {}),
+    ...(task.user_id ? { userId: task.user_id } : {}),
     ...(task.timeout_s ? { timeoutS: task.timeout_s } : {}),
     ...(task.max_cost_usd ? { maxCostUsd: task.max_cost_usd } : {}),
     ...(task.max_tokens ? { maxTokens: task.max_tokens } : {}),

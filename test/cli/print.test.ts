@@ -221,6 +221,19 @@ describe('rein -p (one-shot mode)', () => {
     expect(mock.requests).toHaveLength(3)
   })
 
+  it("--user-id sets DeepSeek's user_id of the run's requests, and a malformed one is refused in one sentence before any request", async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'hello' }] })
+    const env = cliEnv({ url: mock.url, home: box.home })
+    const ok = await runCli(['-p', 'hi', '--user-id', 'tenant-7'], { cwd: box.cwd, env })
+    expect(ok.code).toBe(0)
+    expect((mock.requests[0].body as { user_id?: unknown }).user_id).toBe('tenant-7')
+    const bad = await runCli(['-p', 'hi', '--user-id', 'me@example.com'], { cwd: box.cwd, env })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toBe('rein: --user-id must be 1 to 512 letters, digits, "_" or "-" (DeepSeek\'s user_id); got "me@example.com".\n')
+    expect(mock.requests).toHaveLength(1)
+  })
+
   it('--fork id@seq starts a new session from a copy of the first, whose header names its parent', async () => {
     const box = sandbox()
     mock = await startMockModel({ script: [{ text: 'first' }, { text: 'second' }, { text: 'forked' }] })

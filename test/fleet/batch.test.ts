@@ -47,7 +47,7 @@ describe('rein batch with the local store', () => {
     })
     const file = tasksFile(box.root, [
       { id: 'one', cwd: 'project', prompt: 'task one', permission_mode: 'bypass' },
-      { id: 'two', cwd: 'project', prompt: 'task two' },
+      { id: 'two', cwd: 'project', prompt: 'task two', user_id: 'tenant-a' },
       { id: 'three', cwd: box.cwd, prompt: 'task three', max_turns: 3 },
     ])
     const out = join(box.root, 'out.jsonl')
@@ -63,6 +63,11 @@ describe('rein batch with the local store', () => {
     expect(readFileSync(join(box.cwd, 'notes.txt'), 'utf8')).toBe('original\n')
     expect(readFileSync(join(`${out}.work`, 'workspaces', 'one', 'notes.txt'), 'utf8')).toBe('changed-by-one\n')
     expect(readFileSync(join(`${out}.work`, 'workspaces', 'two', 'notes.txt'), 'utf8')).toBe('original\n')
+    // A task's user_id is DeepSeek's user_id for its requests only (the others get the per-user default).
+    const sent = (text: string): unknown[] =>
+      mock!.requests.filter((r) => JSON.stringify(r.body).includes(text)).map((r) => (r.body as { user_id?: unknown }).user_id)
+    expect(sent('task two')).toEqual(['tenant-a'])
+    expect(sent('task three')).not.toContain('tenant-a')
     const verify = await runCli(['sessions', 'verify', one.session_id], { cwd: box.root, env: cliEnv({ home: box.home }) })
     expect(verify.stdout).toMatch(/no problems/)
   })
@@ -81,6 +86,7 @@ describe('rein batch with the local store', () => {
       '{"id": "extra", "cwd": "project", "prompt": "x", "trust": true}',
       '{"id": "dash", "repo": "--upload-pack=evil", "prompt": "x"}',
       '[1, 2]',
+      '{"id": "tenant", "cwd": "project", "prompt": "x", "user_id": "not a valid id!"}',
     ])
     const r = await runCli(['batch', file], { cwd: box.root, env: cliEnv({ home: box.home }) })
     expect(r.code).toBe(2)
@@ -96,7 +102,8 @@ describe('rein batch with the local store', () => {
       `rein: ${file} line 9: has the unknown field "trust"; see docs/fleet.md for the task fields.`,
       `rein: ${file} line 10: "repo" must not start with a dash.`,
       `rein: ${file} line 11: is not a JSON object; write one task object per line.`,
-      'rein: nothing was run; fix 10 lines and run the batch again.',
+      `rein: ${file} line 12: "user_id" must be 1 to 512 letters, digits, '_' or '-'.`,
+      'rein: nothing was run; fix 11 lines and run the batch again.',
     ])
     expect(existsSync(join(box.root, 'tasks.results.jsonl'))).toBe(false)
   })

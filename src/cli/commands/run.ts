@@ -9,6 +9,7 @@ import type { OpenAgentOptions } from '../../runtime/open.js'
 import type { InputFormat, OutputFormat } from '../print/print-mode.js'
 import { fail, UsageError } from '../fail.js'
 import { withoutCiEnv } from '../tui/without-ci.js'
+import { isValidUserId } from '../../llm/user-id.js'
 
 /** Options shared by one-shot mode and the terminal UI. */
 export interface RunFlags {
@@ -22,6 +23,7 @@ export interface RunFlags {
   continue?: boolean
   fork?: string
   maxTurns?: number
+  userId?: string
   maxBudgetUsd?: number
   maxBudgetTokens?: number
   cwd?: string
@@ -74,6 +76,7 @@ export function registerRunCommand(program: Command): void {
     .option('--max-turns <n>', 'stop a turn after this many model requests', positiveInt)
     .option('--max-budget-usd <usd>', "stop before a model request once this run's requests cost this much (catalog prices)", positiveUsd)
     .option('--max-budget-tokens <n>', "stop before a model request once this run's requests used this many tokens (input and output)", positiveInt)
+    .option('--user-id <id>', "DeepSeek's user_id for this run's requests (a tenant or task; default: userId in settings, else a per-user hash)")
     .option('--cwd <dir>', 'working directory (default: the current one)')
     .addOption(new Option('--permission-mode <mode>', 'permission mode').choices([...PERMISSION_MODES]))
     .option('--allow <rule...>', 'extra allow rules for this run, e.g. "Bash(npm test)"')
@@ -152,6 +155,7 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     continueLatest: flags.continue,
     fork,
     maxSteps: flags.maxTurns,
+    ...(flags.userId !== undefined ? { userId: checkedUserIdFlag(flags.userId) } : {}),
     ...(flags.maxBudgetUsd !== undefined || flags.maxBudgetTokens !== undefined
       ? { budget: { ...(flags.maxBudgetUsd !== undefined ? { usd: flags.maxBudgetUsd } : {}), ...(flags.maxBudgetTokens !== undefined ? { tokens: flags.maxBudgetTokens } : {}) } }
       : {}),
@@ -181,4 +185,9 @@ async function readStdin(): Promise<string> {
 /** Loads the terminal UI out of sight of `CI` (see `withoutCiEnv`). */
 function importTuiOutsideCi(): Promise<typeof import('../tui/index.js')> {
   return withoutCiEnv(() => import('../tui/index.js'))
+}
+
+function checkedUserIdFlag(value: string): string {
+  if (isValidUserId(value)) return value
+  throw new UsageError(`--user-id must be 1 to 512 letters, digits, "_" or "-" (DeepSeek's user_id); got ${JSON.stringify(String(value).slice(0, 80))}.`)
 }
