@@ -45,6 +45,11 @@ export interface TaskRun {
   signal: AbortSignal
   /** Runs the attempt's own store reads, waiting out an unreachable database (the worker's policy); default: once. */
   retry?: <T>(what: string, call: () => Promise<T>) => Promise<T>
+  /**
+   * Aborted (with a sentence as its reason) when the task's process stopped answering — frozen, so only SIGKILL
+   * reaches it: it is killed at once and the attempt ends `cut-short`, to be resumed.
+   */
+  hung?: AbortSignal
 }
 
 /**
@@ -114,6 +119,8 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   }
   const timer = task.timeoutS ? setTimeout(() => ((timedOut = true), stop()), task.timeoutS * 1000) : undefined
   run.signal.addEventListener('abort', stop, { once: true })
+  const kill = (): void => void child.kill('SIGKILL')
+  run.hung?.addEventListener('abort', kill, { once: true })
   const exit = await new Promise<{ code: number | null; signal?: NodeJS.Signals | null; error?: Error }>((resolve) => {
     child.on('error', (error) => resolve({ code: null, error }))
     child.on('close', (code, signal) => resolve({ code, signal }))
@@ -121,8 +128,10 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   clearTimeout(timer)
   clearTimeout(killer)
   run.signal.removeEventListener('abort', stop)
+  run.hung?.removeEventListener('abort', kill)
   if (exit.error) return failed(`rein could not start for task ${task.id}: ${exit.error.message}.`)
   if (run.signal.aborted && !timedOut) return { kind: 'interrupted' }
+  if (run.hung?.aborted && !timedOut) return { kind: 'cut-short', why: String(run.hung.reason) }
 
   const lastWords = stderr.trim().split('\n').at(-1)?.replace(/^rein: /, '')
   if (exit.code !== 0 && !timedOut) {

@@ -10,6 +10,7 @@ import { outcomeOf, usageFields, type TaskResult } from './outcome.js'
 import { fleetPool, openQueue, QUEUE, workerName, type TaskJob, type TaskRow } from './queue.js'
 import { WorkerMetrics } from './metrics.js'
 import type { LogFields } from './log-line.js'
+import { HungTask } from './hung-task.js'
 import { DEFAULT_POLICY, policyRefusal, type WorkerPolicy } from './policy.js'
 import { runTask } from './run-task.js'
 import { finishRow, handBack, reapDead, type Retry } from './task-rows.js'
@@ -158,7 +159,9 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     // cancelled, or the task was handed to another worker) stops the task here.
     const disowned = new AbortController()
     const signal = AbortSignal.any([options.signal, disowned.signal])
+    const hung = new HungTask()
     const watch = setInterval(() => {
+      void hung.check(pool, row.session_id)
       pool
         .query(`UPDATE rein_batch_tasks SET updated_at = now() WHERE job_id = $1 AND attempts = $2 AND status = 'running'`, [row.job_id, row.attempts])
         .then((owned) => owned.rowCount === 0 && disowned.abort())
@@ -167,7 +170,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         })
     }, Math.min(TASK_WATCH_MS, options.staleMs / 4))
     try {
-      if (await runAttempts(row, signal)) return
+      if (await runAttempts(row, signal, hung)) return
     } finally {
       clearInterval(watch)
     }
@@ -180,7 +183,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   }
 
   /** Runs the task until it ends (true) or is stopped (false), resuming it while its process cannot use the database. */
-  const runAttempts = async (row: TaskRow, signal: AbortSignal): Promise<boolean> => {
+  const runAttempts = async (row: TaskRow, signal: AbortSignal, hung: HungTask): Promise<boolean> => {
     for (let tries = 0; ; tries++) {
       if (signal.aborted) return false
       if (tries === 0) log(`task ${row.batch}/${row.task_id}: attempt ${row.attempts} started.`, { batch: row.batch, task: row.task_id })
@@ -197,11 +200,12 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         attempt: row.attempts,
         signal,
         retry,
+        hung: hung.next(),
       }).finally(() => metrics.running.dec())
       if (end.kind === 'interrupted') return false
       if (end.kind === 'cut-short' && tries < CUT_SHORT_RESUMES) {
-        // The task's own process lost the database (restart, full connection table): not the task's fault. Its
-        // session is resumed once the database answers, under the same job.
+        // The task's own process lost the database (restart, full connection table), was killed by someone else or
+        // froze: not the task's fault. Its session is resumed once the database answers, under the same job.
         const delay = backoffMs(tries + 3)
         log(`task ${row.batch}/${row.task_id}: its process stopped before its turn ended (${end.why}); resuming it in ${delay} ms.`, { batch: row.batch, task: row.task_id, level: 'error' })
         await sleep(delay, undefined, { signal }).catch(() => {})

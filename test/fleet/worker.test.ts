@@ -162,6 +162,32 @@ describe.runIf(postgresUrl)('rein batch and rein worker with a PostgreSQL store'
     expect(worker.log()).toMatch(/task oom-[0-9a-f]{8}\/victim: its process stopped before its turn ended \(its rein process was killed by SIGKILL\); resuming it/)
   })
 
+  it('a task whose rein -p freezes (SIGSTOP) is noticed when its session lease expires, killed and resumed, long before any timeout', async () => {
+    const box = sandbox()
+    const url = await freshDatabase()
+    mock = await startMockModel({
+      script: [
+        { match: 'frozen child', delayMs: 120_000, text: 'never arrives' },
+        { match: 'was interrupted', text: 'finished after the freeze' },
+      ],
+    })
+    const env = cliEnv({ url: mock.url, home: box.home, extra: { REIN_STORE: url, REIN_LEASE_STALE_MS: '1500' } })
+    const file = join(box.root, 'freeze.jsonl')
+    writeFileSync(file, JSON.stringify({ id: 'ice', cwd: 'project', prompt: 'frozen child', timeout_s: 3600 }))
+    await runCli(['batch', file, '--detach'], { cwd: box.root, env })
+    const worker = startWorker(['--concurrency', '1'], box.root, env)
+    await until('the task sent its model request', () => mock!.requests.length === 1)
+    const ps = spawnSync('ps', ['-o', 'pid=,args=', '-g', String(worker.child.pid)], { encoding: 'utf8' }).stdout
+    const child = ps.split('\n').find((line) => line.includes(' -p ') && line.includes('--session-id'))
+    process.kill(Number(child!.trim().split(/\s+/)[0]), 'SIGSTOP')
+
+    const out = join(box.root, 'out.jsonl')
+    const followed = await runCli(['batch', file, '--out', out], { cwd: box.root, env, timeoutMs: 60_000 })
+    expect(followed.code).toBe(0)
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ id: 'ice', status: 'completed', result: 'finished after the freeze', attempts: 1 })
+    expect(worker.log()).toMatch(/task freeze-[0-9a-f]{8}\/ice: its process stopped before its turn ended \(its rein process stopped answering \(its session lease expired [\d.]+ s ago\), so it was killed\); resuming it/)
+  })
+
   it('a task whose job a worker fetched but never started (the worker died at once) is retried by another worker', async () => {
     const box = sandbox()
     const url = await freshDatabase()
