@@ -40,8 +40,9 @@ import { startMcp, type McpTools } from './mcp-tools.js'
 import { chooseModel, compactionSettings, modelOverrides, refuseRetired } from './model-choice.js'
 import { openSession, type SessionChoice } from './open-session.js'
 import { openSessionSandbox } from './sandbox.js'
-import { ToolGrants } from '../skills/grants.js'
-import { workflowExtensions } from '../skills/wiring.js'
+import { ToolGrants } from '../prompt-files/tool-grants.js'
+import { workflowExtensions } from '../prompt-files/wiring.js'
+import { isBuiltinCommand } from '../slash/builtins.js'
 import type { PlanApproval } from '../plan/extension.js'
 
 export { modelOverrides } from './model-choice.js'
@@ -149,7 +150,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
   const mode: PermissionMode = options.permissionMode ?? settings.permissions?.defaultMode ?? 'default'
   const currentModel = (): string => agentRef?.config.model ?? model.id
-  // Skills and custom commands: allow rules that hold while one is active (src/skills, src/slash).
+  // Skills and custom commands: allow rules that hold while one is active (src/prompt-files).
   const grants = new ToolGrants()
   // The sandbox (docs/sandbox.md): bash calls run under bubblewrap and need no prompt outside plan mode.
   const sandbox = await openSessionSandbox({ cwd, home, env, settings, report, ...(options.sandbox !== undefined ? { flag: options.sandbox } : {}) })
@@ -185,6 +186,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     knownModel: (id) => id in modelOverrides(settings),
     dearer: (id, than) => costsMore(modelInfo(id, modelOverrides(settings)), modelInfo(than, modelOverrides(settings))),
     approvePlan: options.approvePlan,
+    isBuiltin: isBuiltinCommand,
   })
 
   // Subagents (docs/subagents.md): the `task` tool and the host that runs children beside this agent.

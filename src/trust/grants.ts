@@ -7,7 +7,7 @@ import { hookFiles } from '../hooks/discovery.js'
 import { parseHookFile } from '../hooks/config-file.js'
 import { readProjectMcpFile } from '../mcp/load.js'
 import { canonicalJson, sha256 } from './canonical.js'
-import { skillAndCommandGrants } from '../skills/trust-grants.js'
+import { skillAndCommandGrants } from '../prompt-files/trust-report.js'
 
 /**
  * One thing a workspace defines that widens what runs or what is allowed. Until the user trusts the workspace every

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { loadSkills, skillFolders } from '../../src/skills/catalog.js'
+import { loadSkills, skillFolders } from '../../src/prompt-files/skills/catalog.js'
 import { skillFiles } from '../../src/tools/skill-catalog.js'
 import { LISTING_TOKEN_BUDGET, skillsListingText } from '../../src/context/skills-listing.js'
 import { fixtureWorkspace } from '../slash/support.js'

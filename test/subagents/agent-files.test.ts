@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { parseAgentFile } from '../../src/subagents/agent-files.js'
+import { parseAgentFile } from '../../src/prompt-files/agents/agent-files.js'
 import { notReadOnly } from '../../src/subagents/read-only-bash.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { cliEnv, runCli, sandbox } from '../support/cli.js'

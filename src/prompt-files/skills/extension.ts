@@ -1,12 +1,12 @@
-import type { EnteringMessage, Extension } from '../agent/extensions.js'
-import { producedMessages, surfaceOf, textOfBlocks } from '../context/produced-messages.js'
-import type { Refusal } from '../fs/read-gate.js'
-import { NO_SKILLS_TEXT, SKILLS_LISTING, skillsListingText } from '../context/skills-listing.js'
-import { realPathOf } from '../tools/paths.js'
-import type { ToolState } from '../tools/tool.js'
+import type { EnteringMessage, Extension } from '../../agent/extensions.js'
+import { producedMessages, surfaceOf, textOfBlocks } from '../../context/produced-messages.js'
+import type { Refusal } from '../../fs/read-gate.js'
+import { NO_SKILLS_TEXT, SKILLS_LISTING, skillsListingText } from '../../context/skills-listing.js'
+import { realPathOf } from '../../tools/paths.js'
+import type { ToolState } from '../../tools/tool.js'
 import { loadSkills, skillFolders } from './catalog.js'
-import { SKILLS_KEY, type SkillCatalog } from '../tools/skill-catalog.js'
-import type { ToolGrants } from './grants.js'
+import { SKILLS_KEY, type SkillCatalog } from '../../tools/skill-catalog.js'
+import type { ToolGrants } from '../tool-grants.js'
 
 export interface SkillsOptions {
   cwd: string

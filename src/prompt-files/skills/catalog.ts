@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../fs/read-gate.js'
-import { parseFrontmatter, textField, toolRulesField } from './frontmatter.js'
-import type { Skill, SkillCatalog } from '../tools/skill-catalog.js'
+import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../../fs/read-gate.js'
+import { parseFrontmatter, textField, toolRulesField } from '../frontmatter.js'
+import type { Skill, SkillCatalog } from '../../tools/skill-catalog.js'
 
 export interface SkillFolder {
   dir: string

@@ -1,11 +1,11 @@
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadingRefusal } from '../config/read-guard.js'
-import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../fs/read-gate.js'
-import { claudeAliasOf } from '../llm/catalog.js'
-import { builtinTools } from '../tools/registry.js'
-import { TASK_TOOL } from '../tools/task-facts.js'
-import type { AgentType } from './agent-types.js'
+import { loadingRefusal } from '../../config/read-guard.js'
+import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../../fs/read-gate.js'
+import { claudeAliasOf } from '../../llm/catalog.js'
+import { builtinTools } from '../../tools/registry.js'
+import { TASK_TOOL } from '../../tools/task-facts.js'
+import type { AgentType } from '../../subagents/agent-types.js'
 
 /**
  * Custom agents from Markdown files in Claude Code's format: YAML frontmatter with `name`, `description`, `tools`

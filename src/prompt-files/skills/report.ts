@@ -1,6 +1,6 @@
 import { homedir } from 'node:os'
-import { loadingRefusal } from '../config/read-guard.js'
-import { reinHome } from '../store/home.js'
+import { loadingRefusal } from '../../config/read-guard.js'
+import { reinHome } from '../../store/home.js'
 import { loadSkills, skillFolders } from './catalog.js'
 
 /** What `/skills` shows: every skill with its origin and description, then the files that could not be loaded. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Grant } from '../trust/grants.js'
-import { commandFolders, loadCommands } from '../slash/catalog.js'
-import { loadSkills, skillFolders } from './catalog.js'
+import { commandFolders, loadCommands } from './commands/catalog.js'
+import { loadSkills, skillFolders } from './skills/catalog.js'
 
 const BANG = /!`([^`\n]+)`/g
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { statSync } from 'node:fs'
-import { readJudgedFile } from '../fs/read-gate.js'
-import { displayPath, resolveToolPath } from '../tools/paths.js'
+import { readJudgedFile } from '../../fs/read-gate.js'
+import { displayPath, resolveToolPath } from '../../tools/paths.js'
 import { substituteArguments } from './arguments.js'
 import type { CustomCommand } from './catalog.js'
 

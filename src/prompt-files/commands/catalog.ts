@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
-import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../fs/read-gate.js'
-import { parseFrontmatter, textField, toolRulesField } from '../skills/frontmatter.js'
+import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../../fs/read-gate.js'
+import { parseFrontmatter, textField, toolRulesField } from '../frontmatter.js'
 
 /**
  * Custom slash commands in Claude Code's format: Markdown files whose name is the command, with optional frontmatter
