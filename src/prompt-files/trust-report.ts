@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import type { Grant } from '../trust/grants.js'
+import type { Grant, WorkspacePlaces } from '../trust/grant.js'
 import { commandFolders, loadCommands } from './commands/catalog.js'
 import { loadSkills, skillFolders } from './skills/catalog.js'
 
@@ -8,9 +8,10 @@ const BANG = /!`([^`\n]+)`/g
 /**
  * What the workspace's own skills and custom commands would widen, as trust grants: a command's `` !`cmd` `` lines and
  * `allowed-tools`, a skill's `allowed-tools`. They are inert until the user trusts the workspace, and the hash covers
- * them, so editing one asks again. The user's own folders need no trust and are not listed.
+ * them, so editing one asks again. The user's own folders need no trust and are not listed. Agent files widen
+ * nothing (a child's tools are cut to its parent's, and its permission questions are the parent's), so they report none.
  */
-export function skillAndCommandGrants(cwd: string): Grant[] {
+export function promptFileGrants({ cwd }: Pick<WorkspacePlaces, 'cwd'>): Grant[] {
   const grants: Grant[] = []
   const project = <T extends { scope: string }>(folders: T[]): T[] => folders.filter((f) => f.scope === 'project')
   // Only the workspace's folders are read, so the user-level locations do not matter here.
