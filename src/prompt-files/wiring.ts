@@ -25,6 +25,8 @@ export interface WorkflowOptions {
   /** Whether `model` costs more than `than` (the catalog's prices with the user's overrides). */
   dearer?: (model: string, than: string) => boolean
   approvePlan?: PlanApproval
+  /** The skills listing's share of the prompt files' one token budget (see `SkillsOptions.listingBudget`). */
+  skillsListingBudget?: () => number
   /** Whether a name is a built-in command's (a custom command never takes it over). */
   isBuiltin: (name: string) => boolean
   /** Told one sentence per malformed command or skill file found at start. */
@@ -43,7 +45,7 @@ export function workflowExtensions(options: WorkflowOptions): { first: Extension
   const refuses = loadingRefusal(toolState, { cwd, reinHome: home, userHome })
   loadCommands(commandFolders({ cwd, reinHome: home, userHome }), refuses).problems.forEach(options.report)
   const problems: string[] = []
-  const listing = skills({ cwd, reinHome: home, userHome, trusted, grants, toolState, refuses, problems })
+  const listing = skills({ cwd, reinHome: home, userHome, trusted, grants, toolState, refuses, problems, listingBudget: options.skillsListingBudget })
   problems.forEach(options.report)
   return {
     first: [

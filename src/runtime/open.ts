@@ -44,6 +44,8 @@ import { openSessionSandbox } from './sandbox.js'
 import { ToolGrants } from '../prompt-files/tool-grants.js'
 import { workflowExtensions } from '../prompt-files/wiring.js'
 import { isBuiltinCommand } from '../slash/builtins.js'
+import { PROMPT_LISTING_TOKEN_BUDGET } from '../prompt-files/listing-budget.js'
+import { agentListing } from '../subagents/task-tool.js'
 import type { PlanApproval } from '../plan/extension.js'
 
 export { modelOverrides } from './model-choice.js'
@@ -188,6 +190,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     dearer: (id, than) => costsMore(modelInfo(id, modelOverrides(settings)), modelInfo(than, modelOverrides(settings))),
     approvePlan: options.approvePlan,
     isBuiltin: isBuiltinCommand,
+    // The skills take what the agent types' listing in the task tool leaves of the prompt files' one budget.
+    skillsListingBudget: () => PROMPT_LISTING_TOKEN_BUDGET - agentListingTokens,
   })
 
   // Subagents (docs/subagents.md): the `task` tool and the host that runs children beside this agent.
@@ -211,6 +215,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     notify: (message) => agentRef?.notify('warning', message),
   })
   subagents.problems.forEach(report)
+  const agentListingTokens = agentListing([...subagents.host.types.values()]).tokens
 
   // A resumed subagent session goes on as its agent type: the same system prompt and tools, so its prefix stays cached.
   const asChild = subagents.resumedChild(session.header)
