@@ -7,6 +7,7 @@ import { commandFolders, loadCommands } from '../../src/prompt-files/commands/ca
 import { expandCommand, shellRuns } from '../../src/prompt-files/commands/expand.js'
 import { AGENT_LISTING_CAP, estimateTokens, PROMPT_LISTING_TOKEN_BUDGET } from '../../src/prompt-files/listing-budget.js'
 import { loadSkills } from '../../src/prompt-files/skills/catalog.js'
+import { skillsReport } from '../../src/prompt-files/skills/report.js'
 import { skillsListingText } from '../../src/prompt-files/skills/listing.js'
 import { promptFileGrants } from '../../src/prompt-files/trust-report.js'
 import { BUILTIN_AGENTS } from '../../src/subagents/agent-types.js'
@@ -107,6 +108,7 @@ describe('skills as plugins publish them', () => {
     expect(catalog.skills).toMatchObject([
       { name: 'agent-development', displayName: 'Agent Development', description: 'This skill applies when the user wants to write a subagent file, pick its tools or word its trigger description.' },
     ])
+    expect(skillsReport(ws.cwd, { REIN_HOME: ws.home, HOME: ws.userHome })).toMatch(/^agent-development — Agent Development \(project, /)
   })
 
   it('a SKILL.md linked out of the workspace is refused; two folders naming one skill: the second is named', () => {
