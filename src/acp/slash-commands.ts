@@ -4,8 +4,9 @@ import type { Effort } from '../llm/adapter.js'
 import type { InputBlock } from '../llm/messages.js'
 import type { AcpAgent } from './agent-port.js'
 import { isPermissionMode } from './modes.js'
-import { skillsReport } from '../skills/report.js'
-import { offeredCommands } from '../slash/listing.js'
+import { skillsReport } from '../prompt-files/skills/report.js'
+import { offeredCommands } from '../prompt-files/commands/listing.js'
+import { isBuiltinCommand } from '../slash/builtins.js'
 import { readSandboxReport, sandboxReportText } from '../cli/commands/sandbox.js'
 import { reinHome } from '../store/home.js'
 
@@ -30,7 +31,7 @@ export const ACP_COMMANDS: AvailableCommand[] = [
  * itself when a prompt names one, so the editor sends them as ordinary prompts.
  */
 export function customAcpCommands(cwd: string): AvailableCommand[] {
-  return offeredCommands(cwd).offered.map((c) => ({
+  return offeredCommands(cwd, isBuiltinCommand).offered.map((c) => ({
     name: c.name,
     description: `${c.description} (${c.origin})`,
     ...(c.hint ? { input: { hint: c.hint } } : {}),

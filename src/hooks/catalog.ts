@@ -1,4 +1,5 @@
 import { readConfigFile, type GatedFile } from '../fs/read-gate.js'
+import type { Grant, WorkspacePlaces } from '../trust/grant.js'
 import type { HookDefinition, HookFile } from './definitions.js'
 import { displayPath, parseHookFile } from './config-file.js'
 import { hookFiles } from './discovery.js'
@@ -68,4 +69,27 @@ export function loadHookCatalog(options: CatalogOptions): HookCatalog {
 export function readHookFile(file: HookFile, projectDir: string): GatedFile {
   const dir = file.scope === 'project' ? projectDir : '/'
   return readConfigFile(file.path, { dir, base: dir })
+}
+
+/**
+ * The hook loader's report for workspace trust: every project definition, read and parsed as `loadHookCatalog` reads
+ * it. A file the gate refuses or that is missing defines nothing (the catalog reports the first).
+ */
+export function hookGrants(places: WorkspacePlaces): Grant[] {
+  const { files, projectDir } = hookFiles(places)
+  const grants: Grant[] = []
+  for (const file of files.filter((f) => f.scope === 'project')) {
+    const read = readHookFile(file, projectDir)
+    if (read.kind !== 'read') continue
+    for (const definition of parseHookFile(read.bytes.toString('utf8'), file, 0, places.cwd).definitions) {
+      const matcher = definition.matcher ? ` on ${definition.matcher}` : ''
+      grants.push({
+        kind: 'hook',
+        file: file.path,
+        label: `${definition.event} hook${matcher} running ${JSON.stringify(definition.command)}`,
+        value: definition.hash,
+      })
+    }
+  }
+  return grants
 }

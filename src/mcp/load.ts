@@ -3,6 +3,8 @@ import { readConfigFile } from '../fs/read-gate.js'
 import { join } from 'node:path'
 import { type McpServerConfig, parseServer, parseServerMap } from './config.js'
 import { definitionHash, storeTrust, trustedServers } from './trust.js'
+import { serverSummary } from '../config/trust-report.js'
+import type { Grant } from '../trust/grant.js'
 
 export interface LoadMcpConfigOptions {
   /** The project directory; its `.mcp.json` is read. */
@@ -57,6 +59,15 @@ export function readProjectMcpFile(cwd: string): ProjectMcpFile {
     return { path, problem: `"mcpServers" in ${path} is not an object; write {"mcpServers": {"name": {"command": …}}}.` }
   }
   return { path, servers: servers as Record<string, unknown> }
+}
+
+/**
+ * The MCP loader's report for workspace trust: each server `.mcp.json` defines, read as `loadMcpConfig` reads it
+ * (servers the `.rein` settings files define are in the settings loader's report).
+ */
+export function mcpFileGrants(places: { cwd: string }): Grant[] {
+  const mcp = readProjectMcpFile(places.cwd)
+  return Object.entries(mcp.servers ?? {}).map(([name, raw]) => ({ kind: 'mcpServer', file: mcp.path, label: `MCP server "${name}"${serverSummary(raw)}`, value: { name, raw } }))
 }
 
 /**

@@ -32,7 +32,8 @@ import { builtinTools, createToolState, disposeToolState, toolSchemas } from '..
 import { setModelVision } from '../tools/read-image.js'
 import { createCommitGuard } from '../trust/commit-guard.js'
 import { createRedactor, secretValues } from '../trust/secrets.js'
-import { ignoredGrants, untrustedNotice, workspaceTrust } from '../trust/workspace.js'
+import { ignoredGrants, untrustedNotice } from '../trust/workspace.js'
+import { workspaceTrust } from './workspace-trust.js'
 import type { SubagentHost } from '../subagents/host.js'
 import { attachSubagents } from '../subagents/wiring.js'
 import { repairAcrossChildren } from '../subagents/repair.js'
@@ -40,8 +41,11 @@ import { startMcp, type McpTools } from './mcp-tools.js'
 import { chooseModel, compactionSettings, modelOverrides, refuseRetired } from './model-choice.js'
 import { openSession, type SessionChoice } from './open-session.js'
 import { openSessionSandbox } from './sandbox.js'
-import { ToolGrants } from '../skills/grants.js'
-import { workflowExtensions } from '../skills/wiring.js'
+import { ToolGrants } from '../prompt-files/tool-grants.js'
+import { workflowExtensions } from '../prompt-files/wiring.js'
+import { isBuiltinCommand } from '../slash/builtins.js'
+import { PROMPT_LISTING_TOKEN_BUDGET } from '../prompt-files/listing-budget.js'
+import { agentListing } from '../subagents/task-tool.js'
 import type { PlanApproval } from '../plan/extension.js'
 
 export { modelOverrides } from './model-choice.js'
@@ -149,7 +153,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
   const mode: PermissionMode = options.permissionMode ?? settings.permissions?.defaultMode ?? 'default'
   const currentModel = (): string => agentRef?.config.model ?? model.id
-  // Skills and custom commands: allow rules that hold while one is active (src/skills, src/slash).
+  // Skills and custom commands: allow rules that hold while one is active (src/prompt-files).
   const grants = new ToolGrants()
   // The sandbox (docs/sandbox.md): bash calls run under bubblewrap and need no prompt outside plan mode.
   const sandbox = await openSessionSandbox({ cwd, home, env, settings, report, ...(options.sandbox !== undefined ? { flag: options.sandbox } : {}) })
@@ -185,6 +189,9 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     knownModel: (id) => id in modelOverrides(settings),
     dearer: (id, than) => costsMore(modelInfo(id, modelOverrides(settings)), modelInfo(than, modelOverrides(settings))),
     approvePlan: options.approvePlan,
+    isBuiltin: isBuiltinCommand,
+    // The skills take what the agent types' listing in the task tool leaves of the prompt files' one budget.
+    skillsListingBudget: () => PROMPT_LISTING_TOKEN_BUDGET - agentListingTokens,
   })
 
   // Subagents (docs/subagents.md): the `task` tool and the host that runs children beside this agent.
@@ -208,6 +215,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     notify: (message) => agentRef?.notify('warning', message),
   })
   subagents.problems.forEach(report)
+  const agentListingTokens = agentListing([...subagents.host.types.values()]).tokens
 
   // A resumed subagent session goes on as its agent type: the same system prompt and tools, so its prefix stays cached.
   const asChild = subagents.resumedChild(session.header)

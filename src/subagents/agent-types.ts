@@ -5,6 +5,8 @@
  */
 export interface AgentType {
   name: string
+  /** The file's `name` when it is no id (`Code Reviewer`); `name` is then the file's name. */
+  displayName?: string
   /** What the parent model reads in the `task` tool's list of types: when to pick this one. */
   description: string
   /** Rein tool names the type may use, or undefined for every tool the parent has. Always cut to the parent's set. */

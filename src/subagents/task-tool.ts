@@ -3,6 +3,7 @@ import { SUBAGENT_HOST_KEY, type SubagentHost } from './host.js'
 import type { AgentType } from './agent-types.js'
 import { TASK_TOOL } from '../tools/task-facts.js'
 import { errorOutput, type Tool } from '../tools/tool.js'
+import { AGENT_LISTING_CAP, estimateTokens, fitListing, LEFT_OUT_NAMES_TOKENS, leftOutSentence, listingSummary } from '../prompt-files/listing-budget.js'
 
 // No length bounds in the schema (they cost tokens in every request); `run` refuses an empty prompt.
 const schema = z.object({
@@ -13,31 +14,30 @@ const schema = z.object({
 
 type Args = z.infer<typeof schema>
 
-/**
- * Estimated tokens (UTF-8 bytes / 4) the listing of agent types may take. Types are listed in their order (built-in
- * first) until it is spent; the rest are counted, so 156 agent files cost this much, not ~9K tokens per request.
- */
-export const AGENT_LISTING_TOKEN_BUDGET = 160
+/** The most tokens the agent types' listing takes of the prompt files' one budget (`src/prompt-files/listing-budget.ts`). */
+export const AGENT_LISTING_TOKEN_BUDGET = AGENT_LISTING_CAP
 
-const tokens = (text: string): number => Math.ceil(Buffer.byteLength(text, 'utf8') / 4)
+/**
+ * The types as the model reads them, in their order (built-in first) while they fit AGENT_LISTING_TOKEN_BUDGET, each
+ * with its description's summary; the rest are named as far as a short tail allows, and an unknown name answers with
+ * the whole list. `tokens` is what the listing took, which the skills listing leaves to the agents.
+ */
+export function agentListing(types: readonly AgentType[]): { text: string; tokens: number } {
+  const entries = types.map((t) => ({ name: t.name, line: `${t.name} (${listingSummary(t.description)})` }))
+  // When not all fit, the tail naming the rest is paid for out of the same budget.
+  const all = fitListing(entries, AGENT_LISTING_TOKEN_BUDGET)
+  const fit = all.left.length ? fitListing(entries, AGENT_LISTING_TOKEN_BUDGET - LEFT_OUT_NAMES_TOKENS - 30) : all
+  const tail = fit.left.length ? [`${leftOutSentence({ one: 'agent', many: 'agents' }, fit.left)} (any of them may be named; an unknown name answers with them all)`] : []
+  const text = [...fit.lines, ...tail].join(', ')
+  return { text, tokens: estimateTokens(text) }
+}
 
 /**
  * What the model reads. It is part of the cached prefix, so it depends only on the agent types of the session
  * (fixed when the session opens) and stays short: the listing fits AGENT_LISTING_TOKEN_BUDGET.
  */
 function description(types: readonly AgentType[]): string {
-  const listed: string[] = []
-  let used = 0
-  for (const t of types) {
-    const entry = `${t.name} (${t.description})`
-    if (used + tokens(entry) > AGENT_LISTING_TOKEN_BUDGET) break
-    listed.push(entry)
-    used += tokens(entry)
-  }
-  const left = types.length - listed.length
-  if (left) listed.push(`${left} more left out of this list; use a name the user gives`)
-  const list = listed.join(', ')
-  return `Delegate a self-contained job to a fresh subagent; you get only its answer. Pays for broad searches and independent work (calls in one step run in parallel); not for quick lookups. Types: ${list}.`
+  return `Delegate a self-contained job to a fresh subagent; you get only its answer. Pays for broad searches and independent work (calls in one step run in parallel); not for quick lookups. Types: ${agentListing(types).text}.`
 }
 
 /**

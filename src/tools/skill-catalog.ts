@@ -10,7 +10,10 @@ import { join, relative } from 'node:path'
  * the `skill` tool hands it one skill's instructions when it asks.
  */
 export interface Skill {
+  /** The id the model loads it by: the frontmatter's `name`, or the folder's name when that is a display name. */
   name: string
+  /** The frontmatter's `name` when it is no id (`Agent Development`). */
+  displayName?: string
   description: string
   scope: 'user' | 'project'
   /** The skill's folder, absolute. */

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
-import { type Grant, grantsHash, workspaceGrants } from './grants.js'
+import { type Grant, type GrantReport, grantsHash } from './grant.js'
 import { storeTrustRecord, trustRecord } from './store.js'
 
 /**
@@ -25,6 +25,8 @@ export interface TrustOptions {
   userHome?: string
   /** `--trust-project`: trust the workspace for this run only, recording nothing. */
   once?: boolean
+  /** What the workspace defines that needs trust, as its loaders report it (src/runtime/workspace-trust.ts gathers them). */
+  report: GrantReport
 }
 
 export function workspaceDir(cwd: string): string {
@@ -38,7 +40,7 @@ export function workspaceDir(cwd: string): string {
 
 export function workspaceTrust(options: TrustOptions): WorkspaceTrust {
   const dir = workspaceDir(options.cwd)
-  const grants = workspaceGrants({ cwd: dir, home: options.home, userHome: options.userHome ?? homedir() })
+  const grants = options.report({ cwd: dir, home: options.home, userHome: options.userHome ?? homedir() })
   const record = trustRecord(options.home, dir)
   if (record && record.hash === grantsHash(grants)) return { dir, grants, trusted: true, status: 'trusted' }
   if (options.once) return { dir, grants, trusted: true, status: 'once' }
@@ -50,9 +52,9 @@ export function workspaceTrust(options: TrustOptions): WorkspaceTrust {
  * agreed to; the record keeps its hash, so a file edited while they read it is asked about again. Without it, what
  * the workspace defines now is recorded (the caller prints that list).
  */
-export function trustWorkspace(options: { cwd: string; home: string; userHome?: string; shown?: Grant[] }): WorkspaceTrust {
+export function trustWorkspace(options: { cwd: string; home: string; userHome?: string; shown?: Grant[]; report: GrantReport }): WorkspaceTrust {
   const dir = workspaceDir(options.cwd)
-  const grants = options.shown ?? workspaceGrants({ cwd: dir, home: options.home, userHome: options.userHome ?? homedir() })
+  const grants = options.shown ?? options.report({ cwd: dir, home: options.home, userHome: options.userHome ?? homedir() })
   storeTrustRecord(options.home, dir, { hash: grantsHash(grants), trustedAt: new Date().toISOString(), grants: grants.map(describeGrant) })
   return { dir, grants, trusted: true, status: 'trusted' }
 }
@@ -109,7 +111,7 @@ export function ignoredGrants(
  * and, when the workspace was trusted exactly before it, records trust in the result: the user's own edit through
  * Rein must not make their trusted workspace ask again. An untrusted workspace stays untrusted.
  */
-export function keepingTrust(options: { cwd: string; home: string; userHome?: string }, change: () => void): void {
+export function keepingTrust(options: { cwd: string; home: string; userHome?: string; report: GrantReport }, change: () => void): void {
   const before = workspaceTrust(options)
   change()
   if (before.status === 'trusted') trustWorkspace(options)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { OpenedAgent } from '../runtime/open.js'
 import type { LiveEvent, PermissionAnswer, PermissionRequest } from '../agent/types.js'
 import { addLocalAllowRule } from '../config/settings.js'
-import { keepingTrust } from '../trust/workspace.js'
+import { keepingTrust } from '../runtime/workspace-trust.js'
 
 /** A permission request waiting for any open page to answer it. */
 export interface PendingAsk {

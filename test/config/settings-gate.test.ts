@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { addLocalAllowRule, loadSettings, SettingsError } from '../../src/config/settings.js'
-import { workspaceGrants } from '../../src/trust/grants.js'
+import { workspaceGrants } from '../../src/runtime/workspace-trust.js'
 
 // Settings files pass the read gate's own checks (docs/trust.md, "Configuration files"): a project's must really be
 // inside the workspace and every one must be a regular file. A refused file stops Rein with one sentence.

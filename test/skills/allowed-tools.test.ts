@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { MockModel } from '../support/mock-model.js'
 import { messagesOf, runRein } from '../context/cli-support.js'
 import { eachTestInFixture, envFor, type FixtureWorkspace } from '../slash/support.js'
-import { trustWorkspace, workspaceTrust } from '../../src/trust/workspace.js'
+import { trustWorkspace, workspaceTrust } from '../../src/runtime/workspace-trust.js'
 
 /** A skill's allowed-tools pre-approve its tools while it is active, only in a trusted workspace; trust covers them. */
 

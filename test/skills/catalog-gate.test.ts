@@ -2,8 +2,8 @@ import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { loadSkills, skillFolders } from '../../src/skills/catalog.js'
-import { skillsReport } from '../../src/skills/report.js'
+import { loadSkills, skillFolders } from '../../src/prompt-files/skills/catalog.js'
+import { skillsReport } from '../../src/prompt-files/skills/report.js'
 
 let base: string
 let cwd: string

@@ -1,9 +1,9 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { loadSkills, skillFolders } from '../../src/skills/catalog.js'
+import { loadSkills, skillFolders } from '../../src/prompt-files/skills/catalog.js'
 import { skillFiles } from '../../src/tools/skill-catalog.js'
-import { LISTING_TOKEN_BUDGET, skillsListingText } from '../../src/context/skills-listing.js'
+import { LISTING_TOKEN_BUDGET, skillsListingText } from '../../src/prompt-files/skills/listing.js'
 import { fixtureWorkspace } from '../slash/support.js'
 
 let ws: ReturnType<typeof fixtureWorkspace>
@@ -62,13 +62,13 @@ describe('skill discovery', () => {
     expect(loadSkills(folders(), ws.cwd, noRules).skills.find((s) => s.name === 'changelog')!.description).toBe('Rein changelog')
   })
 
-  it('a name outside the format and an unclosed frontmatter block are refused, one sentence each', () => {
-    skill(join(ws.cwd, '.rein/skills'), 'Bad_Name', 'x')
+  it('a name outside the format in a folder that cannot be an id, and an unclosed frontmatter block, are refused, one sentence each', () => {
+    skill(join(ws.cwd, '.rein/skills'), 'Bad Name!', 'x')
     mkdirSync(join(ws.cwd, '.rein/skills/open'), { recursive: true })
     writeFileSync(join(ws.cwd, '.rein/skills/open/SKILL.md'), '---\nname: open\ndescription: x\n')
     const { problems } = loadSkills(folders(), ws.cwd, noRules)
     expect(problems).toContain(
-      'The skill file .rein/skills/Bad_Name/SKILL.md names the skill "Bad_Name"; a skill name uses lowercase letters, digits and hyphens (at most 64).',
+      'The skill file .rein/skills/Bad Name!/SKILL.md names the skill "Bad Name!" in a folder whose name cannot be its id either; name the folder with letters, digits, ., - and _ (at most 64).',
     )
     expect(problems.some((p) => p.startsWith('The skill file .rein/skills/open/SKILL.md opens a frontmatter block with --- but never closes it'))).toBe(true)
   })
@@ -95,7 +95,8 @@ describe('the skills listing', () => {
     expect(Buffer.byteLength(listing.text) / 4).toBeLessThanOrEqual(LISTING_TOKEN_BUDGET)
     const left = all.length - listing.listed.length
     expect(left).toBeGreaterThan(0)
-    expect(listing.text).toContain(`${left} more skills were left out of this list to keep it short; the user can list them all with /skills.`)
+    expect(listing.text).toContain(`${left} more skills, not listed: skill-${String(listing.listed.length).padStart(2, '0')}, `)
+    expect(listing.text).toMatch(/ and \d+ others\. Any of them loads by name with the skill tool; the user can list them all with \/skills\./)
   })
 
   it('a description holding a closing reminder tag cannot end the frame early', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ToolGrants } from '../../src/skills/grants.js'
+import { ToolGrants } from '../../src/prompt-files/tool-grants.js'
 
 describe('allow rules held while a skill or command is active', () => {
   it('hold per owner until that owner is revoked', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { splitArguments, substituteArguments } from '../../src/slash/arguments.js'
-import { parseCommandLine } from '../../src/slash/extension.js'
-import { parseFrontmatter, toolRulesField } from '../../src/skills/frontmatter.js'
+import { splitArguments, substituteArguments } from '../../src/prompt-files/commands/arguments.js'
+import { parseCommandLine } from '../../src/prompt-files/commands/extension.js'
+import { parseFrontmatter, toolRulesField } from '../../src/prompt-files/frontmatter.js'
 
 describe('command arguments', () => {
   it('split at spaces and newlines, with double and single quotes grouping and a backslash escaping', () => {

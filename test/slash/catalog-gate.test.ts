@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { commandFolders, loadCommands } from '../../src/slash/catalog.js'
-import { offeredCommands } from '../../src/slash/listing.js'
+import { commandFolders, loadCommands } from '../../src/prompt-files/commands/catalog.js'
+import { offeredCommands } from '../../src/prompt-files/commands/listing.js'
 
 let base: string
 let cwd: string
@@ -84,7 +84,7 @@ describe('command files pass the read gate', () => {
     writeFileSync(join(cwd, commands, 'private.md'), 'Private.\n')
     writeFileSync(join(cwd, commands, 'fix.md'), 'Fix it.\n')
     symlinkSync(join(outside, 'review.md'), join(cwd, commands, 'review.md'))
-    const { offered } = offeredCommands(cwd, { REIN_HOME: reinHome, HOME: userHome })
+    const { offered } = offeredCommands(cwd, () => false, { REIN_HOME: reinHome, HOME: userHome })
     expect(offered.map((c) => c.name)).toEqual(['fix'])
   })
 })

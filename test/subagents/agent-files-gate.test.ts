@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { loadAgentFiles } from '../../src/subagents/agent-files.js'
+import { loadAgentFiles } from '../../src/prompt-files/agents/agent-files.js'
 
 let base: string
 let cwd: string

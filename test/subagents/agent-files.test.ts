@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { parseAgentFile } from '../../src/subagents/agent-files.js'
+import { parseAgentFile } from '../../src/prompt-files/agents/agent-files.js'
 import { notReadOnly } from '../../src/subagents/read-only-bash.js'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { cliEnv, runCli, sandbox } from '../support/cli.js'
@@ -32,9 +32,10 @@ describe('agent files', () => {
 
   it('turns a malformed file into one sentence naming it', () => {
     expect(parseAgentFile('no frontmatter', '/a/x.md')).toBe('The agent file /a/x.md has no frontmatter between --- lines; it was not loaded.')
-    expect(parseAgentFile('---\nname: bad name!\ndescription: x\n---\nbody', '/a/y.md')).toMatch(/^The agent file \/a\/y.md needs a name/)
+    expect(parseAgentFile('---\nname: bad name!\ndescription: x\n---\nbody', '/a/y z.md')).toMatch(/^The agent file \/a\/y z.md needs a name/)
+    expect(parseAgentFile('---\ndescription: x\n---\nbody', '/a/y.md')).toMatch(/^The agent file \/a\/y.md needs a name/)
     expect(parseAgentFile('---\nname: ok\n---\nbody', '/a/z.md')).toMatch(/needs a description/)
-    expect(parseAgentFile('---\nname: ok\ndescription: d\n  broken indent\n: x\n---\nbody', '/a/w.md')).toMatch(/unreadable frontmatter \(line 4 is not "key: value"\)/)
+    expect(parseAgentFile('---\nname: ok\ndescription: d\n  tools: [Read\n---\nbody', '/a/w.md')).toMatch(/^The agent file \/a\/w.md has frontmatter that is not valid YAML \(.+\); fix the fields between the --- lines; it was not loaded\.$/)
   })
 
   it('runs a custom agent from .claude/agents with only its tools: a call outside its list is refused, and a broken file is reported while the rest load', async () => {

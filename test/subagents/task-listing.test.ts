@@ -17,7 +17,8 @@ describe("the task tool's listing of agent types", () => {
     const listed = description.slice(description.indexOf('Types: '))
     expect(tokens(listed)).toBeLessThan(AGENT_LISTING_TOKEN_BUDGET + 30)
     const shown = (listed.match(/agent-\d+ \(/g) ?? []).length
-    expect(listed).toContain(`${156 - shown} more left out of this list; use a name the user gives`)
+    expect(listed).toContain(`${156 - shown} more agents, not listed: agent-${shown}, agent-${shown + 1}, `)
+    expect(listed).toMatch(/ and \d+ others \(any of them may be named; an unknown name answers with them all\)\.$/)
     expect(description).toContain(`${BUILTIN_AGENTS[0].name} (`)
   })
 })

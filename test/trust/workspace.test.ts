@@ -2,9 +2,10 @@ import { mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadSettings } from '../../src/config/settings.js'
-import { grantsHash, workspaceGrants } from '../../src/trust/grants.js'
+import { grantsHash } from '../../src/trust/grant.js'
+import { keepingTrust, trustWorkspace, workspaceGrants, workspaceTrust } from '../../src/runtime/workspace-trust.js'
 import { revokeTrustRecord, trustedWorkspaces, workspaceTrustPath } from '../../src/trust/store.js'
-import { ignoredGrants, keepingTrust, trustWorkspace, untrustedNotice, workspaceTrust } from '../../src/trust/workspace.js'
+import { ignoredGrants, untrustedNotice } from '../../src/trust/workspace.js'
 import { place, put } from './support.js'
 
 const hostile = {

@@ -10,7 +10,7 @@ import { readSessionLog } from '../../session/load.js'
 import { openStore } from '../../runtime/open-store.js'
 import { reinHome } from '../../store/home.js'
 import { resolveSessionId } from '../../store/listing.js'
-import { workspaceTrust } from '../../trust/workspace.js'
+import { workspaceTrust } from '../../runtime/workspace-trust.js'
 import { renderInventory, renderPrune, renderSteps } from '../checkpoints/render.js'
 import { oneLineErrors } from './one-line-errors.js'
 

@@ -5,7 +5,7 @@ import type { Command } from 'commander'
 import { displayPath } from '../../hooks/config-file.js'
 import { loadHookCatalog, recordTrust, type HookDefinition } from '../../hooks/index.js'
 import { reinHome } from '../../store/home.js'
-import { workspaceTrust } from '../../trust/workspace.js'
+import { workspaceTrust } from '../../runtime/workspace-trust.js'
 import { fail, UsageError } from '../fail.js'
 import { counted } from '../../text/count.js'
 

@@ -5,7 +5,7 @@ import { ignoredNotice, resolveSessionSandbox } from '../../runtime/sandbox.js'
 import type { SandboxPolicy } from '../../sandbox/policy.js'
 import { probeSandbox } from '../../sandbox/probe.js'
 import { reinHome } from '../../store/home.js'
-import { workspaceTrust } from '../../trust/workspace.js'
+import { workspaceTrust } from '../../runtime/workspace-trust.js'
 
 /** What `rein sandbox`, the terminal UI's `/sandbox` and ACP's `/sandbox` show: the resolved policy and this machine's state. */
 export interface SandboxReport {

@@ -4,7 +4,8 @@ import { resolve } from 'node:path'
 import type { Command } from 'commander'
 import { reinHome } from '../../store/home.js'
 import { revokeTrustRecord, trustedWorkspaces } from '../../trust/store.js'
-import { describeGrant, trustWorkspace, workspaceDir, workspaceTrust } from '../../trust/workspace.js'
+import { describeGrant, workspaceDir } from '../../trust/workspace.js'
+import { trustWorkspace, workspaceTrust } from '../../runtime/workspace-trust.js'
 import { fail, UsageError } from '../fail.js'
 
 export interface TrustCommandOptions {

@@ -1,5 +1,6 @@
 import type { CommandChoice } from '../../slash/completion.js'
-import { offeredCommands } from '../../slash/listing.js'
+import { offeredCommands } from '../../prompt-files/commands/listing.js'
+import { isBuiltinCommand } from '../../slash/builtins.js'
 
 /** A slash command as `/help` lists it. */
 export interface SlashCommand {
@@ -77,10 +78,10 @@ export function suggestCommand(name: string): string | undefined {
 
 /** Whether `/name` is a custom command rather than a built-in. */
 export function isCustomCommand(cwd: string, name: string): boolean {
-  return !SLASH_COMMANDS.some((c) => c.name === name) && offeredCommands(cwd).offered.some((c) => c.name === name || c.command.name === name)
+  return !SLASH_COMMANDS.some((c) => c.name === name) && offeredCommands(cwd, isBuiltinCommand).offered.some((c) => c.name === name || c.command.name === name)
 }
 
 /** Every command the editor completes: the built-ins, then the custom commands. */
 export function commandChoices(cwd: string): CommandChoice[] {
-  return [...SLASH_COMMANDS.map((c) => ({ name: c.name, hint: c.args })), ...offeredCommands(cwd).offered.map((c) => ({ name: c.name, hint: c.hint }))]
+  return [...SLASH_COMMANDS.map((c) => ({ name: c.name, hint: c.args })), ...offeredCommands(cwd, isBuiltinCommand).offered.map((c) => ({ name: c.name, hint: c.hint }))]
 }

@@ -10,7 +10,7 @@ import { contextReport, costReport, exportMarkdown, hooksReport } from './sessio
 import { KEY_HELP, SLASH_COMMANDS, suggestCommand } from './slash-commands.js'
 import { blocksText } from './transcript.js'
 import { customHelp } from '../../slash/help.js'
-import { skillsReport } from '../../skills/report.js'
+import { skillsReport } from '../../prompt-files/skills/report.js'
 import type { UsageLedger } from './usage-ledger.js'
 import { runRewindSlash } from './slash-rewind.js'
 

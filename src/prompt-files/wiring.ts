@@ -3,11 +3,11 @@ import type { Extension } from '../agent/extensions.js'
 import { loadingRefusal } from '../config/read-guard.js'
 import type { PermissionPolicy } from '../permissions/policy.js'
 import { planMode, type PlanApproval } from '../plan/extension.js'
-import { commandFolders, loadCommands } from '../slash/catalog.js'
-import { customCommands } from '../slash/extension.js'
+import { commandFolders, loadCommands } from './commands/catalog.js'
+import { customCommands } from './commands/extension.js'
 import type { ToolState } from '../tools/tool.js'
-import { skills } from './extension.js'
-import type { ToolGrants } from './grants.js'
+import { skills } from './skills/extension.js'
+import type { ToolGrants } from './tool-grants.js'
 
 export interface WorkflowOptions {
   cwd: string
@@ -25,6 +25,10 @@ export interface WorkflowOptions {
   /** Whether `model` costs more than `than` (the catalog's prices with the user's overrides). */
   dearer?: (model: string, than: string) => boolean
   approvePlan?: PlanApproval
+  /** The skills listing's share of the prompt files' one token budget (see `SkillsOptions.listingBudget`). */
+  skillsListingBudget?: () => number
+  /** Whether a name is a built-in command's (a custom command never takes it over). */
+  isBuiltin: (name: string) => boolean
   /** Told one sentence per malformed command or skill file found at start. */
   report: (message: string) => void
 }
@@ -41,11 +45,11 @@ export function workflowExtensions(options: WorkflowOptions): { first: Extension
   const refuses = loadingRefusal(toolState, { cwd, reinHome: home, userHome })
   loadCommands(commandFolders({ cwd, reinHome: home, userHome }), refuses).problems.forEach(options.report)
   const problems: string[] = []
-  const listing = skills({ cwd, reinHome: home, userHome, trusted, grants, toolState, refuses, problems })
+  const listing = skills({ cwd, reinHome: home, userHome, trusted, grants, toolState, refuses, problems, listingBudget: options.skillsListingBudget })
   problems.forEach(options.report)
   return {
     first: [
-      customCommands({ cwd, reinHome: home, userHome, trusted, policy: options.policy, grants, env, secretEnv: options.secretEnv, knownModel: options.knownModel, dearer: options.dearer, refuses }),
+      customCommands({ cwd, reinHome: home, userHome, trusted, policy: options.policy, grants, env, secretEnv: options.secretEnv, knownModel: options.knownModel, dearer: options.dearer, refuses, isBuiltin: options.isBuiltin }),
     ],
     after: [listing, planMode({ toolState, approve: options.approvePlan })],
   }

@@ -1,11 +1,12 @@
 import { readdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { loadingRefusal } from '../config/read-guard.js'
-import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../fs/read-gate.js'
-import { claudeAliasOf } from '../llm/catalog.js'
-import { builtinTools } from '../tools/registry.js'
-import { TASK_TOOL } from '../tools/task-facts.js'
-import type { AgentType } from './agent-types.js'
+import { basename, dirname, join } from 'node:path'
+import { loadingRefusal } from '../../config/read-guard.js'
+import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../../fs/read-gate.js'
+import { claudeAliasOf } from '../../llm/catalog.js'
+import { builtinTools } from '../../tools/registry.js'
+import { TASK_TOOL } from '../../tools/task-facts.js'
+import type { AgentType } from '../../subagents/agent-types.js'
+import { ignoredFields, ignoredFieldsNotice, parseFrontmatter, textField } from '../frontmatter.js'
 
 /**
  * Custom agents from Markdown files in Claude Code's format: YAML frontmatter with `name`, `description`, `tools`
@@ -29,6 +30,7 @@ export function loadAgentFiles(options: { cwd: string; home: string; userHome: s
   const agents = new Map<string, AgentType>()
   const problems: string[] = []
   const seen = new Set<string>()
+  const ignored = new Map<string, number>()
   for (const folder of folders) {
     if (seen.has(folder.dir)) continue
     seen.add(folder.dir)
@@ -43,12 +45,18 @@ export function loadAgentFiles(options: { cwd: string; home: string; userHome: s
         problems.push(`${skippedNotice('agent file', file, read.reason).replace(/\.$/, '')}; it was not loaded.`)
         continue
       }
-      const parsed = parseAgentFile(read.bytes.toString('utf8'), file)
+      const parsed = parseAgentFile(read.bytes.toString('utf8'), file, (fields) => fields.forEach((f) => ignored.set(f, (ignored.get(f) ?? 0) + 1)))
       if (typeof parsed === 'string') problems.push(parsed)
       else if (!agents.has(parsed.name)) agents.set(parsed.name, parsed)
+      // Two files of one folder naming the same agent is a mistake to point out; a folder earlier in the order
+      // replacing a later one's agent is the precedence above.
+      else if (dirname(agents.get(parsed.name)!.source) === dirname(file)) {
+        problems.push(`The agent file ${file} is not used: ${agents.get(parsed.name)!.source} already defines the agent ${parsed.name}.`)
+      }
     }
   }
-  return { agents: [...agents.values()], problems }
+  const notice = ignoredFieldsNotice('agent', ignored)
+  return { agents: [...agents.values()], problems: notice ? [...problems, notice] : problems }
 }
 
 /** Every entry named `*.md` that is not a folder: files, and links, pipes and the like for the gate to refuse. */
@@ -64,7 +72,10 @@ function markdownFiles(dir: string): string[] {
   }
 }
 
-const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i
+/** An agent's id: what `subagent_type` names. Dots are allowed (`foo.bar`), as published agents use them. */
+const NAME = /^[A-Za-z0-9][\w.-]{0,63}$/
+/** The frontmatter fields Rein reads from an agent file; any other is ignored (see `ignoredFieldsNotice`). */
+export const AGENT_FIELDS = ['name', 'description', 'tools', 'model'] as const
 /** Claude Code's tool names (as agent files list them) to Rein's, from each tool's own facts; `Task` is the task tool. */
 let reinNames: Map<string, string> | undefined
 const reinNameOf = (peer: string): string | undefined =>
@@ -74,33 +85,38 @@ const reinNameOf = (peer: string): string | undefined =>
 /** Claude Code's model aliases (and any `claude*` id): Rein has no such models, so the child runs on the parent's. */
 const INHERIT = new Set(['inherit', 'sonnet', 'opus', 'haiku'])
 
-/** One agent file, or the sentence that says why it is not one. */
-export function parseAgentFile(text: string, file: string): AgentType | string {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text.replace(/^\uFEFF/, ''))
-  if (!match) return `The agent file ${file} has no frontmatter between --- lines; it was not loaded.`
-  const fields = frontmatter(match[1])
-  if (typeof fields === 'string') return `The agent file ${file} has unreadable frontmatter (${fields}); it was not loaded.`
-  const name = fields.get('name')
-  if (typeof name !== 'string' || !NAME.test(name)) {
-    return `The agent file ${file} needs a name of letters, digits, - and _; it was not loaded.`
-  }
-  const description = fields.get('description')
-  if (typeof description !== 'string' || !description.trim()) {
-    return `The agent file ${file} needs a description saying when to use it; it was not loaded.`
-  }
-  const body = match[2].trim()
+/**
+ * One agent file, or the sentence that says why it is not one. The frontmatter is YAML, read leniently as published
+ * files are written (`parseFrontmatter`). A `name` that is no id (`Code Reviewer`) is kept as the display name, and the
+ * id is the file's name; `ignored` receives the fields Rein does not use.
+ */
+export function parseAgentFile(text: string, file: string, ignored?: (fields: string[]) => void): AgentType | string {
+  const matter = parseFrontmatter(text, `The agent file ${file}`)
+  if ('error' in matter) return `${matter.error.replace(/\.$/, '')}; it was not loaded.`
+  if (!Object.keys(matter.data).length) return `The agent file ${file} has no frontmatter between --- lines; it was not loaded.`
+  const label = `The agent file ${file}`
+  const named = textField(matter, 'name', label)
+  const description = textField(matter, 'description', label)
+  const model = textField(matter, 'model', label)
+  for (const field of [named, description, model]) if (field && typeof field === 'object') return `${field.error.replace(/\.$/, '')}; it was not loaded.`
+  const fromFile = basename(file).replace(/\.md$/, '')
+  // A name is required (Claude Code's rule); one that is no id is a display name, and the file's name is the id.
+  const name = typeof named !== 'string' ? undefined : NAME.test(named) ? named : NAME.test(fromFile) ? fromFile : undefined
+  if (!name) return `The agent file ${file} needs a name of letters, digits, ., - and _ (in its name field or its file name); it was not loaded.`
+  if (typeof description !== 'string') return `The agent file ${file} needs a description saying when to use it; it was not loaded.`
+  const body = matter.body.trim()
   if (!body) return `The agent file ${file} has no instructions after its frontmatter; it was not loaded.`
-  const rawTools = fields.get('tools')
-  const list = typeof rawTools === 'string' ? rawTools.split(',') : rawTools
+  const rawTools = matter.data.tools
+  const list = typeof rawTools === 'string' ? rawTools.split(',') : Array.isArray(rawTools) ? rawTools.filter((t): t is string => typeof t === 'string') : undefined
   const tools = list?.map((t) => toolName(t)).filter((t) => t !== '')
-  const model = fields.get('model')
-  if (model !== undefined && typeof model !== 'string') return `The agent file ${file} has a model that is not one name; it was not loaded.`
+  ignored?.(ignoredFields(matter, AGENT_FIELDS))
   return {
     name,
-    description: description.trim(),
+    ...(typeof named === 'string' && named !== name ? { displayName: named } : {}),
+    description,
     ...(tools && tools.length ? { tools } : {}),
     prompt: body,
-    ...(model && !INHERIT.has(model.trim()) && !claudeAliasOf(model.trim()) ? { model: model.trim() } : {}),
+    ...(typeof model === 'string' && !INHERIT.has(model) && !claudeAliasOf(model) ? { model } : {}),
     source: file,
   }
 }
@@ -109,36 +125,4 @@ export function parseAgentFile(text: string, file: string): AgentType | string {
 function toolName(raw: string): string {
   const bare = raw.trim().replace(/\(.*\)$/, '').trim()
   return reinNameOf(bare.toLowerCase()) ?? bare
-}
-
-/**
- * The small part of YAML agent files use: `key: value` lines (quotes removed), `key: [a, b]`, a key followed by
- * `- item` lines, and `key: |` or `>` followed by indented lines. Anything else is a problem, named.
- */
-function frontmatter(text: string): Map<string, string | string[]> | string {
-  const fields = new Map<string, string | string[]>()
-  const lines = text.split(/\r?\n/)
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]
-    if (!line.trim() || line.trim().startsWith('#')) continue
-    const kv = /^([A-Za-z_][\w-]*):\s*(.*)$/.exec(line)
-    if (!kv) return `line ${i + 2} is not "key: value"`
-    const [, key, rest] = kv
-    if (rest === '' || rest === '|' || rest === '>' || rest === '|-' || rest === '>-') {
-      const block: string[] = []
-      while (i + 1 < lines.length && (/^\s+\S/.test(lines[i + 1]) || lines[i + 1].trim() === '')) block.push(lines[++i].trim())
-      const items = block.filter((b) => b.startsWith('- '))
-      if (rest === '' && items.length && items.length === block.filter(Boolean).length) fields.set(key, items.map((b) => unquote(b.slice(2))))
-      else fields.set(key, block.join(rest.startsWith('|') ? '\n' : ' ').trim())
-    } else if (rest.startsWith('[')) {
-      if (!rest.endsWith(']')) return `line ${i + 2} opens a list it does not close`
-      fields.set(key, rest.slice(1, -1).split(',').map(unquote).filter(Boolean))
-    } else fields.set(key, unquote(rest))
-  }
-  return fields
-}
-
-function unquote(value: string): string {
-  const v = value.trim()
-  return (v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'")) ? v.slice(1, -1) : v
 }

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
-import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../fs/read-gate.js'
-import { parseFrontmatter, textField, toolRulesField } from '../skills/frontmatter.js'
+import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../../fs/read-gate.js'
+import { ignoredFields, ignoredFieldsNotice, parseFrontmatter, textField, toolRulesField } from '../frontmatter.js'
 
 /**
  * Custom slash commands in Claude Code's format: Markdown files whose name is the command, with optional frontmatter
@@ -59,6 +59,8 @@ export interface CommandCatalog {
 /** Folders deeper than this below a commands folder are not searched (and a symlink loop ends here). */
 const MAX_DEPTH = 6
 const NAME = /^[A-Za-z0-9][\w.-]*$/
+/** The frontmatter fields Rein reads from a command file; any other is ignored (see `ignoredFieldsNotice`). */
+export const COMMAND_FIELDS = ['description', 'argument-hint', 'allowed-tools', 'model'] as const
 
 /**
  * Every command in the folders, in precedence order. Each file and subfolder passes the read gate
@@ -69,10 +71,12 @@ export function loadCommands(folders: readonly CommandFolder[], refuses: Refusal
   const commands: CustomCommand[] = []
   const problems: string[] = []
   const byName = new Map<string, CustomCommand>()
+  const ignored = new Map<string, number>()
+  const count = (fields: string[]) => fields.forEach((f) => ignored.set(f, (ignored.get(f) ?? 0) + 1))
   for (const folder of folders) {
     const gate: GateFolder = { dir: folder.dir, base: folder.base }
     for (const file of markdownFiles(folder.dir, 0, gate, (path, reason) => problems.push(skippedNotice('commands folder', shownPath(path, folder), reason)))) {
-      const loaded = loadCommand(file, folder, refuses)
+      const loaded = loadCommand(file, folder, refuses, count)
       if (!loaded) continue
       if ('error' in loaded) {
         problems.push(loaded.error)
@@ -85,7 +89,8 @@ export function loadCommands(folders: readonly CommandFolder[], refuses: Refusal
       if (qualified && !byName.has(qualified)) byName.set(qualified, loaded)
     }
   }
-  return { commands, problems, find: (name) => byName.get(name) }
+  const notice = ignoredFieldsNotice('command', ignored)
+  return { commands, problems: notice ? [...problems, notice] : problems, find: (name) => byName.get(name) }
 }
 
 /** The name a listing shows for a command: the short name when it answers to it, else the namespaced one. */
@@ -133,7 +138,7 @@ function shownPath(path: string, folder: CommandFolder): string {
   return folder.scope === 'user' ? path : relative(join(folder.dir, '..', '..'), path) || path
 }
 
-function loadCommand(file: string, folder: CommandFolder, refuses: Refusal): CustomCommand | { error: string } | undefined {
+function loadCommand(file: string, folder: CommandFolder, refuses: Refusal, ignored: (fields: string[]) => void): CustomCommand | { error: string } | undefined {
   const rel = relative(folder.dir, file)
   const parts = rel.split(sep)
   const name = parts.pop()!.slice(0, -'.md'.length)
@@ -153,6 +158,7 @@ function loadCommand(file: string, folder: CommandFolder, refuses: Refusal): Cus
   const model = textField(parsed, 'model', `The command file ${shown}`)
   const tools = toolRulesField(parsed.data, 'allowed-tools', `The command file ${shown}`)
   for (const field of [description, hint, model, tools]) if (field && typeof field === 'object' && 'error' in field) return field
+  ignored(ignoredFields(parsed, COMMAND_FIELDS))
   return {
     name,
     ...(parts.length ? { namespace: parts.join(':') } : {}),

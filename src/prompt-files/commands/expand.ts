@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { statSync } from 'node:fs'
-import { readJudgedFile } from '../fs/read-gate.js'
-import { displayPath, resolveToolPath } from '../tools/paths.js'
+import { readJudgedFile } from '../../fs/read-gate.js'
+import { displayPath, resolveToolPath } from '../../tools/paths.js'
 import { substituteArguments } from './arguments.js'
 import type { CustomCommand } from './catalog.js'
 
@@ -24,7 +24,16 @@ export const COMMAND_OUTPUT_CAP = 30 * 1024
 /** How long one `` !`cmd` `` may run. */
 export const COMMAND_TIMEOUT_MS = 30_000
 
-const BANG = /!`([^`\n]+)`/g
+/**
+ * The shell a command's body runs when expanded: an inline `` !`cmd` ``, or a fenced block opened by ```` ```! ```` on its
+ * own line, whose lines run as one script. Group 1 keeps the newline before a fence, 2 is the block, 3 the inline line.
+ */
+const SHELL = /(^|\n)```![ \t]*\r?\n([\s\S]*?)\r?\n```[ \t]*(?=\r?\n|$)|!`([^`\n]+)`/g
+
+/** Every shell line or block the body runs when expanded, in order, as it would run: what trust and the judge see. */
+export function shellRuns(body: string): string[] {
+  return [...body.matchAll(SHELL)].map((m) => (m[3] ?? m[2]).trim()).filter(Boolean)
+}
 const MENTION = /(^|\s)@((?:[^\s`"'<>()[\]{},;]|\\ )+)/g
 
 /**
@@ -36,22 +45,23 @@ const MENTION = /(^|\s)@((?:[^\s`"'<>()[\]{},;]|\\ )+)/g
 export async function expandCommand(command: CustomCommand, args: string, options: ExpandOptions): Promise<{ text: string } | { error: string }> {
   let text = substituteArguments(command.body, args)
 
-  const bangs = [...text.matchAll(BANG)]
-  if (bangs.length) {
+  const runs = [...text.matchAll(SHELL)]
+  if (runs.length) {
     if (!options.mayRun) {
       return {
         error: `/${command.name} runs shell commands (!\`…\`), which workspace commands may do only in a trusted workspace; run rein trust, or start with --trust-project.`,
       }
     }
     const outputs: string[] = []
-    for (const bang of bangs) {
-      const line = bang[1].trim()
+    for (const run of runs) {
+      const line = (run[3] ?? run[2]).trim()
       const verdict = await options.judge({ name: 'bash', input: { command: line } })
       if (!verdict.allowed) return { error: `/${command.name} was not run: its command \`${line}\` ${verdict.why}.` }
-      outputs.push(await runLine(line, options))
+      // A fenced block's output stands where the block stood, on its own lines.
+      outputs.push(run[3] === undefined ? `${run[1]}${await runLine(line, options)}` : await runLine(line, options))
     }
     let i = 0
-    text = text.replace(BANG, () => outputs[i++])
+    text = text.replace(SHELL, () => outputs[i++])
   }
 
   const included: string[] = []

@@ -29,13 +29,13 @@ export function parseFrontmatter(text: string, file: string): Frontmatter | { er
   if (!close) return { error: `${file} opens a frontmatter block with --- but never closes it; add a line --- after the fields.` }
   const yaml = rest.slice(0, close.index)
   const body = rest.slice(close.index + close[0].length)
-  const lines = plainLines(yaml)
+  const lines = lenientLines(yaml)
   let data: unknown
   try {
     data = yaml.trim() ? parse(yaml) : {}
   } catch (error) {
-    // Files written for Claude Code often hold values YAML rejects (`argument-hint: [file] [focus]`); read plain
-    // `key: value` lines as text, as Claude Code does, before calling the block broken.
+    // Files written for Claude Code often hold values YAML rejects (`argument-hint: [file] [focus]`, a description
+    // running over unindented `<example>` lines); read them line by line as text before calling the block broken.
     if (lines) return { data: lines, body, raw: lines }
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
     return { error: `${file} has frontmatter that is not valid YAML (${reason}); fix the fields between the --- lines.` }
@@ -48,24 +48,77 @@ export function parseFrontmatter(text: string, file: string): Frontmatter | { er
 }
 
 /**
- * The block read as `key: value` lines, each value the text after the colon (indented `- item` lines make the key a
- * list); undefined when some line is neither.
+ * Every field Claude Code's skills, commands and agent files may carry (Rein reads some; `ignoredFields` names the
+ * rest). In the lenient reading below, a line starts a new field only with one of these keys, so a description's
+ * `user: …` or `Context: …` lines stay in the description.
  */
-function plainLines(yaml: string): Record<string, unknown> | undefined {
+export const KNOWN_FIELDS: ReadonlySet<string> = new Set([
+  'name', 'description', 'tools', 'disallowedTools', 'model', 'color', 'permissionMode', 'skills', 'hooks', 'mcpServers',
+  'memory', 'maxTurns', 'allowed-tools', 'argument-hint', 'license', 'metadata', 'version', 'compatibility',
+  'disable-model-invocation', 'user-invocable', 'context', 'agent', 'when_to_use',
+])
+
+/**
+ * The block read line by line when YAML refuses it, as published files are written: a line `key: value` at the left
+ * margin starts a field; an indented `- item` adds to a list; any other line (an `<example>` block, a dialogue line
+ * `user: …`, a wrapped sentence) continues the field being read, so a description may run over many lines unquoted.
+ * A flow list value (`tools: ["Read", "Grep"]`) is read as a list. Undefined when the first line starts no field.
+ */
+function lenientLines(yaml: string): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = {}
   let last: string | undefined
   for (const line of yaml.split(/\r?\n/)) {
-    if (!line.trim() || line.trimStart().startsWith('#')) continue
-    const field = /^([A-Za-z][\w-]*):[ \t]*(.*?)[ \t]*$/.exec(line)
+    const field = /^([A-Za-z][\w-]*):(?:[ \t]+(.*?))?[ \t]*$/.exec(line)
     const item = /^[ \t]+-[ \t]+(.*?)[ \t]*$/.exec(line)
-    if (field) {
+    const starts = field && (last === undefined || KNOWN_FIELDS.has(field[1]) || last !== 'description')
+    if (starts) {
       last = field[1]
-      out[last] = unquoted(field[2])
-    } else if (item && last) {
+      out[last] = flowList(field[2] ?? '') ?? unquoted(field[2] ?? '')
+    } else if (item && last && (Array.isArray(out[last]) || out[last] === '')) {
       out[last] = [...(Array.isArray(out[last]) ? (out[last] as unknown[]) : []), unquoted(item[1])]
-    } else return undefined
+    } else if (last && typeof out[last] === 'string' && continues(last, line)) {
+      out[last] = out[last] ? `${out[last] as string}\n${line}` : line
+    } else if (line.trim() && !line.trimStart().startsWith('#')) return undefined
   }
+  for (const [key, value] of Object.entries(out)) if (typeof value === 'string') out[key] = value.trim()
   return out
+}
+
+/** Prose fields may run over several lines; a field line indented by mistake, or a stray `: x`, breaks the block. */
+const PROSE_FIELDS = new Set(['description', 'when_to_use'])
+function continues(field: string, line: string): boolean {
+  if (!line.trim()) return true
+  if (!PROSE_FIELDS.has(field) || line.trimStart().startsWith(':')) return false
+  const key = /^[ \t]+([A-Za-z][\w-]*):/.exec(line)
+  return !(key && KNOWN_FIELDS.has(key[1]))
+}
+
+/** `["Read", "Grep"]` or `[Read, Grep]` as a list of text; undefined for anything else. */
+function flowList(text: string): string[] | undefined {
+  if (!/^\[.*\]$/.test(text.trim())) return undefined
+  try {
+    const list = parse(text)
+    if (Array.isArray(list) && list.every((v) => typeof v === 'string')) return list
+  } catch {
+    // `[file] [focus]` is no list: the value stays text.
+  }
+  return undefined
+}
+
+/**
+ * The fields of `matter` that no prompt file format knows (not Rein's `used`, nor in KNOWN_FIELDS), sorted: most
+ * likely a misspelt field, ignored, and a loader says so once for all its files. The fields Claude Code or the Agent
+ * Skills format define and Rein does not use (`color`, `license`, …) are ignored quietly, as docs/skills.md lists.
+ */
+export function ignoredFields(matter: Frontmatter, used: readonly string[]): string[] {
+  return Object.keys(matter.data).filter((key) => !used.includes(key) && !KNOWN_FIELDS.has(key)).sort()
+}
+
+/** The one sentence that names every ignored field, with how many files held it; undefined when none was. */
+export function ignoredFieldsNotice(kind: string, counts: ReadonlyMap<string, number>): string | undefined {
+  if (!counts.size) return undefined
+  const list = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, n]) => `${key} (${n} file${n === 1 ? '' : 's'})`)
+  return `Rein ignored ${kind} file fields it does not know: ${list.join(', ')}.`
 }
 
 /**

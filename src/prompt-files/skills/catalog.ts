@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs'
-import { join, relative } from 'node:path'
-import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../fs/read-gate.js'
-import { parseFrontmatter, textField, toolRulesField } from './frontmatter.js'
-import type { Skill, SkillCatalog } from '../tools/skill-catalog.js'
+import { dirname, join, relative } from 'node:path'
+import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../../fs/read-gate.js'
+import { ignoredFields, ignoredFieldsNotice, parseFrontmatter, textField, toolRulesField } from '../frontmatter.js'
+import type { Skill, SkillCatalog } from '../../tools/skill-catalog.js'
 
 export interface SkillFolder {
   dir: string
@@ -33,7 +33,11 @@ export function skillFolders(options: { cwd: string; reinHome: string; userHome:
 
 /** Names as the Agent Skills format allows them: lowercase letters, digits and single hyphens, at most 64. */
 const NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/
+/** A folder's name that may serve as a skill's id when its `name` is a display name (`Agent Development`). */
+const FOLDER_ID = /^[A-Za-z0-9][\w.-]*$/
 const MAX_NAME = 64
+/** The frontmatter fields Rein reads from a skill; any other is ignored (see `ignoredFieldsNotice`). */
+export const SKILL_FIELDS = ['name', 'description', 'allowed-tools'] as const
 const MAX_DESCRIPTION = 1024
 
 /**
@@ -45,6 +49,8 @@ export function loadSkills(folders: readonly SkillFolder[], cwd: string, refuses
   const skills: Skill[] = []
   const problems: string[] = []
   const names = new Set<string>()
+  const ignored = new Map<string, number>()
+  const count = (fields: string[]) => fields.forEach((f) => ignored.set(f, (ignored.get(f) ?? 0) + 1))
   for (const folder of folders) {
     for (const dir of subfolders(folder.dir)) {
       const gate: GateFolder = { dir, base: folder.base ?? dir }
@@ -55,16 +61,22 @@ export function loadSkills(folders: readonly SkillFolder[], cwd: string, refuses
         problems.push(`${skippedNotice('skill folder', shown, checked.reason).replace(/\.$/, '')}; the other skills still load.`)
         continue
       }
-      const loaded = loadSkill(dir, folder, gate, cwd, refuses)
+      const loaded = loadSkill(dir, folder, gate, cwd, refuses, count)
       if (!loaded) continue
       if ('error' in loaded) problems.push(loaded.error)
       else if (!names.has(loaded.name)) {
         names.add(loaded.name)
         skills.push(loaded)
+      } else {
+        // One folder holding two skills of one name is a mistake to point out; an earlier folder's skill replacing a
+        // later one's is the precedence above.
+        const first = skills.find((s) => s.name === loaded.name)!
+        if (dirname(first.dir) === dirname(dir)) problems.push(`The skill folder ${shown} is not used: ${folder.scope === 'user' ? first.dir : relative(cwd, first.dir)} already defines the skill ${loaded.name}.`)
       }
     }
   }
-  return { skills, problems }
+  const notice = ignoredFieldsNotice('skill', ignored)
+  return { skills, problems: notice ? [...problems, notice] : problems }
 }
 
 function subfolders(dir: string): string[] {
@@ -79,33 +91,42 @@ function subfolders(dir: string): string[] {
   }
 }
 
-function loadSkill(dir: string, folder: SkillFolder, gate: GateFolder, cwd: string, refuses: Refusal): Skill | { error: string } | undefined {
+function loadSkill(dir: string, folder: SkillFolder, gate: GateFolder, cwd: string, refuses: Refusal, ignored: (fields: string[]) => void): Skill | { error: string } | undefined {
   const file = join(dir, 'SKILL.md')
   const shown = folder.scope === 'user' ? file : relative(cwd, file)
   const read = readGated(file, { folder: gate, refuses })
   // A folder without SKILL.md is not a skill (it may hold something else entirely).
   if (read.kind === 'absent') return undefined
   if (read.kind === 'skipped') return { error: `${skippedNotice('skill file', shown, read.reason).replace(/\.$/, '')}; the other skills still load.` }
-  return parseSkill(read.bytes.toString('utf8'), shown, dir, folder)
+  return parseSkill(read.bytes.toString('utf8'), shown, dir, folder, ignored)
 }
 
-function parseSkill(text: string, shown: string, dir: string, folder: SkillFolder): Skill | { error: string } {
+/**
+ * One `SKILL.md`. A `name` that is no skill name (`Agent Development`, as published plugins write it) is kept as the
+ * display name, and the folder's name is the id the model calls the skill by.
+ */
+function parseSkill(text: string, shown: string, dir: string, folder: SkillFolder, ignored: (fields: string[]) => void): Skill | { error: string } {
   const label = `The skill file ${shown}`
   const matter = parseFrontmatter(text, label)
   if ('error' in matter) return { error: `${matter.error.replace(/\.$/, '')}; the other skills still load.` }
-  const name = textField(matter, 'name', label) ?? dir.split(/[\\/]/).pop()!
+  const named = textField(matter, 'name', label)
   const description = textField(matter, 'description', label)
   const tools = toolRulesField(matter.data, 'allowed-tools', label)
-  for (const field of [name, description, tools]) if (typeof field === 'object' && 'error' in field) return field
-  if (typeof name !== 'string' || !NAME.test(name) || name.length > MAX_NAME) {
-    return { error: `${label} names the skill ${JSON.stringify(name)}; a skill name uses lowercase letters, digits and hyphens (at most ${MAX_NAME}).` }
+  for (const field of [named, description, tools]) if (typeof field === 'object' && 'error' in field) return field
+  const folderName = dir.split(/[\\/]/).pop()!
+  const fits = (id: unknown): id is string => typeof id === 'string' && id.length <= MAX_NAME
+  const name = fits(named) && NAME.test(named) ? named : fits(folderName) && FOLDER_ID.test(folderName) ? folderName : undefined
+  if (!name) {
+    return { error: `${label} names the skill ${JSON.stringify(named)} in a folder whose name cannot be its id either; name the folder with letters, digits, ., - and _ (at most ${MAX_NAME}).` }
   }
+  ignored(ignoredFields(matter, SKILL_FIELDS))
   if (typeof description !== 'string') {
     return { error: `${label} has no description, so the model could never choose it; add a description: line saying what it does and when to use it.` }
   }
   const oneLine = description.replace(/\s+/g, ' ')
   return {
     name,
+    ...(typeof named === 'string' && named !== name ? { displayName: named } : {}),
     description: oneLine.length > MAX_DESCRIPTION ? `${oneLine.slice(0, MAX_DESCRIPTION - 1)}…` : oneLine,
     scope: folder.scope,
     dir,

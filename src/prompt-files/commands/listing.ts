@@ -1,7 +1,6 @@
 import { homedir } from 'node:os'
-import { loadingRefusal } from '../config/read-guard.js'
-import { reinHome } from '../store/home.js'
-import { isBuiltinCommand } from './builtins.js'
+import { loadingRefusal } from '../../config/read-guard.js'
+import { reinHome } from '../../store/home.js'
 import { commandFolders, loadCommands, shownName, type CustomCommand } from './catalog.js'
 
 /** A custom command as front ends offer it (completion, `/help`, ACP's `available_commands_update`). */
@@ -17,8 +16,9 @@ export interface OfferedCommand {
 /**
  * The custom commands of a workspace as front ends list them: those a built-in name shadows are apart, so `/help`
  * can say the built-in wins. The folders are read on every call (a few small files), so the list is never stale.
+ * `isBuiltin` tells a built-in command's name (the front ends' command catalog, which lives above this folder).
  */
-export function offeredCommands(cwd: string, env: NodeJS.ProcessEnv = process.env): { offered: OfferedCommand[]; shadowed: OfferedCommand[] } {
+export function offeredCommands(cwd: string, isBuiltin: (name: string) => boolean, env: NodeJS.ProcessEnv = process.env): { offered: OfferedCommand[]; shadowed: OfferedCommand[] } {
   const where = { cwd, reinHome: reinHome(env), userHome: env.HOME ?? homedir() }
   const catalog = loadCommands(commandFolders(where), loadingRefusal(undefined, where))
   const offered: OfferedCommand[] = []
@@ -32,7 +32,7 @@ export function offeredCommands(cwd: string, env: NodeJS.ProcessEnv = process.en
       origin: command.namespace ? `${command.scope}:${command.namespace}` : command.scope,
       command,
     }
-    ;(isBuiltinCommand(name) ? shadowed : offered).push(entry)
+    ;(isBuiltin(name) ? shadowed : offered).push(entry)
   }
   const byName = (a: OfferedCommand, b: OfferedCommand) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   return { offered: offered.sort(byName), shadowed: shadowed.sort(byName) }

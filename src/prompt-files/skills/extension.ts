@@ -1,12 +1,12 @@
-import type { EnteringMessage, Extension } from '../agent/extensions.js'
-import { producedMessages, surfaceOf, textOfBlocks } from '../context/produced-messages.js'
-import type { Refusal } from '../fs/read-gate.js'
-import { NO_SKILLS_TEXT, SKILLS_LISTING, skillsListingText } from '../context/skills-listing.js'
-import { realPathOf } from '../tools/paths.js'
-import type { ToolState } from '../tools/tool.js'
+import type { EnteringMessage, Extension } from '../../agent/extensions.js'
+import { producedMessages, surfaceOf, textOfBlocks } from '../../context/produced-messages.js'
+import type { Refusal } from '../../fs/read-gate.js'
+import { NO_SKILLS_TEXT, SKILLS_LISTING, skillsListingText } from './listing.js'
+import { realPathOf } from '../../tools/paths.js'
+import type { ToolState } from '../../tools/tool.js'
 import { loadSkills, skillFolders } from './catalog.js'
-import { SKILLS_KEY, type SkillCatalog } from '../tools/skill-catalog.js'
-import type { ToolGrants } from './grants.js'
+import { SKILLS_KEY, type SkillCatalog } from '../../tools/skill-catalog.js'
+import type { ToolGrants } from '../tool-grants.js'
 
 export interface SkillsOptions {
   cwd: string
@@ -18,6 +18,11 @@ export interface SkillsOptions {
   toolState: ToolState
   /** The read guard every skill file passes (`ReadGuard.refusesLoading`; see `loadSkills`). */
   refuses: Refusal
+  /**
+   * The tokens the listing may take: the prompt files' one budget less what the agent types' listing took (read at
+   * each listing, so it follows the session's task tool); LISTING_TOKEN_BUDGET when absent.
+   */
+  listingBudget?: () => number
   /** Problems found at start (one sentence per malformed skill); later ones reach the user as notices. */
   problems?: string[]
 }
@@ -51,7 +56,7 @@ export function skills(options: SkillsOptions): Extension {
           agent.notify('warning', problem)
         }
       }
-      const listing = skillsListingText(catalog.skills)
+      const listing = skillsListingText(catalog.skills, options.listingBudget?.())
       const last = producedMessages(SKILLS_LISTING, surfaceOf(agent), entering).at(-1)
       const lastText = last && textOfBlocks(last.content)
       const text = listing?.text ?? (last && lastText !== NO_SKILLS_TEXT ? NO_SKILLS_TEXT : undefined)

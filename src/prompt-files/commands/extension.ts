@@ -1,13 +1,12 @@
-import type { EnteringMessage, Extension, ExtensionContext } from '../agent/extensions.js'
-import { claudeAliasOf, isKnownModel } from '../llm/catalog.js'
-import type { Refusal } from '../fs/read-gate.js'
-import type { PermissionPolicy } from '../permissions/policy.js'
-import type { ToolGrants } from '../skills/grants.js'
-import { childEnv } from '../tools/child-env.js'
-import { builtinTools } from '../tools/registry.js'
-import { toolFacts } from '../tools/tool.js'
+import type { EnteringMessage, Extension, ExtensionContext } from '../../agent/extensions.js'
+import { claudeAliasOf, isKnownModel } from '../../llm/catalog.js'
+import type { Refusal } from '../../fs/read-gate.js'
+import type { PermissionPolicy } from '../../permissions/policy.js'
+import type { ToolGrants } from '../tool-grants.js'
+import { childEnv } from '../../tools/child-env.js'
+import { builtinTools } from '../../tools/registry.js'
+import { toolFacts } from '../../tools/tool.js'
 import { commandFolders, loadCommands, type CustomCommand } from './catalog.js'
-import { isBuiltinCommand } from './builtins.js'
 import { expandCommand, type Judge } from './expand.js'
 
 export interface CustomCommandOptions {
@@ -26,6 +25,11 @@ export interface CustomCommandOptions {
   refuses: Refusal
   /** Whether `model` costs more than `than`: a workspace command in an untrusted workspace may not switch to such a model. */
   dearer?: (model: string, than: string) => boolean
+  /**
+   * Whether a name is a built-in command's, which keeps its built-in meaning everywhere (`-p` included). Given by the
+   * composition root from the front ends' one command catalog, which lives above this folder.
+   */
+  isBuiltin: (name: string) => boolean
 }
 
 /** `/name args` in a prompt that is exactly one text block. */
@@ -56,7 +60,7 @@ export function customCommands(options: CustomCommandOptions): Extension {
       const message = entering[index]
       if (!message || message.content.length !== 1 || message.content[0].type !== 'text') return
       const line = parseCommandLine(message.content[0].text)
-      if (!line || isBuiltinCommand(line.name)) return
+      if (!line || options.isBuiltin(line.name)) return
       const catalog = loadCommands(commandFolders(options), options.refuses)
       const command = catalog.find(line.name)
       if (!command) {
