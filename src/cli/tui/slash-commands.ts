@@ -1,4 +1,4 @@
-import type { CommandChoice } from '../../slash/completion.js'
+import type { CommandChoice } from '../../frontend/commands/completion.js'
 import { offeredCommands } from '../../slash/listing.js'
 
 /** A slash command as `/help` lists it. */
