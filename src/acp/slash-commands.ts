@@ -6,7 +6,7 @@ import type { AcpAgent } from './agent-port.js'
 import { isPermissionMode } from './modes.js'
 import { skillsReport } from '../skills/report.js'
 import { offeredCommands } from '../slash/listing.js'
-import { readSandboxReport, sandboxReportText } from '../cli/commands/sandbox.js'
+import { readSandboxReport, sandboxReportText } from '../frontend/sandbox-report.js'
 import { reinHome } from '../store/home.js'
 
 const EFFORTS: readonly Effort[] = ['off', 'low', 'high', 'max']
