@@ -4,7 +4,9 @@ import { openAgentWithContext, type OpenAgentOptions, type OpenedAgent } from '.
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { PERMISSION_MODES } from '../../agent/types.js'
 import { onExitSignals } from '../../frontend/exit-signals.js'
-import { commandsAndSkills } from '../../slash/rpc-listing.js'
+import { commandsAndSkills } from '../../frontend/commands/custom.js'
+import { runCatalogCommand } from '../../frontend/commands/one-shot.js'
+import { listCommands } from '../../frontend/commands/run.js'
 import { LineLimiter, maxLineBytes, tooLongMessage, type LinePiece } from '../../frontend/line-limit.js'
 import { REWIND_COMMAND, UNDO_REWIND_COMMAND, type RewindOutcome } from '../../checkpoints/rewind-types.js'
 import type { JsonValue } from '../../session/events.js'
@@ -37,6 +39,8 @@ const command = z.discriminatedUnion('type', [
   z.object({ id: z.unknown().optional(), type: z.literal('get_state') }),
   z.object({ id: z.unknown().optional(), type: z.literal('get_messages') }),
   z.object({ id: z.unknown().optional(), type: z.literal('get_commands') }),
+  // A built-in from the command catalog (src/frontend/commands): `/name args` without the slash.
+  z.object({ id: z.unknown().optional(), type: z.literal('run_command'), name: z.string().min(1).max(100), args: z.string().max(1_000_000).optional() }),
   z.object({ id: z.unknown().optional(), type: z.literal('fork'), seq: z.number().int().nonnegative().optional() }),
   z.object({ id: z.unknown().optional(), type: z.literal('set_permission_mode'), mode: z.enum(PERMISSION_MODES as [string, ...string[]]) }),
   z.object({
@@ -183,8 +187,14 @@ export async function runRpc(options: RpcOptions): Promise<number> {
         respond(cmd, { messages: agent.session.messages() })
         return true
       case 'get_commands':
-        respond(cmd, commandsAndSkills(agent.cwd))
+        respond(cmd, { builtins: listCommands('rpc', agent.cwd), ...commandsAndSkills(agent.cwd) })
         return true
+      case 'run_command': {
+        const outcome = await runCatalogCommand(agent, 'rpc', cmd.name, cmd.args ?? '', options.home)
+        if ('refused' in outcome) reject(cmd.id, cmd.type, outcome.refused)
+        else respond(cmd, outcome)
+        return true
+      }
       case 'set_permission_mode':
         agent.setPermissionMode(cmd.mode as (typeof PERMISSION_MODES)[number])
         respond(cmd)
