@@ -1,4 +1,5 @@
 import { commandsFor, findCommand, suggestCommand } from './catalog.js'
+import { SURFACES } from './types.js'
 import type { CommandContext, ReplyOptions, Surface } from './types.js'
 
 /** A built-in command as a listing shows it (RPC's `get_commands`, the web's `GET /api/commands`). */
@@ -21,9 +22,13 @@ export function listCommands(surface: Surface, cwd: string): ListedCommand[] {
   }))
 }
 
+const SURFACE_NAMES: Record<Surface, string> = { tui: 'the terminal UI', acp: 'ACP editors', rpc: 'rein rpc', web: 'rein web', print: 'rein -p' }
+
 /** The sentence for a name the surface does not offer, with the nearest one it does. */
 export function unknownCommand(name: string, surface: Surface): string {
   const shown = name.slice(0, 40)
+  const elsewhere = SURFACES.filter((s) => findCommand(name, s))
+  if (elsewhere.length) return `/${shown} is not offered here; it works in ${elsewhere.map((s) => SURFACE_NAMES[s]).join(', ')}.`
   const suggestion = suggestCommand(name.toLowerCase(), surface)
   return suggestion ? `There is no /${shown}; did you mean /${suggestion}?` : `There is no /${shown}; /help lists the commands.`
 }
