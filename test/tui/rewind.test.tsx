@@ -155,7 +155,7 @@ describe('/rewind in the terminal UI', () => {
     const shown = screen()
     expect(shown).toContain('"yesterday" is not a turn number; /rewind alone lists the turns')
     expect(shown).toContain('Session s has no turn 9; its turns are 1 to 2.')
-    expect(shown).toContain('A turn is running; /rewind works once it has ended (Esc cancels it).')
+    expect(shown).toContain('A turn is running; /rewind works once it has ended (cancel it first).')
     expect(agent.commands.map((c) => c.args)).toEqual([{ turn: 9, dryRun: true }])
   })
 })
