@@ -7,7 +7,7 @@ import { addCommand, commandsFor } from '../../src/frontend/commands/catalog.js'
 import type { BuiltinCommand, Surface } from '../../src/frontend/commands/types.js'
 import { commandChoices } from '../../src/cli/tui/slash-commands.js'
 import { runSlash, type SlashContext } from '../../src/cli/tui/slash-run.js'
-import { acpCommands } from '../../src/acp/slash-commands.js'
+import { acpCommands, runCommand as runAcpCommand } from '../../src/acp/slash-commands.js'
 import { AcpSession } from '../../src/acp/session.js'
 import { runRpc } from '../../src/cli/rpc/rpc-mode.js'
 import { startWebServer, type WebServer } from '../../src/web/server.js'
@@ -165,6 +165,35 @@ describe('one catalog entry reaches every surface', () => {
       const big = await call(`/api/sessions/${id}/commands`, { method: 'POST', body: JSON.stringify({ name: 'ping-test', args: 'x'.repeat(200_000) }) })
       expect({ status: big.status, body: await big.json() }).toEqual({ status: 413, body: { error: 'Refused: a command request may be at most 64 KB.' } })
     })
+  })
+})
+
+describe('/model refuses a retired id and a typo at once, on every surface (issue 33 item 8)', () => {
+  const retired = /^DeepSeek retired deepseek-reasoner on [\d-]+; use one of deepseek-flash, deepseek-v4-pro.*\.$/
+  const typo = /^There is no model deepseek-flahs; use one of deepseek-flash, /
+
+  it('in the terminal UI and ACP the model stays as it was', async () => {
+    const before = opened.agent.config.model
+    const said: string[] = []
+    await runSlash(tuiContext(said, []), 'model', 'deepseek-reasoner')
+    await runSlash(tuiContext(said, []), 'model', 'deepseek-flahs')
+    expect(said[0]).toMatch(retired)
+    expect(said[1]).toMatch(typo)
+    expect(await runAcpCommand(opened.agent, { name: 'model', arg: 'deepseek-reasoner' })).toMatch(retired)
+    expect(opened.agent.config.model).toBe(before)
+  })
+
+  it('in RPC the command fails with the sentence', async () => {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const lines: Record<string, unknown>[] = []
+    createInterface({ input: output }).on('line', (line) => lines.push(JSON.parse(line) as Record<string, unknown>))
+    const done = runRpc({ cwd: box.cwd, home: box.home, env: cliEnv({ url: mock.url, home: box.home }), input, output })
+    input.write(`${JSON.stringify({ id: 1, type: 'run_command', name: 'model', args: 'deepseek-flahs' })}\n${JSON.stringify({ id: 2, type: 'shutdown' })}\n`)
+    expect(await done).toBe(0)
+    const response = lines.find((l) => l.type === 'response' && l.id === 1) as { ok: boolean; error: string }
+    expect(response.ok).toBe(false)
+    expect(response.error).toMatch(typo)
   })
 })
 
