@@ -55,12 +55,11 @@ function setup(answer?: RewindingAgent['answer']) {
 
 describe('/rewind in the terminal UI', () => {
   it('lists the turns newest first with their prompt’s first line and how many files each changed', async () => {
-    const { ui, screen } = setup()
+    const { ui } = setup()
     await settle()
     await type(ui, '/rewind')
     await type(ui, '\r')
-    const shown = screen()
-    expect(shown).toContain('Rewind to the start of a turn')
+    const shown = await waitForFrame(ui, 'Rewind to the start of a turn')
     expect(shown).toContain('turn 2: explain it')
     expect(shown).toContain('no files changed')
     expect(shown).toContain('turn 1: make the build pass')
