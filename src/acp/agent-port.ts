@@ -22,6 +22,7 @@ export type AcpAgent = Pick<
   | 'close'
   | 'permissionAsker'
   | 'runCommand'
+  | 'compact'
 > & {
   /** The session behind the agent: its id is the ACP session id; its events are replayed by `session/load`. */
   readonly session: { readonly id: string; readonly events: readonly SessionEvent[] }

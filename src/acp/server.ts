@@ -13,6 +13,7 @@ import { parseServerList } from '../mcp/config.js'
 import type { McpServerConfig } from '../mcp/config.js'
 import type { OpenAcpAgent } from './agent-port.js'
 import { modeState } from './modes.js'
+import { HeldSessions } from '../frontend/hosting/held-sessions.js'
 import { AcpSession } from './session.js'
 import type { SnapshotFiles } from '../checkpoints/file-at.js'
 
@@ -47,8 +48,8 @@ const AUTH_METHOD = 'deepseek-api-key'
  * frames (bad JSON, batches, invalid params, unknown methods) with JSON-RPC errors and keeps the connection open.
  */
 export function startAcpServer(stream: Stream, options: AcpServerOptions): AcpServer {
-  const sessions = new Map<string, AcpSession>()
-  const opening = new Map<string, Promise<AcpSession>>()
+  // The sessions this connection holds open (src/frontend/hosting): one open per id, even when loads race.
+  const sessions = new HeldSessions<AcpSession>((s) => s.cancel())
   let clientCapabilities: ClientCapabilities = {}
   let client: AgentContext | undefined
 
@@ -85,9 +86,7 @@ export function startAcpServer(stream: Stream, options: AcpServerOptions): AcpSe
       throw new RequestError(-32603, error instanceof Error ? error.message : String(error))
     }
     if (!client) throw RequestError.internalError(undefined, 'the connection is not open')
-    const session = new AcpSession(agent, client, sessionOptions())
-    sessions.set(session.id, session)
-    return session
+    return new AcpSession(agent, client, sessionOptions())
   }
 
   const app = agentApp({ name: 'rein' })
@@ -119,22 +118,13 @@ export function startAcpServer(stream: Stream, options: AcpServerOptions): AcpSe
       return {}
     })
     .onRequest('session/new', async ({ params }) => {
-      const session = await open(params, undefined)
+      const session = sessions.keep(await open(params, undefined))
       // The client learns the session id from this answer, so the command list follows it.
       setImmediate(() => void session.announceCommands())
       return { sessionId: session.id, modes: modeState(session.agent.permissionMode) }
     })
     .onRequest('session/load', async ({ params }) => {
-      let session = sessions.get(params.sessionId)
-      if (!session) {
-        const pending = opening.get(params.sessionId) ?? open(params, params.sessionId)
-        opening.set(params.sessionId, pending)
-        try {
-          session = await pending
-        } finally {
-          opening.delete(params.sessionId)
-        }
-      }
+      const session = await sessions.resume(params.sessionId, () => open(params, params.sessionId))
       await session.replay()
       setImmediate(() => void session.announceCommands())
       return { modes: modeState(session.agent.permissionMode) }
@@ -152,9 +142,8 @@ export function startAcpServer(stream: Stream, options: AcpServerOptions): AcpSe
       return {}
     })
     .onRequest('session/close', async ({ params }) => {
-      const session = requireSession(params.sessionId)
-      sessions.delete(params.sessionId)
-      await session.close('acp session/close')
+      requireSession(params.sessionId)
+      await sessions.release(params.sessionId, 'acp session/close')
       return {}
     })
 
@@ -164,13 +153,8 @@ export function startAcpServer(stream: Stream, options: AcpServerOptions): AcpSe
   let closing: Promise<void> | undefined
   const closeAll = (): Promise<void> => {
     closing ??= (async () => {
-      // Cancel every turn first so no session waits for another's turn to wind down.
-      for (const session of sessions.values()) session.cancel()
-      const results = await Promise.allSettled([...sessions.values()].map((s) => s.close('acp disconnect')))
-      for (const result of results) {
-        if (result.status === 'rejected') options.log(`closing a session failed: ${String(result.reason)}`)
-      }
-      sessions.clear()
+      // Every turn is cancelled first, so no session waits for another's turn to wind down.
+      for (const failure of await sessions.closeAll('acp disconnect')) options.log(`closing a session failed: ${String(failure)}`)
     })()
     return closing
   }

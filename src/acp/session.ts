@@ -5,9 +5,8 @@ import type { AcpAgent } from './agent-port.js'
 import { promptToInput } from './content.js'
 import { isPermissionMode, stopReasonFor } from './modes.js'
 import { editorPermissionAsker } from './permission.js'
-import { ACP_COMMANDS, customAcpCommands, parseCommand, runCommand } from './slash-commands.js'
+import { acpCommands, parseCommand, runCommand } from './slash-commands.js'
 import { UpdateTranslator, type StepDiffJob } from './updates.js'
-import { runAcpRewind } from './rewind-command.js'
 import type { SnapshotFiles } from '../checkpoints/file-at.js'
 import { stepFiles } from '../checkpoints/step-diff.js'
 import { changesLine, DIFF_FILES, stepDiffContent } from './step-diff-content.js'
@@ -87,7 +86,7 @@ export class AcpSession {
 
   /** Tells the client which slash commands exist. */
   announceCommands(): Promise<void> {
-    this.send({ sessionUpdate: 'available_commands_update', availableCommands: [...ACP_COMMANDS, ...customAcpCommands(this.agent.cwd)] })
+    this.send({ sessionUpdate: 'available_commands_update', availableCommands: acpCommands(this.agent.cwd) })
     return this.sending
   }
 
@@ -96,7 +95,7 @@ export class AcpSession {
     const content = promptToInput(prompt, { images: this.options.images })
     const command = parseCommand(content)
     if (command) {
-      const text = command.name === 'rewind' ? await runAcpRewind(this.agent, command.arg) : runCommand(this.agent, command)
+      const text = await runCommand(this.agent, command)
       this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } })
       await this.sending
       return { stopReason: 'end_turn' }

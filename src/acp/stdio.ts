@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import { ndJsonStream } from '@agentclientprotocol/sdk'
-import { onExitSignals } from '../cli/exit-signals.js'
-import { LineLimiter, maxLineBytes, tooLongMessage, type LinePiece } from '../cli/line-limit.js'
+import { onExitSignals } from '../frontend/exit-signals.js'
+import { LineLimiter, maxLineBytes, tooLongMessage, type LinePiece } from '../frontend/line-limit.js'
 import { startAcpServer, type AcpServerOptions } from './server.js'
 
 /**

@@ -1,5 +1,5 @@
 import { deriveRequests, type DerivedRequest } from '../session/replay.js'
-import { adaptersFor } from '../cli/sessions/requests.js'
+import { adaptersFor } from '../frontend/session-requests.js'
 import type { Message } from '../llm/messages.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
 import type { InspectedStep, StepFigures } from './api-types.js'

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono'
 import { KNOWN_MODEL_IDS } from '../llm/catalog.js'
 import { PERMISSION_MODES } from '../agent/types.js'
-import { renderMarkdown } from '../cli/sessions/transcript.js'
+import { renderMarkdown } from '../frontend/session-transcript.js'
 import type { WebContext } from './web-context.js'
 import { WebError } from './directories.js'
 import { stepDiffRoute } from './routes-step-diff.js'

@@ -8,6 +8,8 @@ import { EFFORTS } from './routes-read.js'
 import { textOf, type LiveSession } from './live-session.js'
 import type { WebContext } from './web-context.js'
 import { rewindRoutes } from './routes-rewind.js'
+import { commandRoutes } from './routes-commands.js'
+import { modelRefusal } from '../frontend/commands/model-check.js'
 
 const text = z.string().min(1, 'is empty').max(1_000_000, 'is over a million characters')
 const schemas = {
@@ -100,6 +102,8 @@ export function writeRoutes(app: Hono, ctx: WebContext): void {
     const settings = await body(c, schemas.settings)
     const session = await live(c.req.param('id'))
     const agent = session.opened.agent
+    const refusal = settings.model ? modelRefusal(settings.model, { cwd: agent.cwd, home: ctx.home }) : undefined
+    if (refusal) throw new WebError(400, refusal)
     if (settings.permissionMode) agent.setPermissionMode(settings.permissionMode)
     if (settings.model || settings.effort) {
       agent.setModel({ ...(settings.model ? { model: settings.model } : {}), ...(settings.effort ? { effort: settings.effort as Effort } : {}) })
@@ -121,6 +125,7 @@ export function writeRoutes(app: Hono, ctx: WebContext): void {
   })
 
   rewindRoutes(app, ctx, live, body)
+  commandRoutes(app, ctx, live, body)
 }
 
 /**

@@ -1,3 +1,4 @@
+import { HeldSessions } from '../frontend/hosting/held-sessions.js'
 import { openAgentWithContext, type OpenAgentOptions, type OpenedAgent } from '../runtime/open.js'
 import { LiveSession } from './live-session.js'
 
@@ -5,13 +6,12 @@ import { LiveSession } from './live-session.js'
 export type AgentDefaults = Omit<OpenAgentOptions, 'cwd' | 'resume' | 'continueLatest' | 'fork' | 'onProblem'>
 
 /**
- * The sessions this server holds open for writing. A session is opened on the first change a page asks for (a
- * prompt, a mode switch) and stays open, holding its writer lease, until the server stops: only the server writes,
- * whatever number of pages watch. Opening the same session twice at once shares one open.
+ * The sessions this server holds open for writing (src/frontend/hosting). A session is opened on the first change a
+ * page asks for (a prompt, a mode switch) and stays open, holding its writer lease, until the server stops: only the
+ * server writes, whatever number of pages watch. Opening the same session twice at once shares one open.
  */
 export class SessionHost {
-  private readonly live = new Map<string, LiveSession>()
-  private readonly opening = new Map<string, Promise<LiveSession>>()
+  private readonly held = new HeldSessions<LiveSession>((s) => s.opened.agent.interrupt())
 
   constructor(
     private readonly defaults: AgentDefaults,
@@ -20,42 +20,21 @@ export class SessionHost {
   ) {}
 
   get(id: string): LiveSession | undefined {
-    return this.live.get(id)
+    return this.held.get(id)
   }
 
   /** A new session in `cwd` (already checked by `sessionDirectory`). */
   async start(cwd: string): Promise<LiveSession> {
-    return this.keep(await this.open({ ...this.defaults, cwd }))
+    return this.held.keep(new LiveSession(await this.open({ ...this.defaults, cwd }), this.home))
   }
 
   /** The live session `id`, resuming it in its own directory when this server does not hold it yet. */
-  async resume(id: string, cwd: string): Promise<LiveSession> {
-    const held = this.live.get(id)
-    if (held) return held
-    let pending = this.opening.get(id)
-    if (!pending) {
-      pending = this.open({ ...this.defaults, cwd, resume: id }).then((opened) => this.keep(opened))
-      this.opening.set(id, pending)
-      void pending.then(
-        () => this.opening.delete(id),
-        () => this.opening.delete(id),
-      )
-    }
-    return pending
-  }
-
-  private keep(opened: OpenedAgent): LiveSession {
-    const session = new LiveSession(opened, this.home)
-    this.live.set(session.id, session)
-    return session
+  resume(id: string, cwd: string): Promise<LiveSession> {
+    return this.held.resume(id, async () => new LiveSession(await this.open({ ...this.defaults, cwd, resume: id }), this.home))
   }
 
   /** Ends every running turn as a signal would, then flushes and releases every session. */
   async closeAll(reason: string): Promise<void> {
-    await Promise.allSettled([...this.opening.values()])
-    const sessions = [...this.live.values()]
-    this.live.clear()
-    for (const s of sessions) s.opened.agent.interrupt()
-    await Promise.allSettled(sessions.map((s) => s.close(reason)))
+    await this.held.closeAll(reason)
   }
 }

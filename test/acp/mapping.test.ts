@@ -176,7 +176,8 @@ describe('modes, stop reasons, permissions and commands', () => {
 
   it('recognises only offered commands written alone in one text block', () => {
     expect(parseCommand([{ type: 'text', text: '/permissions plan' }])).toEqual({ name: 'permissions', arg: 'plan' })
-    expect(parseCommand([{ type: 'text', text: '/compact' }])).toBeUndefined()
+    expect(parseCommand([{ type: 'text', text: '/compact keep=2' }])).toEqual({ name: 'compact', arg: 'keep=2' })
+    expect(parseCommand([{ type: 'text', text: '/cost' }])).toBeUndefined()
     expect(parseCommand([{ type: 'text', text: 'please /model x' }])).toBeUndefined()
   })
 })

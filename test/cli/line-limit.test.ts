@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LineLimiter } from '../../src/cli/line-limit.js'
+import { LineLimiter } from '../../src/frontend/line-limit.js'
 import { cliEnv, runCli, sandbox } from '../support/cli.js'
 
 describe('bounded protocol lines', () => {

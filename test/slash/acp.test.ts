@@ -5,6 +5,7 @@ import { startMockModel, type MockModel } from '../support/mock-model.js'
 import { CLIENT_INIT, startReinAcp, until, type ReinAcp } from '../acp/support.js'
 import { messagesOf, requireBuiltCli, userText } from '../context/cli-support.js'
 import { fixtureWorkspace } from './support.js'
+import { commandsFor } from '../../src/frontend/commands/catalog.js'
 
 /** Custom commands through `rein acp`: offered in `available_commands_update`, expanded when a prompt names one. */
 
@@ -31,7 +32,7 @@ describe('custom commands in ACP', () => {
     await until(() => rein.updatesOf(sessionId).some((u) => u.sessionUpdate === 'available_commands_update'), 'the command list')
     const update = rein.updatesOf(sessionId).find((u) => u.sessionUpdate === 'available_commands_update') as { availableCommands: AvailableCommand[] }
     const names = update.availableCommands.map((c) => c.name)
-    expect(names).toEqual(['model', 'effort', 'permissions', 'skills', 'sandbox', 'rewind', 'component', 'explain', 'fix-issue', 'greet', 'review', 'status'])
+    expect(names).toEqual([...commandsFor('acp').map((c) => c.name), 'component', 'explain', 'fix-issue', 'greet', 'review', 'status'])
     expect(update.availableCommands.find((c) => c.name === 'review')).toEqual({
       name: 'review',
       description: 'Review a file for bugs and style problems (project)',

@@ -108,9 +108,10 @@ describe('custom commands from -p', () => {
   })
 
   it('a built-in name wins over a workspace command of the same name', async () => {
-    mock.push({ text: 'ok' })
-    await print('/model')
-    expect(prompts()[0]).toBe('/model')
+    const result = await print('/model')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^The model is [\w.-]+; \/model <id> switches it\.\n$/)
+    expect(mock.requests).toHaveLength(0)
   })
 
   it('an unknown /name goes to the model as typed', async () => {

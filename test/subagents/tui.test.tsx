@@ -4,7 +4,7 @@ import { App } from '../../src/cli/tui/App.js'
 import { stripAnsi } from '../../src/cli/tui/ansi.js'
 import { costReport } from '../../src/cli/tui/session-reports.js'
 import { UsageLedger } from '../../src/cli/tui/usage-ledger.js'
-import { FakeAgent, fakeServices, settle } from '../tui/support/fake-agent.js'
+import { FakeAgent, fakeServices, settle, waitForFrame } from '../tui/support/fake-agent.js'
 
 afterEach(() => cleanup())
 
@@ -81,6 +81,7 @@ describe('/subagents', () => {
     let screen = stripAnsi(ui.lastFrame() ?? '')
     expect(screen).toContain('explore: find alpha')
     expect(screen).toContain('completed · child-aa')
+    await waitForFrame(ui, 'Enter picks')
     await type(ui, '\r')
     await settle()
     screen = stripAnsi(ui.lastFrame() ?? '')

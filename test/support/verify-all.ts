@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { requestDigests } from '../../src/cli/sessions/requests.js'
+import { requestDigests } from '../../src/frontend/session-requests.js'
 import type { SessionEvent, SessionHeader } from '../../src/session/events.js'
 import { isDamage, verifyEvents } from '../../src/session/verify.js'
 

@@ -7,7 +7,7 @@ import { tailToFit } from '../../src/cli/tui/LiveView.js'
 import { renderMarkdown } from '../../src/cli/tui/markdown.js'
 import { contextReport, surfaceOf } from '../../src/cli/tui/session-reports.js'
 import { parseSlash, suggestCommand } from '../../src/cli/tui/slash-commands.js'
-import { forkSeqBefore } from '../../src/cli/tui/slash-run.js'
+import { forkSeqBefore } from '../../src/frontend/commands/session-commands.js'
 import { appendTail, toolCardTarget } from '../../src/cli/tui/tool-card-info.js'
 import type { SessionEvent } from '../../src/session/events.js'
 

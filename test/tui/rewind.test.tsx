@@ -55,12 +55,11 @@ function setup(answer?: RewindingAgent['answer']) {
 
 describe('/rewind in the terminal UI', () => {
   it('lists the turns newest first with their prompt’s first line and how many files each changed', async () => {
-    const { ui, screen } = setup()
+    const { ui } = setup()
     await settle()
     await type(ui, '/rewind')
     await type(ui, '\r')
-    const shown = screen()
-    expect(shown).toContain('Rewind to the start of a turn')
+    const shown = await waitForFrame(ui, 'Rewind to the start of a turn')
     expect(shown).toContain('turn 2: explain it')
     expect(shown).toContain('no files changed')
     expect(shown).toContain('turn 1: make the build pass')
@@ -155,7 +154,7 @@ describe('/rewind in the terminal UI', () => {
     const shown = screen()
     expect(shown).toContain('"yesterday" is not a turn number; /rewind alone lists the turns')
     expect(shown).toContain('Session s has no turn 9; its turns are 1 to 2.')
-    expect(shown).toContain('A turn is running; /rewind works once it has ended (Esc cancels it).')
+    expect(shown).toContain('A turn is running; /rewind works once it has ended (cancel it first).')
     expect(agent.commands.map((c) => c.args)).toEqual([{ turn: 9, dryRun: true }])
   })
 })

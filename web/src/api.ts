@@ -48,3 +48,22 @@ export async function exchangeToken(): Promise<void> {
   await parse(await fetch('/api/auth', { method: 'POST', credentials: 'same-origin', headers: { Authorization: `Bearer ${match[1]}` } }))
   history.replaceState(null, '', `${location.pathname}${location.search}#/`)
 }
+
+/** A built-in command the server offers the page (src/frontend/commands, `GET /api/sessions/:id/commands`). */
+export interface CatalogCommand {
+  name: string
+  aliases: string[]
+  hint?: string
+  choices?: string[]
+  help: string
+}
+
+/** The built-ins this session offers on the web. */
+export async function listCommands(sessionId: string): Promise<CatalogCommand[]> {
+  return (await get<{ builtins: CatalogCommand[] }>(`/api/sessions/${encodeURIComponent(sessionId)}/commands`)).builtins
+}
+
+/** Runs `/name args` in a session; resolves with its replies, or rejects with the server's one sentence. */
+export async function runCommand(sessionId: string, name: string, args = ''): Promise<{ text: string; title?: string }[]> {
+  return (await post<{ replies: { text: string; title?: string }[] }>(`/api/sessions/${encodeURIComponent(sessionId)}/commands`, { name, args })).replies
+}

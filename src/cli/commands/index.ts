@@ -10,7 +10,7 @@ type Register = (program: Command) => void
 const subcommands: Record<string, () => Promise<Register>> = {
   sessions: async () => {
     const { registerSessionsCommand } = await import('./sessions.js')
-    const { renderRequestBodies, renderRequests, requestDigests } = await import('../sessions/requests.js')
+    const { renderRequestBodies, renderRequests, requestDigests } = await import('../../frontend/session-requests.js')
     return (program) =>
       registerSessionsCommand(program, {
         verifyChecks: [requestDigests],

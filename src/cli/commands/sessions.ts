@@ -10,12 +10,12 @@ import { listSessions, resolveSessionId } from '../../store/listing.js'
 import { openStore } from '../../runtime/open-store.js'
 import type { SessionStore } from '../../store/store.js'
 import { importSession } from '../sessions/import.js'
-import { renderMarkdown, renderTranscript } from '../sessions/transcript.js'
+import { renderMarkdown, renderTranscript } from '../../frontend/session-transcript.js'
 import { renderSessionTable } from '../sessions/table.js'
 import { oneLineErrors } from './one-line-errors.js'
 
 export interface SessionsCommandOptions {
-  /** Checks `verify` runs after the structural ones (the CLI adds request re-derivation, src/cli/sessions/requests.ts). */
+  /** Checks `verify` runs after the structural ones (the CLI adds request re-derivation, src/frontend/session-requests.ts). */
   verifyChecks?: readonly VerifyCheck[]
   /** `show --requests`: renders the re-derived requests (the agent's request builder owns how). */
   renderRequests?: (

@@ -4,7 +4,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander'
 import { PERMISSION_MODES } from '../../agent/types.js'
 import { storeChoice } from '../../runtime/open-store.js'
 import { reinHome } from '../../store/home.js'
-import { onExitSignals } from '../exit-signals.js'
+import { onExitSignals } from '../../frontend/exit-signals.js'
 import { fail } from '../fail.js'
 import { agentOptions, type RunFlags } from './run.js'
 

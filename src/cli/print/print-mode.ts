@@ -1,7 +1,7 @@
 import { openAgentWithContext, type OpenAgentOptions } from '../../runtime/open.js'
 import type { LiveEvent, TurnOutcome } from '../../agent/types.js'
-import { onExitSignals } from '../exit-signals.js'
-import { maxLineBytes } from '../line-limit.js'
+import { onExitSignals } from '../../frontend/exit-signals.js'
+import { maxLineBytes } from '../../frontend/line-limit.js'
 import { initLine, type InitServer } from './claude/init.js'
 import { ClaudeStream } from './claude/stream.js'
 import { ChildStream } from './claude/child-stream.js'
@@ -11,6 +11,7 @@ import { ApiClock } from './api-clock.js'
 import { exitCodeFor, lastAssistantText, summarize, type PermissionDenial } from './result.js'
 import { inputLines } from './stream-input.js'
 import { planReviewText } from '../../plan/review-text.js'
+import { printBuiltin, runPrintBuiltin } from '../../frontend/commands/print-command.js'
 
 /** `events` is Rein's own stream (every committed event and delta); `stream-json` is Claude Code's. */
 export type OutputFormat = 'text' | 'json' | 'stream-json' | 'events'
@@ -138,6 +139,9 @@ export async function runPrint(options: PrintOptions): Promise<number> {
   try {
     let outcome: TurnOutcome | undefined
     let nothingRun = false
+    // A built-in command (`/compact`, `/model x`) runs here instead of reaching the model (src/frontend/commands).
+    const builtin = options.inputFormat === 'stream-json' ? undefined : printBuiltin(options.prompt)
+    if (builtin) return await runPrintBuiltin(agent, builtin, { out, err, text: options.outputFormat === 'text', home: options.home })
     if (options.inputFormat === 'stream-json') {
       input = options.stdin ?? process.stdin
       const report = (message: string): void => void err.write(`rein: ${message}\n`)

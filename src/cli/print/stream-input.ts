@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { InputBlock } from '../../llm/messages.js'
-import { LineLimiter, tooLongMessage } from '../line-limit.js'
+import { LineLimiter, tooLongMessage } from '../../frontend/line-limit.js'
 
 /**
  * `--input-format stream-json`: user messages as JSON lines on standard input, Claude Code's way

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { openAgentWithContext, type OpenAgentOptions, type OpenedAgent } from '../../runtime/open.js'
+import { CurrentSession } from '../../frontend/hosting/current-session.js'
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { PERMISSION_MODES } from '../../agent/types.js'
-import { onExitSignals } from '../exit-signals.js'
-import { commandsAndSkills } from '../../slash/rpc-listing.js'
-import { LineLimiter, maxLineBytes, tooLongMessage, type LinePiece } from '../line-limit.js'
+import { onExitSignals } from '../../frontend/exit-signals.js'
+import { commandsAndSkills } from '../../frontend/commands/custom.js'
+import { runCatalogCommand } from '../../frontend/commands/one-shot.js'
+import { listCommands } from '../../frontend/commands/run.js'
+import { LineLimiter, maxLineBytes, tooLongMessage, type LinePiece } from '../../frontend/line-limit.js'
 import { REWIND_COMMAND, UNDO_REWIND_COMMAND, type RewindOutcome } from '../../checkpoints/rewind-types.js'
 import type { JsonValue } from '../../session/events.js'
 
@@ -37,6 +40,8 @@ const command = z.discriminatedUnion('type', [
   z.object({ id: z.unknown().optional(), type: z.literal('get_state') }),
   z.object({ id: z.unknown().optional(), type: z.literal('get_messages') }),
   z.object({ id: z.unknown().optional(), type: z.literal('get_commands') }),
+  // A built-in from the command catalog (src/frontend/commands): `/name args` without the slash.
+  z.object({ id: z.unknown().optional(), type: z.literal('run_command'), name: z.string().min(1).max(100), args: z.string().max(1_000_000).optional() }),
   z.object({ id: z.unknown().optional(), type: z.literal('fork'), seq: z.number().int().nonnegative().optional() }),
   z.object({ id: z.unknown().optional(), type: z.literal('set_permission_mode'), mode: z.enum(PERMISSION_MODES as [string, ...string[]]) }),
   z.object({
@@ -98,11 +103,9 @@ export async function runRpc(options: RpcOptions): Promise<number> {
     output.write(`${JSON.stringify(value)}\n`)
   }
   const pendingAsks = new Map<string, (answer: PermissionAnswer) => void>()
-  let opened: OpenedAgent = await openAgentWithContext({
-    ...options,
-    onProblem: (message) => send({ type: 'event', event: { type: 'notice', level: 'warning', message } }),
-  })
-  let unsubscribe = attach(opened)
+  const opening = { ...options, onProblem: (message: string) => send({ type: 'event', event: { type: 'notice', level: 'warning', message } }) }
+  // The one session this connection drives, and its moves to a fork (src/frontend/hosting).
+  const current = new CurrentSession(await openAgentWithContext(opening), options, attach, openAgentWithContext)
 
   function attach(o: OpenedAgent): () => void {
     if (options.askPermissions) {
@@ -133,6 +136,7 @@ export async function runRpc(options: RpcOptions): Promise<number> {
     send({ type: 'response', id: id ?? null, command: commandName, ok: false, error })
 
   async function handle(cmd: RpcCommand): Promise<boolean> {
+    const opened = current.opened
     const agent = opened.agent
     switch (cmd.type) {
       case 'prompt': {
@@ -183,8 +187,14 @@ export async function runRpc(options: RpcOptions): Promise<number> {
         respond(cmd, { messages: agent.session.messages() })
         return true
       case 'get_commands':
-        respond(cmd, commandsAndSkills(agent.cwd))
+        respond(cmd, { builtins: listCommands('rpc', agent.cwd), ...commandsAndSkills(agent.cwd) })
         return true
+      case 'run_command': {
+        const outcome = await runCatalogCommand(agent, 'rpc', cmd.name, cmd.args ?? '', options.home)
+        if ('refused' in outcome) reject(cmd.id, cmd.type, outcome.refused)
+        else respond(cmd, outcome)
+        return true
+      }
       case 'set_permission_mode':
         agent.setPermissionMode(cmd.mode as (typeof PERMISSION_MODES)[number])
         respond(cmd)
@@ -195,11 +205,8 @@ export async function runRpc(options: RpcOptions): Promise<number> {
           return true
         }
         const from = agent.session.id
-        unsubscribe()
-        await agent.close('fork')
-        opened = await openAgentWithContext({ ...options, resume: undefined, continueLatest: false, fork: { id: from, seq: cmd.seq } })
-        unsubscribe = attach(opened)
-        respond(cmd, { sessionId: opened.agent.session.id, parent: from })
+        const forked = await current.fork(from, cmd.seq, 'fork')
+        respond(cmd, { sessionId: forked.agent.session.id, parent: from })
         return true
       }
       case 'permission_response': {
@@ -246,13 +253,8 @@ export async function runRpc(options: RpcOptions): Promise<number> {
       ? await agent.runCommand(UNDO_REWIND_COMMAND, { args: definedOnly({ conflicts: request.conflicts, dryRun: request.dryRun }) })
       : await agent.runCommand(REWIND_COMMAND, { args: definedOnly(request) })
     const fork = (result.data as RewindOutcome | undefined)?.fork
-    if (fork && result.outcome === 'rewound') {
-      unsubscribe()
-      await agent.close('rewind')
-      opened = await openAgentWithContext({ ...options, resume: fork.id, continueLatest: false, fork: undefined })
-      unsubscribe = attach(opened)
-    }
-    return { ...result, sessionId: opened.agent.session.id }
+    if (fork && result.outcome === 'rewound') await current.resume(fork.id, 'rewind')
+    return { ...result, sessionId: current.opened.agent.session.id }
   }
 
   const input = options.input ?? process.stdin
@@ -260,7 +262,7 @@ export async function runRpc(options: RpcOptions): Promise<number> {
   const stop = new AbortController()
   // A signal ends the run like Ctrl-C: the turn ends interrupted, reading stops, and the agent closes below.
   const signals = onExitSignals(() => {
-    opened.agent.interrupt()
+    current.opened.agent.interrupt()
     stop.abort()
   })
   let queue = Promise.resolve(true)
@@ -299,7 +301,6 @@ export async function runRpc(options: RpcOptions): Promise<number> {
     if (!running) break
   }
   signals.dispose()
-  unsubscribe()
-  await opened.agent.close(signals.received ? 'signal' : 'exit')
+  await current.close(signals.received ? 'signal' : 'exit')
   return signals.code ?? 0
 }

@@ -2,7 +2,7 @@ import { Box, Text, useInput } from 'ink'
 import { PASTE_END, PASTE_START, typedChunk } from './bracketed-paste.js'
 import { useEffect, useRef, useState } from 'react'
 import * as ed from './editor-state.js'
-import { commandMatches, slashAtCursor, type CommandChoice } from '../../slash/completion.js'
+import { commandMatches, slashAtCursor, type CommandChoice } from '../../frontend/commands/completion.js'
 
 /** How a finished prompt leaves the editor: Enter sends (or steers); Alt+Enter/Tab queues a follow-up. */
 export type SubmitHow = 'send' | 'queue'

@@ -9,7 +9,7 @@ import { keepingTrust } from '../../runtime/workspace-trust.js'
 import { openStore } from '../../runtime/open-store.js'
 import { listSessions } from '../../store/listing.js'
 import { readSessionLog } from '../../session/load.js'
-import { renderTranscript } from '../sessions/transcript.js'
+import { renderTranscript } from '../../frontend/session-transcript.js'
 import { readSandboxReport, sandboxReportText } from '../commands/sandbox.js'
 import type { TuiServices } from './services.js'
 

@@ -5,7 +5,7 @@ import { openAgentWithContext, type OpenAgentOptions } from '../../runtime/open.
 import { busySessionId } from '../../store/lease.js'
 import { describeGrant, type WorkspaceTrust } from '../../trust/workspace.js'
 import { trustWorkspace } from '../../runtime/workspace-trust.js'
-import { onExitSignals, type ExitSignals } from '../exit-signals.js'
+import { onExitSignals, type ExitSignals } from '../../frontend/exit-signals.js'
 import { App } from './App.js'
 import { loadHighlighter } from './code-highlight.js'
 import { sessionBanner, type EarlyFrame } from './first-frame.js'

@@ -1,9 +1,9 @@
-import type { ModelAdapter, Wire } from '../../llm/adapter.js'
-import { createAdapter } from '../../llm/create.js'
-import type { Message } from '../../llm/messages.js'
-import { deriveRequests, requestDigestCheck, type DerivedRequest } from '../../session/replay.js'
-import type { SessionEvent, SessionHeader } from '../../session/events.js'
-import type { Problem } from '../../session/verify.js'
+import type { ModelAdapter, Wire } from '../llm/adapter.js'
+import { createAdapter } from '../llm/create.js'
+import type { Message } from '../llm/messages.js'
+import { deriveRequests, requestDigestCheck, type DerivedRequest } from '../session/replay.js'
+import type { SessionEvent, SessionHeader } from '../session/events.js'
+import type { Problem } from '../session/verify.js'
 
 /**
  * Adapters that turn a re-derived request into bytes exactly as the session's run did, from the log alone: the

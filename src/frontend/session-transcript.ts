@@ -1,7 +1,7 @@
-import type { InputBlock, Usage } from '../../llm/messages.js'
-import type { SessionEvent, SessionHeader } from '../../session/events.js'
-import { describeChanges, describeRewind, describeRewindUndone } from '../../checkpoints/describe-changes.js'
-import type { Change } from '../../checkpoints/engine.js'
+import type { InputBlock, Usage } from '../llm/messages.js'
+import type { SessionEvent, SessionHeader } from '../session/events.js'
+import { describeChanges, describeRewind, describeRewindUndone } from '../checkpoints/describe-changes.js'
+import type { Change } from '../checkpoints/engine.js'
 
 /**
  * A readable account of a session for people (`rein sessions show` and the Markdown export). This is a UI, not the

@@ -1,0 +1,91 @@
+import { provideBuiltinNames } from '../../slash/builtins.js'
+import { compactCommand } from './compact.js'
+import { contextCommand, costCommand, helpCommand, hooksCommand, sandboxCommand, skillsCommand } from './info-commands.js'
+import { rewindCommand } from './rewind.js'
+import { exportCommand, forkCommand, newCommand, quitCommand, resumeCommand, subagentsCommand } from './session-commands.js'
+import { effortCommand, modelCommand, permissionsCommand } from './settings-commands.js'
+import type { BuiltinCommand, Surface } from './types.js'
+
+/**
+ * THE catalog of built-in commands: every surface (terminal UI, ACP, RPC, web, print mode) lists and runs its
+ * commands from here, filtered by `surfaces`. A new built-in command is one entry in this list.
+ */
+const CATALOG: BuiltinCommand[] = [
+  helpCommand(commandsFor),
+  newCommand,
+  resumeCommand,
+  forkCommand,
+  modelCommand,
+  effortCommand,
+  permissionsCommand,
+  rewindCommand,
+  compactCommand,
+  costCommand,
+  contextCommand,
+  hooksCommand,
+  skillsCommand,
+  sandboxCommand,
+  subagentsCommand,
+  exportCommand,
+  quitCommand,
+]
+
+provideBuiltinNames(() => CATALOG.flatMap((c) => [c.name, ...(c.aliases ?? [])]))
+
+/** The catalog's commands offered on `surface`, in catalog order. */
+export function commandsFor(surface: Surface): BuiltinCommand[] {
+  return CATALOG.filter((c) => c.surfaces.includes(surface))
+}
+
+/** The command `name` (or an alias, any case) names, if `surface` offers it. */
+export function findCommand(name: string, surface: Surface): BuiltinCommand | undefined {
+  const lower = name.toLowerCase()
+  return commandsFor(surface).find((c) => c.name === lower || c.aliases?.includes(lower))
+}
+
+/**
+ * Adds a command to the catalog for an extension of Rein or a test; returns the function that takes it out again. A
+ * name already in the catalog is refused, so a built-in can never be replaced by accident.
+ */
+export function addCommand(command: BuiltinCommand): () => void {
+  if (CATALOG.some((c) => c.name === command.name || c.aliases?.includes(command.name))) throw new Error(`There is already a built-in /${command.name}.`)
+  CATALOG.push(command)
+  return () => {
+    const at = CATALOG.indexOf(command)
+    if (at >= 0) CATALOG.splice(at, 1)
+  }
+}
+
+/** `/name rest` → name and argument text; undefined when the line is not a slash command. */
+export function parseSlash(line: string): { name: string; arg: string } | undefined {
+  const match = /^\/([a-zA-Z][\w-]*)(?:\s+([\s\S]*))?$/.exec(line.trim())
+  if (!match) return undefined
+  return { name: match[1].toLowerCase(), arg: (match[2] ?? '').trim() }
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]
+    row[0] = i
+    for (let j = 1; j <= b.length; j++) {
+      const here = row[j]
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
+      prev = here
+    }
+  }
+  return row[b.length]
+}
+
+/** The command on `surface` closest to a mistyped one: a prefix match first, else the nearest within two edits. */
+export function suggestCommand(name: string, surface: Surface): string | undefined {
+  const offered = commandsFor(surface)
+  const prefixed = offered.find((c) => c.name.startsWith(name))
+  if (prefixed) return prefixed.name
+  let best: { name: string; d: number } | undefined
+  for (const c of offered) {
+    const d = distance(name, c.name)
+    if (d <= 2 && (!best || d < best.d)) best = { name: c.name, d }
+  }
+  return best?.name
+}
