@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { CLI, cliEnv, runCli, sandbox } from '../support/cli.js'
@@ -42,6 +42,14 @@ describe('a Claude Agent SDK program run against Rein with only pathToClaudeCode
     const query = await sdkQuery()
     const box = sandbox()
     writeFileSync(join(box.cwd, 'notes.txt'), 'alpha\nbeta\n')
+    // A custom command, a skill and an agent file of the user's, which the init line lists.
+    const claudeDir = join(box.home, '.claude')
+    mkdirSync(join(claudeDir, 'commands'), { recursive: true })
+    writeFileSync(join(claudeDir, 'commands', 'hello.md'), '---\ndescription: Say hello\n---\nSay hello to $ARGUMENTS.\n')
+    mkdirSync(join(claudeDir, 'skills', 'greet'), { recursive: true })
+    writeFileSync(join(claudeDir, 'skills', 'greet', 'SKILL.md'), '---\nname: greet\ndescription: Greets people warmly\n---\nGreet them.\n')
+    mkdirSync(join(claudeDir, 'agents'), { recursive: true })
+    writeFileSync(join(claudeDir, 'agents', 'finder.md'), '---\nname: finder\ndescription: Finds words in files\n---\nYou find words.\n')
     mock = await startMockModel({
       script: [
         { toolCalls: [{ name: 'bash', arguments: { command: 'grep -n beta notes.txt' } }] },
@@ -72,6 +80,10 @@ describe('a Claude Agent SDK program run against Rein with only pathToClaudeCode
     const init = messages[0]
     expect(init).toMatchObject({ type: 'system', subtype: 'init', permissionMode: 'acceptEdits', model: 'deepseek-flash' })
     expect(init.tools).toEqual(expect.arrayContaining(['Bash', 'Read', 'Edit', 'Write', 'Grep', 'Glob', 'Task', 'TodoWrite', 'WebFetch']))
+    expect(init).toMatchObject({ skills: ['greet'], plugins: [] })
+    expect(init.slash_commands).toEqual(expect.arrayContaining(['hello', 'greet']))
+    expect(init.agents).toEqual(expect.arrayContaining(['finder', 'explore']))
+    expect(init).not.toHaveProperty('plugin_errors')
     const toolUse = messages.flatMap((m) => (m.type === 'assistant' ? ((m.message as { content: { type: string; name?: string; input?: unknown }[] }).content ?? []) : []))
     expect(toolUse.find((b) => b.type === 'tool_use')).toMatchObject({ name: 'Bash', input: { command: 'grep -n beta notes.txt' } })
     const toolResult = messages.find((m) => m.type === 'user' && JSON.stringify(m.message).includes('tool_result'))
@@ -124,5 +136,19 @@ describe('a `claude -p` script run against Rein', () => {
     // --verbose changes nothing in Rein, so nothing is said about it.
     expect(r.stderr).toBe('')
     expect(await compileAsSdkMessages(lines)).toBe('')
+  }, 60_000)
+
+  it('--plugin-dir is accepted: said once on stderr, and the init line names it in plugin_errors', async () => {
+    const box = sandbox()
+    mkdirSync(join(box.cwd, 'my-plugin', '.claude-plugin'), { recursive: true })
+    writeFileSync(join(box.cwd, 'my-plugin', '.claude-plugin', 'plugin.json'), '{"name": "my-plugin"}')
+    mock = await startMockModel({ script: [{ text: 'Hi.' }] })
+    const r = await runCli(['-p', 'hi', '--output-format', 'stream-json', '--verbose', '--plugin-dir', 'my-plugin'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toBe('rein: --plugin-dir: plugins are not loaded yet, so their commands, agents, skills and hooks are absent.\n')
+    const init = JSON.parse(r.stdout.split('\n')[0]) as SdkMessage
+    expect(init.plugins).toEqual([])
+    expect(init.plugin_errors).toEqual([{ plugin: 'inline[0]', type: 'generic-error', message: expect.stringContaining('does not load plugins yet'), path: join(box.cwd, 'my-plugin') }])
+    expect(await compileAsSdkMessages([init])).toBe('')
   }, 60_000)
 })

@@ -228,7 +228,7 @@ describe('stream-json read by a consumer written for Claude Code', () => {
     expect(results.map((r) => r.message.content.length)).toEqual([2, 1, 1, 1, 1])
     const refused = results[1].message.content[0]
     expect(refused).toMatchObject({ type: 'tool_result', is_error: true, tool_use_id: assistants[1].message.content[1].id })
-    expect(stderr).toMatch(/1 write call was refused/)
+    expect(stderr).toMatch(/1 Write call was refused/)
 
     // The steering line was delivered inside the first turn, before its last response.
     const steering = lines.findIndex((l) => l.type === 'user' && l.message.content[0].text === 'Also say which line.')

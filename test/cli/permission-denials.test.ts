@@ -36,8 +36,8 @@ describe('rein -p and calls refused because nothing could ask', () => {
     ])
     const lines = r.stderr.trim().split('\n')
     expect(lines).toHaveLength(2)
-    expect(lines[0]).toMatch(/^rein: 2 bash calls were refused because nothing could ask for permission; allow with --allow '.+'\.$/)
-    expect(lines[1]).toMatch(/^rein: 1 write call was refused because nothing could ask for permission; allow with --allow '.+'\.$/)
+    expect(lines[0]).toMatch(/^rein: 2 Bash calls were refused because nothing could ask for permission; allow with --allow '.+'\.$/)
+    expect(lines[1]).toMatch(/^rein: 1 Write call was refused because nothing could ask for permission; allow with --allow '.+'\.$/)
   })
 
   it('a run with nothing refused reports an empty permission_denials and no extra line', async () => {

@@ -48,8 +48,9 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     ...options,
     onProblem: (message) => err.write(`rein: ${message}\n`),
     onPermissionRefused: (call, rule) => {
-      denials.push({ tool_name: claudeToolName(call.name), tool_use_id: call.callId, tool_input: isRecord(call.input) ? call.input : {} })
-      if (!rules.has(call.name) || (rule && !rules.get(call.name))) rules.set(call.name, rule)
+      const tool = claudeToolName(call.name)
+      denials.push({ tool_name: tool, tool_use_id: call.callId, tool_input: isRecord(call.input) ? call.input : {} })
+      if (!rules.has(tool) || (rule && !rules.get(tool))) rules.set(tool, rule)
     },
   })
   const { agent } = opened
