@@ -34,6 +34,7 @@ import { createCommitGuard } from '../trust/commit-guard.js'
 import { createRedactor, secretValues } from '../trust/secrets.js'
 import { ignoredGrants, untrustedNotice, workspaceTrust } from '../trust/workspace.js'
 import type { SubagentHost } from '../subagents/host.js'
+import type { AgentType } from '../subagents/agent-types.js'
 import { attachSubagents } from '../subagents/wiring.js'
 import { repairAcrossChildren } from '../subagents/repair.js'
 import { startMcp, type McpTools } from './mcp-tools.js'
@@ -87,6 +88,8 @@ export interface OpenAgentOptions extends SessionChoice {
   builtinTools?: string[]
   /** `--plugin-dir`: plugin directories for a plugin loader; none exists yet, so front ends report them as not loaded. */
   pluginDirs?: string[]
+  /** `--agents`: subagent types for this run, over those of the same name from files. */
+  agentTypes?: AgentType[]
 }
 
 /** What `openAgent` hands back besides the agent: facts front ends show. */
@@ -216,6 +219,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     maxSteps: options.maxSteps,
     trusted: trust.trusted,
     notify: (message) => agentRef?.notify('warning', message),
+    ...(options.agentTypes ? { extraTypes: options.agentTypes } : {}),
   })
   subagents.problems.forEach(report)
 

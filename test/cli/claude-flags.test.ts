@@ -106,6 +106,24 @@ describe('bad Claude Code flags end in one sentence and exit 2', () => {
 })
 
 describe('Claude Code flags reach the model request', () => {
+  it('--agents adds a subagent type the task tool runs, with its prompt as the child\'s instructions', async () => {
+    const box = sandbox()
+    const agents = { 'code.reviewer': { description: 'Reviews code', prompt: 'You review code and answer LGTM or not.', tools: ['Read', 'Grep'], model: 'sonnet' } }
+    mock = await startMockModel({
+      script: [
+        { system: 'You are Rein, a coding agent', toolCalls: [{ name: 'task', arguments: { description: 'review', prompt: 'Review a.js', subagent_type: 'code.reviewer' } }] },
+        { system: 'You review code and answer LGTM or not.', text: 'LGTM' },
+        { system: 'You are Rein, a coding agent', text: 'The reviewer says LGTM.' },
+      ],
+    })
+    const r = await runCli(['-p', 'get a review', '--agents', JSON.stringify(agents)], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe('The reviewer says LGTM.\n')
+    // The child was offered only the tools its definition names.
+    const child = mock.requests[1].body as { tools: { function: { name: string } }[] }
+    expect(child.tools.map((t) => t.function.name).sort()).toEqual(['grep', 'read'])
+  }, 60_000)
+
   it('--system-prompt, --append-system-prompt and --tools shape the request; --disallowedTools refuses a call', async () => {
     const box = sandbox()
     mock = await startMockModel({ script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo hi' } }] }, { text: 'Refused.' }] })

@@ -156,7 +156,6 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     if (!flags.resume) throw new UsageError('--fork-session needs --resume <id>: it continues that session as a new one.')
     fork = { id: flags.resume }
   }
-  if (claude.agents) process.stderr.write('rein: --agents is checked but its agents are not loaded yet; use agent files (docs/subagents.md).\n')
   if (claude.pluginDirs.length) process.stderr.write('rein: --plugin-dir: plugins are not loaded yet, so their commands, agents, skills and hooks are absent.\n')
   return {
     cwd,
@@ -176,6 +175,7 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     ...(claude.systemPrompt ? { systemPrompt: claude.systemPrompt } : {}),
     ...(claude.builtinTools ? { builtinTools: claude.builtinTools } : {}),
     ...(claude.pluginDirs.length ? { pluginDirs: claude.pluginDirs } : {}),
+    ...(claude.agents ? { agentTypes: claude.agents } : {}),
     trustProject: flags.trustProject || flags.trustProjectHooks,
     approvePlan: flags.approvePlan,
     ...(flags.sandbox !== undefined ? { sandbox: flags.sandbox } : {}),

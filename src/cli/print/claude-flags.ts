@@ -7,6 +7,7 @@ import type { PermissionMode } from '../../agent/types.js'
 import type { Settings } from '../../config/settings.js'
 import { parseServerMap, type McpServerConfig } from '../../mcp/config.js'
 import { claudeToolNames, reinToolName } from '../../tools/claude-names.js'
+import type { AgentType } from '../../subagents/agent-types.js'
 import { UsageError } from '../fail.js'
 
 /**
@@ -157,8 +158,8 @@ export interface ClaudeRun {
   effort?: Effort
   /** `--fork-session`: open the resumed session as a fork. */
   forkSession: boolean
-  /** `--agents`: the definitions, checked to be an object of objects. */
-  agents?: Record<string, Record<string, unknown>>
+  /** `--agents`: subagent types for this run. */
+  agents?: AgentType[]
   pluginDirs: string[]
 }
 
@@ -293,7 +294,11 @@ function thinkingEffort(flags: ClaudeFlags): Effort | undefined {
   return flags.maxThinkingTokens <= 4_096 ? 'low' : flags.maxThinkingTokens <= 32_000 ? 'high' : 'max'
 }
 
-function agentsArg(value: string): Record<string, Record<string, unknown>> {
+/**
+ * `--agents`: Claude Code's `{"name": {"description", "prompt", "tools"?, "model"?}}` as subagent types. Tools take
+ * either spelling; a Claude model name (or `inherit`) runs on the session's model, as in agent files.
+ */
+function agentsArg(value: string): AgentType[] {
   let parsed: unknown
   try {
     parsed = JSON.parse(value)
@@ -301,10 +306,22 @@ function agentsArg(value: string): Record<string, Record<string, unknown>> {
     throw new UsageError(`--agents is not valid JSON (${(error as Error).message}); pass {"name": {"description": …, "prompt": …}}.`)
   }
   if (!isRecord(parsed)) throw new UsageError('--agents: expected a JSON object of agents by name.')
-  for (const [name, agent] of Object.entries(parsed)) {
+  return Object.entries(parsed).map(([name, agent]): AgentType => {
+    if (!/^[a-z0-9][a-z0-9_.-]{0,63}$/i.test(name)) throw new UsageError(`--agents: "${name.slice(0, 40)}" is not an agent name (letters, digits, ., - and _).`)
     if (!isRecord(agent) || typeof agent.description !== 'string' || typeof agent.prompt !== 'string') {
       throw new UsageError(`--agents: agent "${name}" needs a "description" and a "prompt", both text.`)
     }
-  }
-  return parsed as Record<string, Record<string, unknown>>
+    const tools = agent.tools === undefined ? undefined : Array.isArray(agent.tools) && agent.tools.every((t) => typeof t === 'string') ? agent.tools : null
+    if (tools === null) throw new UsageError(`--agents: agent "${name}" has "tools" that is not a list of tool names.`)
+    if (agent.model !== undefined && typeof agent.model !== 'string') throw new UsageError(`--agents: agent "${name}" has a "model" that is not one name.`)
+    const model = agent.model === undefined || agent.model === 'inherit' || CLAUDE_SHORT[agent.model] || agent.model.startsWith('claude') ? undefined : agent.model
+    return {
+      name,
+      description: agent.description,
+      prompt: agent.prompt,
+      ...(tools ? { tools: tools.map((t) => reinToolName(t.replace(/\(.*\)$/, '')) ?? t) } : {}),
+      ...(model ? { model } : {}),
+      source: '--agents',
+    }
+  })
 }
