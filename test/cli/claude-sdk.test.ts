@@ -42,8 +42,9 @@ describe('a Claude Agent SDK program run against Rein with only pathToClaudeCode
     const query = await sdkQuery()
     const box = sandbox()
     writeFileSync(join(box.cwd, 'notes.txt'), 'alpha\nbeta\n')
-    // A custom command, a skill and an agent file of the user's, which the init line lists.
-    const claudeDir = join(box.home, '.claude')
+    // A custom command, a skill and an agent file of the user's (in REIN_HOME, which is also HOME here), which the
+    // init line lists.
+    const claudeDir = box.home
     mkdirSync(join(claudeDir, 'commands'), { recursive: true })
     writeFileSync(join(claudeDir, 'commands', 'hello.md'), '---\ndescription: Say hello\n---\nSay hello to $ARGUMENTS.\n')
     mkdirSync(join(claudeDir, 'skills', 'greet'), { recursive: true })
