@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { AssistantBlock, InputBlock } from '../llm/messages.js'
 import type { SurfaceEvent } from '../session/events.js'
@@ -9,7 +9,7 @@ import { claudeToolName } from '../tools/claude-names.js'
  * The session as Claude Code writes its transcripts, for hooks that parse `transcript_path` (docs/claude-code.md,
  * "Transcript"): one JSON object per line, each a `user` or `assistant` entry carrying an Anthropic `message`, chained
  * by `uuid`/`parentUuid`, with `sessionId`, `cwd` and an ISO `timestamp`. It is a projection of the surface the next
- * request would send, rewritten whole before hooks run; the session log stays the only truth, and nothing reads
+ * request would send, brought up to date before hooks run; the session log stays the only truth, and nothing reads
  * this file back.
  */
 export interface TranscriptFacts {
@@ -89,27 +89,27 @@ function entry(event: SurfaceEvent, facts: TranscriptFacts): Record<string, unkn
   }
 }
 
+/** One line of the transcript: the entry for `event`, chained to the line before it (`parent`). */
+function transcriptLine(event: SurfaceEvent, parent: string | null, facts: TranscriptFacts): string {
+  const line = {
+    parentUuid: parent,
+    isSidechain: false,
+    userType: 'external',
+    cwd: facts.cwd,
+    sessionId: facts.sessionId,
+    version: facts.version,
+    ...entry(event, facts),
+    uuid: uuidOf(event, facts),
+    timestamp: new Date(event.time).toISOString(),
+  }
+  return `${JSON.stringify(line)}\n`
+}
+
+const uuidOf = (event: SurfaceEvent, facts: TranscriptFacts): string => stableUuid(`${facts.sessionId}#${event.seq}`)
+
 /** The transcript's lines for a surface, oldest first, each ending in a newline. */
 export function transcriptText(surface: readonly SurfaceEvent[], facts: TranscriptFacts): string {
-  let parent: string | null = null
-  let out = ''
-  for (const event of surface) {
-    const uuid = stableUuid(`${facts.sessionId}#${event.seq}`)
-    const line = {
-      parentUuid: parent,
-      isSidechain: false,
-      userType: 'external',
-      cwd: facts.cwd,
-      sessionId: facts.sessionId,
-      version: facts.version,
-      ...entry(event, facts),
-      uuid,
-      timestamp: new Date(event.time).toISOString(),
-    }
-    out += `${JSON.stringify(line)}\n`
-    parent = uuid
-  }
-  return out
+  return surface.map((event, i) => transcriptLine(event, i === 0 ? null : uuidOf(surface[i - 1], facts), facts)).join('')
 }
 
 /**
@@ -120,12 +120,30 @@ export function transcriptPathFor(logPath: string): string {
   return join(dirname(logPath), 'claude-transcripts', basename(logPath))
 }
 
-/** Rewrites the transcript from the surface (a temporary file renamed over the old one, so a reader never sees half). */
+/** The seqs each transcript file holds, as this process last wrote it: a surface that only grew is appended. */
+const written = new Map<string, readonly number[]>()
+
+/**
+ * Brings the transcript up to date with the surface. A surface that only grew since this process last wrote the file
+ * appends its new lines; any other change (a compaction replaced entries, a resumed session's first write) rewrites
+ * it whole, through a temporary file renamed over the old one, so a reader never sees half of it.
+ */
 export function writeTranscript(logPath: string, surface: readonly SurfaceEvent[], facts: TranscriptFacts): string {
   const path = transcriptPathFor(logPath)
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
-  const temporary = `${path}.${process.pid}.tmp`
-  writeFileSync(temporary, transcriptText(surface, facts), { mode: 0o600 })
-  renameSync(temporary, path)
+  const before = written.get(path)
+  const seqs = surface.map((e) => e.seq)
+  if (before && before.length <= seqs.length && before.every((seq, i) => seqs[i] === seq) && existsSync(path)) {
+    const lines = surface.slice(before.length).map((event, i) => {
+      const at = before.length + i
+      return transcriptLine(event, at === 0 ? null : uuidOf(surface[at - 1], facts), facts)
+    })
+    if (lines.length) appendFileSync(path, lines.join(''))
+  } else {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+    const temporary = `${path}.${process.pid}.tmp`
+    writeFileSync(temporary, transcriptText(surface, facts), { mode: 0o600 })
+    renameSync(temporary, path)
+  }
+  written.set(path, seqs)
   return path
 }

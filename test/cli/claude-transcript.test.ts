@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { transcriptPathFor, transcriptText } from '../../src/hooks/claude-transcript.js'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { transcriptPathFor, transcriptText, writeTranscript } from '../../src/hooks/claude-transcript.js'
 import type { SurfaceEvent } from '../../src/session/events.js'
 
 const facts = { sessionId: 's-1', cwd: '/work/p', model: 'deepseek-flash', version: '9.9.9' }
@@ -44,5 +47,18 @@ describe('the Claude Code transcript projected from the surface', () => {
   it('gives the same uuids when written again, and lives apart from the files the store lists', () => {
     expect(transcriptText(surface, facts)).toBe(transcriptText(surface, facts))
     expect(transcriptPathFor('/home/u/.rein/sessions/abc/s-1.jsonl')).toBe('/home/u/.rein/sessions/abc/claude-transcripts/s-1.jsonl')
+  })
+
+  it('a surface that grew is appended and one that changed is rewritten, the file always equal to the projection', () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'rein-transcript-')), 's-1.jsonl')
+    const path = writeTranscript(log, surface.slice(0, 2), facts)
+    expect(readFileSync(path, 'utf8')).toBe(transcriptText(surface.slice(0, 2), facts))
+    writeTranscript(log, surface, facts)
+    expect(readFileSync(path, 'utf8')).toBe(transcriptText(surface, facts))
+    // A compaction replaced the older entries: the file starts over from the new surface.
+    const compacted = surface.slice(3)
+    writeTranscript(log, compacted, facts)
+    expect(readFileSync(path, 'utf8')).toBe(transcriptText(compacted, facts))
+    expect(JSON.parse(readFileSync(path, 'utf8').split('\n')[0]).parentUuid).toBeNull()
   })
 })
