@@ -94,7 +94,6 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 const IGNORED: readonly { flags: string; does: string }[] = [
   { flags: '--setting-sources <sources>', does: 'choose which settings files load (Rein reads its own settings files, docs/configuration.md)' },
   { flags: '--fallback-model <model>', does: 'switch models when the first is overloaded' },
-  { flags: '--replay-user-messages', does: 'echo user messages read on stdin' },
   { flags: '--strict-mcp-config', does: 'use only --mcp-config servers' },
   { flags: '--debug [filter]', does: 'print debug output' },
   { flags: '--debug-file <file>', does: 'write debug output to a file' },
@@ -132,6 +131,7 @@ export function addClaudeFlags(command: Command): Command {
     .addOption(new Option('--plugin-dir <dir...>', 'load a Claude Code plugin from a directory').argParser(collect))
     .addOption(new Option('--plugin-dir-no-mcp <dir...>', 'load a plugin without its MCP servers').argParser(collect).hideHelp())
     .option('--fork-session', 'with --resume: continue in a new session forked from it')
+    .option('--replay-user-messages', "Claude Code's echo of stdin user messages; Rein's stream-json always has them")
     .addOption(new Option('--max-thinking-tokens <n>', 'thinking budget, mapped to --effort').argParser(nonNegativeInt).hideHelp())
     .addOption(new Option('--thinking <mode>', 'adaptive, enabled or disabled (disabled is --effort off)').hideHelp())
   for (const { flags } of IGNORED) command.addOption(new Option(flags, 'accepted for Claude Code scripts; no effect').hideHelp())
