@@ -67,7 +67,7 @@ export function registerRunCommand(program: Command): void {
         .default('text'),
     )
     .option('--include-partial-messages', 'with --output-format stream-json: also print streaming deltas (stream_event lines)')
-    .option('--model <id>', 'model id, sent verbatim (default deepseek-flash; `rein models` lists the catalog)')
+    .option('--model <id>', 'model id (default deepseek-flash; `rein models` lists the catalog); Claude names such as sonnet run DeepSeek\'s model for them')
     .addOption(new Option('--effort <level>', 'thinking effort: off, low, high or max (Claude Code\'s medium is high, xhigh is max)').argParser(effortArg))
     .option('--resume <id>', 'resume a session (id or unique prefix)')
     .option('-c, --continue', 'resume the latest session of this directory')
