@@ -174,6 +174,11 @@ export interface Extension {
    */
   requestFailed?(info: RequestFailedInfo, context: ExtensionContext): 'retry' | void | Promise<'retry' | void>
   preTool?(call: ToolCallInfo, context: ExtensionContext): PreToolDecision | void | Promise<PreToolDecision | void>
+  /**
+   * A call needs a person's approval: a listener may answer in their place (PermissionRequest hooks). The first
+   * answer wins and nobody is asked; with none, the front end is asked as usual.
+   */
+  answerPermission?(request: PermissionRequest, context: ExtensionContext): PermissionAnswer | void | Promise<PermissionAnswer | void>
   /** A front end is about to be asked to approve a call (Notification hooks). */
   permissionAsked?(request: PermissionRequest, context: ExtensionContext): void | Promise<void>
   /**

@@ -158,6 +158,12 @@ export class Listeners {
     return out
   }
 
+  /** The first listener's answer to a question a person would be asked (PermissionRequest hooks); undefined: ask. */
+  async answerPermission(request: PermissionRequest): Promise<PermissionAnswer | undefined> {
+    const answers = await this.each('answerPermission', async (ext) => (await ext.answerPermission?.(request, this.context)) ?? undefined)
+    return answers[0]
+  }
+
   async permissionAsked(request: PermissionRequest): Promise<void> {
     await this.observe('permissionAsked', (ext) => ext.permissionAsked?.(request, this.context))
   }

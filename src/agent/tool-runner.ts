@@ -179,7 +179,7 @@ async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
       reason: decided.reason ?? 'This call needs permission.',
       ...(decided.suggestedRule ? { suggestedRule: decided.suggestedRule } : {}),
     }
-    const answer = await askFrontEnd(request, s)
+    const answer = (await s.listeners.answerPermission(request)) ?? (await askFrontEnd(request, s))
     await s.listeners.permissionAnswered(request, answer)
     if (answer.outcome === 'unanswered') {
       const sentence = s.permissionNeeded?.(decided.call, decided.reason) ?? defaultPermissionNeeded(decided.call)

@@ -7,7 +7,8 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 const program = new Command('rein')
   .description('An agent harness for DeepSeek models whose session log is the truth.')
   .version(pkg.version, '-v, --version')
-  .showHelpAfterError()
+  // One sentence for bad usage, not the whole help: scripts written for Claude Code read stderr.
+  .showHelpAfterError('(rein --help lists the options)')
   // Root options (one-shot flags) apply before a subcommand's name only, so `rein rpc --allow …` reaches rpc.
   .enablePositionalOptions()
   .exitOverride()

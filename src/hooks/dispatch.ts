@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import type { ExtensionContext } from '../agent/extensions.js'
 import type { EventDataMap, JsonValue } from '../session/events.js'
 import { displayPath } from './config-file.js'
 import type { HookDefinition, HookEvent } from './definitions.js'
+import { writeTranscript } from './claude-transcript.js'
 import { hookPayload, type SessionFacts } from './payload.js'
 import { runHookCommand } from './runner.js'
 import { childEnv } from '../tools/child-env.js'
@@ -80,7 +82,7 @@ export async function runHooks(
 ): Promise<HookOutcome[]> {
   const handlers = selectHandlers(runtime.definitions, event, target)
   if (handlers.length === 0) return []
-  const facts = sessionFacts(agent, turn)
+  const facts = { ...sessionFacts(agent, turn), transcriptPath: currentTranscript(agent) }
   const runs = handlers.map((definition) => {
     const id = randomUUID()
     agent.record('hook/invoked', { id, event, handler: definition.command, sourceFile: definition.file.path })
@@ -114,6 +116,28 @@ export async function runHooks(
     outcomes.push({ definition, verdict })
   }
   return outcomes
+}
+
+/**
+ * `transcript_path`: the session in Claude Code's transcript format (src/hooks/claude-transcript.ts), brought up to
+ * date now so the hook reads what has happened so far; null for a session the store keeps no file for. When the
+ * transcript cannot be written the user is warned and hooks get null.
+ */
+function currentTranscript(agent: ExtensionContext): string | null {
+  const log = agent.session.path
+  if (!log) return null
+  try {
+    return writeTranscript(log, agent.session.surface(), { sessionId: agent.session.id, cwd: agent.cwd, model: agent.model, version: reinVersion() })
+  } catch (error) {
+    agent.notify('warning', `The Claude Code transcript for hooks could not be written (${(error as Error).message}); hooks get no transcript_path.`)
+    return null
+  }
+}
+
+let version: string | undefined
+function reinVersion(): string {
+  version ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+  return version
 }
 
 /** How a person reads a handler in notices: its command and the file it came from. */

@@ -1,4 +1,5 @@
 import type { EnteringMessage, Extension, ExtensionContext, PreToolDecision, PostToolOutcome, ToolCallInfo } from '../agent/extensions.js'
+import type { PermissionAnswer } from '../agent/types.js'
 import { textOf } from '../llm/messages.js'
 import type { JsonValue, Source } from '../session/events.js'
 import { peerName, type ToolOutput } from '../tools/tool.js'
@@ -183,6 +184,23 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
       for (const o of blocking) agent.steer(o.verdict.block as string, hookSource('Stop', o.definition))
     },
 
+    /**
+     * PermissionRequest hooks answer in the person's place: any deny (`decision.behavior: "deny"` or exit 2) wins,
+     * else an allow allows once; with neither the question goes to the front end (or is refused without one).
+     */
+    async answerPermission(request, agent): Promise<PermissionAnswer | void> {
+      bind(agent)
+      const { target, fields } = toolFields(request.call, agent)
+      const suggestion = request.suggestedRule ? permissionSuggestion(request.suggestedRule) : undefined
+      if (suggestion) fields.permission_suggestions = [suggestion]
+      const outcomes = await runHooks(runtime, agent, 'PermissionRequest', target, fields, request.call.turn)
+      const denials = reasonsOf(outcomes, (o) =>
+        o.verdict.block ?? (o.verdict.permission === 'deny' ? (o.verdict.permissionReason ?? `Denied by the PermissionRequest hook ${handlerName(o.definition, agent.cwd)}.`) : undefined),
+      )
+      if (denials.length) return { outcome: 'deny', note: denials.join('\n') }
+      if (outcomes.some((o) => o.verdict.permission === 'allow')) return { outcome: 'allow-once' }
+    },
+
     /** Notification hooks for a permission prompt. They run beside the prompt, never holding it up or failing the call. */
     permissionAsked(request, agent) {
       bind(agent)
@@ -241,4 +259,12 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
       return undefined
     },
   }
+}
+
+/** A rule as Claude Code offers it to PermissionRequest hooks: `Bash(npm test)` → tool `Bash`, content `npm test`. */
+function permissionSuggestion(rule: string): JsonValue {
+  const m = /^([^(]+)(?:\((.*)\))?$/s.exec(rule)
+  const toolName = m?.[1] ?? rule
+  const rules = [{ toolName, ...(m?.[2] !== undefined ? { ruleContent: m[2] } : {}) }]
+  return { type: 'addRules', rules, behavior: 'allow', destination: 'session' }
 }

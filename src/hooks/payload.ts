@@ -16,7 +16,7 @@ const PEER_PERMISSION_MODES: Readonly<Record<PermissionMode, string>> = {
 /** Facts about the session every payload carries. */
 export interface SessionFacts {
   sessionId: string
-  /** The session's JSONL file; `null` for a session kept only in memory. */
+  /** The session in Claude Code's transcript format (src/hooks/claude-transcript.ts); `null` for a session kept only in memory. */
   transcriptPath: string | null
   cwd: string
   permissionMode: PermissionMode

@@ -112,6 +112,12 @@ function readJsonOutput(event: HookEvent, output: Record<string, unknown>): Omit
     if (event === 'PreToolUse' && isRecord(specific.updatedInput)) {
       verdict.updatedInput = specific.updatedInput as Record<string, JsonValue>
     }
+    // PermissionRequest answers the question a person would have been asked: `decision.behavior` allow or deny.
+    const answer = specific.decision
+    if (event === 'PermissionRequest' && isRecord(answer) && (answer.behavior === 'allow' || answer.behavior === 'deny')) {
+      verdict.permission = answer.behavior
+      verdict.permissionReason = text(answer.message)
+    }
     if (typeof specific.additionalContext === 'string' && specific.additionalContext !== '') {
       verdict.context.push(specific.additionalContext)
     }

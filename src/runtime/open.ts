@@ -13,7 +13,7 @@ import { checkpointConfig } from '../checkpoints/settings.js'
 import { Compactor } from '../compaction/compactor.js'
 import { loadingRefusal } from '../config/read-guard.js'
 import { subagentLimits } from '../config/limits.js'
-import { loadSettingsReport, type Settings } from '../config/settings.js'
+import { loadSettingsReport, mergeSettings, type Settings } from '../config/settings.js'
 import { fileChanges } from '../context/file-changes.js'
 import { runtimeContext } from '../context/runtime.js'
 import { systemPrompt } from '../context/system-prompt.js'
@@ -35,6 +35,7 @@ import { createRedactor, secretValues } from '../trust/secrets.js'
 import { ignoredGrants, untrustedNotice } from '../trust/workspace.js'
 import { workspaceTrust } from './workspace-trust.js'
 import type { SubagentHost } from '../subagents/host.js'
+import type { AgentType } from '../subagents/agent-types.js'
 import { attachSubagents } from '../subagents/wiring.js'
 import { repairAcrossChildren } from '../subagents/repair.js'
 import { startMcp, type McpTools } from './mcp-tools.js'
@@ -83,6 +84,16 @@ export interface OpenAgentOptions extends SessionChoice {
   onProblem?: (message: string) => void
   /** `--sandbox` (true) or `--no-sandbox` (false), over the `sandbox.enabled` of every settings file. */
   sandbox?: boolean
+  /** Settings given on the command line (`--settings`, `--disallowedTools`, `--add-dir`), read after every settings file. */
+  settingsOverlay?: Settings
+  /** `--system-prompt` replaces Rein's system prompt, `--append-system-prompt` adds after it. */
+  systemPrompt?: { replace?: string; append?: string }
+  /** `--tools`: the built-in tools (Rein's names, `task` included) the model may use; MCP tools are kept. */
+  builtinTools?: string[]
+  /** `--plugin-dir`: plugin directories for a plugin loader; none exists yet, so front ends report them as not loaded. */
+  pluginDirs?: string[]
+  /** `--agents`: subagent types for this run, over those of the same name from files. */
+  agentTypes?: AgentType[]
 }
 
 /** What `openAgent` hands back besides the agent: facts front ends show. */
@@ -107,7 +118,9 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const home = options.home ?? reinHome(env)
   const cwd = resolve(options.cwd)
   const trust = workspaceTrust({ cwd, home, once: options.trustProject })
-  const { settings, ignoredLimits } = loadSettingsReport(cwd, home, { workspaceTrusted: trust.trusted })
+  const loaded = loadSettingsReport(cwd, home, { workspaceTrusted: trust.trusted })
+  const { ignoredLimits } = loaded
+  const settings = options.settingsOverlay ? (mergeSettings(loaded.settings, options.settingsOverlay) as Settings) : loaded.settings
   refuseRetired(options.model ?? settings.model, settings)
   const problems: string[] = []
   const report = (message: string): void => {
@@ -213,13 +226,15 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     maxSteps: options.maxSteps,
     trusted: trust.trusted,
     notify: (message) => agentRef?.notify('warning', message),
+    ...(options.agentTypes ? { extraTypes: options.agentTypes } : {}),
   })
   subagents.problems.forEach(report)
   const agentListingTokens = agentListing([...subagents.host.types.values()]).tokens
 
   // A resumed subagent session goes on as its agent type: the same system prompt and tools, so its prefix stays cached.
   const asChild = subagents.resumedChild(session.header)
-  const allTools = () => [...builtinTools(), ...mcp.tools(), subagents.tool]
+  const kept = options.builtinTools ? new Set(options.builtinTools) : undefined
+  const allTools = () => [...[...builtinTools(), subagents.tool].filter((t) => !kept || kept.has(t.name)), ...mcp.tools()]
   const tools = () => (asChild ? asChild.tools(allTools()) : allTools())
   setModelVision(toolState, () => ({ model: currentModel(), images: modelInfo(currentModel(), modelOverrides(settings)).images }))
 
@@ -240,7 +255,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     adapter,
     tools: tools(),
     schemas: toolSchemas,
-    system: asChild?.system ?? systemPrompt({ model: model.id, cwd }),
+    system: asChild?.system ?? withPromptFlags(systemPrompt({ model: model.id, cwd }), options.systemPrompt),
     config: { model: model.id, effort: options.effort ?? settings.effort ?? 'high', ...(options.userId !== undefined ? { userId: options.userId } : {}) },
     toolState,
     permissionMode: mode,
@@ -303,4 +318,10 @@ function refusals(onRefused: (call: ToolCallInfo, rule: string | undefined) => v
       if (answer.outcome === 'unanswered') onRefused(request.call, request.suggestedRule)
     },
   }
+}
+
+/** Rein's system prompt after `--system-prompt` (replaces it) and `--append-system-prompt` (follows it). */
+function withPromptFlags(own: string, flags: OpenAgentOptions['systemPrompt']): string {
+  const base = flags?.replace ?? own
+  return flags?.append ? `${base}\n\n${flags.append}` : base
 }

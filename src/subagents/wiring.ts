@@ -45,6 +45,8 @@ export interface SubagentsOptions {
   notify?: (message: string) => void
   /** Whether the user trusts this workspace: only then may its agent files choose a model dearer than the session's. */
   trusted?: boolean
+  /** Types given on the command line (`--agents`): over built-in and file-defined types of the same name. */
+  extraTypes?: readonly AgentType[]
 }
 
 /**
@@ -63,6 +65,7 @@ export function attachSubagents(options: SubagentsOptions): {
   const files = loadAgentFiles({ cwd: options.cwd, home: options.home, userHome: options.userHome })
   const types = new Map<string, AgentType>(BUILTIN_AGENTS.map((t) => [t.name, t]))
   for (const type of files.agents) types.set(type.name, type)
+  for (const type of options.extraTypes ?? []) types.set(type.name, type)
   const { settings } = options
   // The workspace's own agent files (not the user's, even when the workspace is the user's home).
   const userDirs = [join(options.home, 'agents'), join(options.userHome, '.claude', 'agents')]

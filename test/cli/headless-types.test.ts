@@ -208,7 +208,7 @@ describe('stream-json read by a consumer written for Claude Code', () => {
 
     // The init line comes first and describes the run.
     expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', permissionMode: 'default', model: 'deepseek-flash', mcp_servers: [] })
-    expect(lines[0].tools).toEqual(expect.arrayContaining(['read', 'write', 'bash']))
+    expect(lines[0].tools).toEqual(expect.arrayContaining(['Read', 'Write', 'Bash']))
     expect(lines[0].claude_code_version).toBe(lines[0].rein.version)
 
     // One assistant line per model response, in log order, with tool inputs as objects.
@@ -218,8 +218,8 @@ describe('stream-json read by a consumer written for Claude Code', () => {
     expect(assistants.map((a) => a.message.stop_reason)).toEqual(['tool_use', 'tool_use', 'end_turn', 'tool_use', 'tool_use', 'tool_use'])
     expect(assistants[0].message.content).toEqual([
       { type: 'thinking', thinking: 'Read the notes.', signature: '' },
-      { type: 'tool_use', id: expect.any(String), name: 'read', input: { file_path: expect.stringMatching(/notes\.txt$/) } },
-      { type: 'tool_use', id: expect.any(String), name: 'bash', input: { command: 'sleep 1' } },
+      { type: 'tool_use', id: expect.any(String), name: 'Read', input: { file_path: expect.stringMatching(/notes\.txt$/) } },
+      { type: 'tool_use', id: expect.any(String), name: 'Bash', input: { command: 'sleep 1' } },
     ])
     expect(assistants.map((a) => a.message.usage.input_tokens)).toEqual(responses.map((r) => r.data.usage?.inputUncached))
 
@@ -228,7 +228,7 @@ describe('stream-json read by a consumer written for Claude Code', () => {
     expect(results.map((r) => r.message.content.length)).toEqual([2, 1, 1, 1, 1])
     const refused = results[1].message.content[0]
     expect(refused).toMatchObject({ type: 'tool_result', is_error: true, tool_use_id: assistants[1].message.content[1].id })
-    expect(stderr).toMatch(/1 write call was refused/)
+    expect(stderr).toMatch(/1 Write call was refused/)
 
     // The steering line was delivered inside the first turn, before its last response.
     const steering = lines.findIndex((l) => l.type === 'user' && l.message.content[0].text === 'Also say which line.')
@@ -240,7 +240,7 @@ describe('stream-json read by a consumer written for Claude Code', () => {
     // Three results: success, --max-turns hit, a model error.
     const [ok, maxTurns, failed] = lines.filter((l) => l.type === 'result')
     expect(ok).toMatchObject({ subtype: 'success', is_error: false, result: 'Done: beta is on line 2.', stop_reason: 'end_turn', num_turns: 3 })
-    expect(ok.permission_denials).toEqual([{ tool_name: 'write', tool_use_id: refused.tool_use_id, tool_input: { file_path: expect.stringMatching(/copy\.txt$/), content: 'x' } }])
+    expect(ok.permission_denials).toEqual([{ tool_name: 'Write', tool_use_id: refused.tool_use_id, tool_input: { file_path: expect.stringMatching(/copy\.txt$/), content: 'x' } }])
     expect(maxTurns).toMatchObject({ subtype: 'error_max_turns', is_error: true, stop_reason: 'tool_use', num_turns: 3, permission_denials: [] })
     expect(maxTurns.rein.turn_end_reason).toBe('max-steps')
     expect(failed).toMatchObject({ subtype: 'error_during_execution', is_error: true, stop_reason: null, num_turns: 0 })

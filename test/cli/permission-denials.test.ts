@@ -30,14 +30,14 @@ describe('rein -p and calls refused because nothing could ask', () => {
     expect(existsSync(join(box.cwd, 'made-by-bash.txt'))).toBe(false)
     const result = JSON.parse(r.stdout) as { permission_denials: { tool_name: string; tool_use_id: string; tool_input: unknown }[] }
     expect(result.permission_denials).toEqual([
-      { tool_name: 'bash', tool_use_id: 'call_a', tool_input: { command: 'touch made-by-bash.txt' } },
-      { tool_name: 'bash', tool_use_id: 'call_b', tool_input: { command: 'touch made-again.txt' } },
-      { tool_name: 'write', tool_use_id: 'call_c', tool_input: { file_path: join(box.cwd, 'new.txt'), content: 'x' } },
+      { tool_name: 'Bash', tool_use_id: 'call_a', tool_input: { command: 'touch made-by-bash.txt' } },
+      { tool_name: 'Bash', tool_use_id: 'call_b', tool_input: { command: 'touch made-again.txt' } },
+      { tool_name: 'Write', tool_use_id: 'call_c', tool_input: { file_path: join(box.cwd, 'new.txt'), content: 'x' } },
     ])
     const lines = r.stderr.trim().split('\n')
     expect(lines).toHaveLength(2)
-    expect(lines[0]).toMatch(/^rein: 2 bash calls were refused because nothing could ask for permission; allow with --allow '.+'\.$/)
-    expect(lines[1]).toMatch(/^rein: 1 write call was refused because nothing could ask for permission; allow with --allow '.+'\.$/)
+    expect(lines[0]).toMatch(/^rein: 2 Bash calls were refused because nothing could ask for permission; allow with --allow '.+'\.$/)
+    expect(lines[1]).toMatch(/^rein: 1 Write call was refused because nothing could ask for permission; allow with --allow '.+'\.$/)
   })
 
   it('a run with nothing refused reports an empty permission_denials and no extra line', async () => {

@@ -83,7 +83,7 @@ describe('loading hook configuration', () => {
     writeJson(join(ws.userHome, '.claude', 'settings.json'), {
       hooks: {
         PostCompact: [{ hooks: [{ type: 'command', command: 'echo sub' }] }],
-        PermissionRequest: [{ hooks: [{ type: 'command', command: 'echo perm' }] }],
+        PermissionDenied: [{ hooks: [{ type: 'command', command: 'echo perm' }] }],
         Stop: [{ hooks: [{ type: 'prompt', prompt: 'is it done?' }, { type: 'command' }, { type: 'command', command: 'echo ok', timeout: -3 }] }],
         SessionStart: { hooks: [] },
       },
@@ -95,7 +95,7 @@ describe('loading hook configuration', () => {
       expect.stringMatching(/handler 2 of the Stop group 1 .*needs a "command" string/),
       expect.stringMatching(/timeout of handler 3 .*default of 600 s applies/),
       expect.stringMatching(/SessionStart hooks of .*must be a list/),
-      expect.stringMatching(/Rein does not run PostCompact, PermissionRequest hooks/),
+      expect.stringMatching(/Rein does not run PostCompact, PermissionDenied hooks/),
     ])
   })
 

@@ -4,15 +4,16 @@ import { resolve } from 'node:path'
 import type { Effort } from '../../llm/adapter.js'
 import { missingKeyMessage, resolveApiKey } from '../../llm/credentials.js'
 import { reinHome } from '../../store/home.js'
-import { PERMISSION_MODES, type PermissionMode } from '../../agent/types.js'
+import type { PermissionMode } from '../../agent/types.js'
 import type { OpenAgentOptions } from '../../runtime/open.js'
 import type { InputFormat, OutputFormat } from '../print/print-mode.js'
 import { fail, UsageError } from '../fail.js'
 import { withoutCiEnv } from '../tui/without-ci.js'
 import { isValidUserId } from '../../llm/user-id.js'
+import { addClaudeFlags, claudeRun, effortArg, permissionModeArg, type ClaudeFlags } from '../print/claude-flags.js'
 
 /** Options shared by one-shot mode and the terminal UI. */
-export interface RunFlags {
+export interface RunFlags extends ClaudeFlags {
   print?: string | boolean
   outputFormat: OutputFormat
   inputFormat?: InputFormat
@@ -68,8 +69,8 @@ export function registerRunCommand(program: Command): void {
         .default('text'),
     )
     .option('--include-partial-messages', 'with --output-format stream-json: also print streaming deltas (stream_event lines)')
-    .option('--model <id>', 'model id, sent verbatim (default deepseek-flash; `rein models` lists the catalog)')
-    .addOption(new Option('--effort <level>', 'thinking effort').choices(['off', 'low', 'high', 'max']))
+    .option('--model <id>', 'model id (default deepseek-flash; `rein models` lists the catalog); Claude names such as sonnet run DeepSeek\'s model for them')
+    .addOption(new Option('--effort <level>', 'thinking effort: off, low, high or max (Claude Code\'s medium is high, xhigh is max)').argParser(effortArg))
     .option('--resume <id>', 'resume a session (id or unique prefix)')
     .option('-c, --continue', 'resume the latest session of this directory')
     .option('--fork <id[@seq]>', 'start a new session from a copy of another, up to a seq')
@@ -78,7 +79,9 @@ export function registerRunCommand(program: Command): void {
     .option('--max-budget-tokens <n>', "stop before a model request once this run's requests used this many tokens (input and output)", positiveInt)
     .option('--user-id <id>', "DeepSeek's user_id for this run's requests (a tenant or task; default: userId in settings, else a per-user hash)")
     .option('--cwd <dir>', 'working directory (default: the current one)')
-    .addOption(new Option('--permission-mode <mode>', 'permission mode').choices([...PERMISSION_MODES]))
+    .addOption(
+      new Option('--permission-mode <mode>', 'default, accept-edits, plan or bypass (or Claude Code\'s acceptEdits, bypassPermissions, dontAsk)').argParser(permissionModeArg),
+    )
     .option('--allow <rule...>', 'extra allow rules for this run, e.g. "Bash(npm test)"')
     .option('--trust-project', "trust this workspace's settings, hooks and MCP servers for this run only")
     .option('--sandbox', 'run shell commands under bubblewrap; confined commands need no prompt (docs/sandbox.md)')
@@ -87,13 +90,17 @@ export function registerRunCommand(program: Command): void {
     .addOption(new Option('--approve-plan <mode>', 'in plan mode, approve the plan and continue in this mode').choices(['default', 'accept-edits']))
     .option('--session-id <id>', 'start the new session with this id (letters, digits and dashes), as rein batch does')
     .option('--store <url>', 'session store: jsonl (default) or postgres://user@host/db (also REIN_STORE, store.url)')
-    .action(async (words: string[], flags: RunFlags) => {
-      try {
-        process.exitCode = await run(words, flags)
-      } catch (error) {
-        fail(error)
-      }
-    })
+  addClaudeFlags(program)
+  program.action(async (words: string[], flags: RunFlags, command: Command) => {
+    try {
+      // Claude Code's one-shot mode without -p (the Agent SDK never passes it): piped input and a machine format.
+      const machine = flags.inputFormat === 'stream-json' || command.getOptionValueSource('outputFormat') === 'cli'
+      if ((flags.print === undefined || flags.print === false) && !process.stdin.isTTY && machine) flags.print = true
+      process.exitCode = await run(words, flags)
+    } catch (error) {
+      fail(error)
+    }
+  })
 }
 
 async function run(words: string[], flags: RunFlags): Promise<number> {
@@ -147,11 +154,17 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     }
     fork = { id, seq }
   }
+  const claude = claudeRun(flags, cwd, (message) => process.stderr.write(`rein: ${message}\n`))
+  if (claude.forkSession) {
+    if (!flags.resume) throw new UsageError('--fork-session needs --resume <id>: it continues that session as a new one.')
+    fork = { id: flags.resume }
+  }
+  if (claude.pluginDirs.length) process.stderr.write('rein: --plugin-dir: plugins are not loaded yet, so their commands, agents, skills and hooks are absent.\n')
   return {
     cwd,
-    model: flags.model,
-    effort: flags.effort,
-    resume: flags.resume,
+    model: claude.model,
+    effort: claude.effort,
+    resume: claude.forkSession ? undefined : flags.resume,
     continueLatest: flags.continue,
     fork,
     maxSteps: flags.maxTurns,
@@ -159,8 +172,14 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     ...(flags.maxBudgetUsd !== undefined || flags.maxBudgetTokens !== undefined
       ? { budget: { ...(flags.maxBudgetUsd !== undefined ? { usd: flags.maxBudgetUsd } : {}), ...(flags.maxBudgetTokens !== undefined ? { tokens: flags.maxBudgetTokens } : {}) } }
       : {}),
-    permissionMode: flags.permissionMode,
-    allow: flags.allow,
+    permissionMode: claude.permissionMode ?? flags.permissionMode,
+    allow: [...(flags.allow ?? []), ...claude.allow],
+    ...(claude.mcpServers.length ? { mcpServers: claude.mcpServers } : {}),
+    ...(claude.settingsOverlay ? { settingsOverlay: claude.settingsOverlay } : {}),
+    ...(claude.systemPrompt ? { systemPrompt: claude.systemPrompt } : {}),
+    ...(claude.builtinTools ? { builtinTools: claude.builtinTools } : {}),
+    ...(claude.pluginDirs.length ? { pluginDirs: claude.pluginDirs } : {}),
+    ...(claude.agents ? { agentTypes: claude.agents } : {}),
     trustProject: flags.trustProject || flags.trustProjectHooks,
     approvePlan: flags.approvePlan,
     ...(flags.sandbox !== undefined ? { sandbox: flags.sandbox } : {}),

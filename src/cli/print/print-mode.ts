@@ -3,6 +3,8 @@ import type { LiveEvent, TurnOutcome } from '../../agent/types.js'
 import { onExitSignals } from '../../frontend/exit-signals.js'
 import { maxLineBytes } from '../../frontend/line-limit.js'
 import { initLine, type InitServer } from './claude/init.js'
+import { initListings } from './claude/listings.js'
+import { claudeToolName } from '../../tools/claude-names.js'
 import { ClaudeStream } from './claude/stream.js'
 import { ChildStream } from './claude/child-stream.js'
 import { modelInfo, type ModelInfo } from '../../llm/catalog.js'
@@ -47,8 +49,9 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     ...options,
     onProblem: (message) => err.write(`rein: ${message}\n`),
     onPermissionRefused: (call, rule) => {
-      denials.push({ tool_name: call.name, tool_use_id: call.callId, tool_input: isRecord(call.input) ? call.input : {} })
-      if (!rules.has(call.name) || (rule && !rules.get(call.name))) rules.set(call.name, rule)
+      const tool = claudeToolName(call.name)
+      denials.push({ tool_name: tool, tool_use_id: call.callId, tool_input: isRecord(call.input) ? call.input : {} })
+      if (!rules.has(tool) || (rule && !rules.get(tool))) rules.set(tool, rule)
     },
   })
   const { agent } = opened
@@ -124,9 +127,10 @@ export async function runPrint(options: PrintOptions): Promise<number> {
         fromSeq,
         cwd: agent.cwd,
         model: agent.config.model,
-        tools: agent.toolList.map((t) => t.name),
+        tools: agent.toolList.map((t) => claudeToolName(t.name)),
         servers: mcp.status?.() ?? [],
         permissionMode: agent.permissionMode,
+        ...initListings(agent.cwd, options.env ?? process.env, [...opened.subagents.types.keys()], options.pluginDirs ?? []),
       }),
     )
   }

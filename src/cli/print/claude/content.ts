@@ -1,4 +1,5 @@
 import type { AssistantBlock, InputBlock, Usage } from '../../../llm/messages.js'
+import { claudeToolName } from '../../../tools/claude-names.js'
 import type { AssistantContent, MessageUsage, UserContent } from './shapes.js'
 
 /** Rein's input blocks as Anthropic user content blocks. */
@@ -12,8 +13,9 @@ export function userContent(blocks: readonly InputBlock[]): Exclude<UserContent,
 
 /**
  * Rein's assistant blocks as Anthropic content blocks. Reasoning becomes `thinking` with an empty `signature`
- * (DeepSeek signs nothing). A tool call's `input` is its arguments parsed; arguments that are not a JSON object
- * (the model wrote broken JSON, which the tool refused) show as `{}` — the raw text stays in the log's `tool/call`.
+ * (DeepSeek signs nothing). A tool call's `name` is Claude Code's (`Read`, src/tools/claude-names.ts); its `input`
+ * is its arguments parsed; arguments that are not a JSON object (the model wrote broken JSON, which the tool
+ * refused) show as `{}` — the raw text stays in the log's `tool/call`.
  */
 export function assistantContent(blocks: readonly AssistantBlock[]): AssistantContent[] {
   return blocks.map((block) => {
@@ -23,7 +25,7 @@ export function assistantContent(blocks: readonly AssistantBlock[]): AssistantCo
       case 'text':
         return { type: 'text', text: block.text, citations: null }
       case 'tool-call':
-        return { type: 'tool_use', id: block.id, name: block.name, input: argumentsObject(block.arguments) }
+        return { type: 'tool_use', id: block.id, name: claudeToolName(block.name), input: argumentsObject(block.arguments) }
     }
   })
 }

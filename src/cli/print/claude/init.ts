@@ -24,6 +24,13 @@ export interface InitFacts {
   tools: readonly string[]
   servers: readonly InitServer[]
   permissionMode: PermissionMode
+  /** Custom commands and skills by the name `/name` runs, without the slash. */
+  slashCommands: readonly string[]
+  skills: readonly string[]
+  /** Subagent types the `task` tool offers, built-in and from agent files. */
+  agents: readonly string[]
+  plugins: readonly { name: string; path: string; version?: string }[]
+  pluginErrors: readonly { plugin: string; type: string; message: string; path?: string }[]
 }
 
 /** Rein's permission modes by Claude Code's names. */
@@ -53,9 +60,10 @@ function serverStatus(state: string): string {
 }
 
 /**
- * The first line of `stream-json`: what this run is (Claude Code's `system`/`init`). Rein has no slash commands,
- * skills, plugins or output styles in one-shot mode, so those lists are empty and the style is `default`; the key
- * is DeepSeek's, which Claude Code's `apiKeySource` cannot name, so it says `none`.
+ * The first line of `stream-json`: what this run is (Claude Code's `system`/`init`): the tools by Claude Code's
+ * names, the custom commands and skills a prompt may name, the subagent types, and the plugins with what failed to
+ * load (`plugin_errors`, present only when something did). Rein has no output styles, so the style is `default`;
+ * the key is DeepSeek's, which Claude Code's `apiKeySource` cannot name, so it says `none`.
  */
 export function initLine(facts: InitFacts): InitLine {
   return {
@@ -68,10 +76,12 @@ export function initLine(facts: InitFacts): InitLine {
     mcp_servers: facts.servers.map((s) => ({ name: s.name, status: serverStatus(s.state), ...(s.origin ? { source: s.origin } : {}) })),
     model: facts.model,
     permissionMode: CLAUDE_MODE[facts.permissionMode],
-    slash_commands: [],
+    slash_commands: [...facts.slashCommands],
     output_style: 'default',
-    skills: [],
-    plugins: [],
+    skills: [...facts.skills],
+    agents: [...facts.agents],
+    plugins: facts.plugins.map((p) => ({ ...p })),
+    ...(facts.pluginErrors.length ? { plugin_errors: facts.pluginErrors.map((e) => ({ ...e })) } : {}),
     session_id: facts.sessionId,
     uuid: nameUuid(`${facts.sessionId}#${facts.fromSeq}#init`),
     rein: { version, permission_mode: facts.permissionMode },

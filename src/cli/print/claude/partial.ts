@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { LiveEvent } from '../../../agent/types.js'
+import { claudeToolName } from '../../../tools/claude-names.js'
 import { messageId } from './messages.js'
 import type { AssistantBody, MessageUsage, StopReason, StreamEvent, StreamEventLine } from './shapes.js'
 import type { Uuid } from './ids.js'
@@ -48,7 +49,7 @@ export class PartialMessages {
         out.push({ type: 'content_block_delta', index: this.index(), delta: { type: 'thinking_delta', thinking: delta.text, estimated_tokens: null } })
         break
       case 'tool-call-delta':
-        out.push(...this.enter(`tool:${delta.index}`, { type: 'tool_use', id: delta.id ?? '', name: delta.name ?? '', input: {} }))
+        out.push(...this.enter(`tool:${delta.index}`, { type: 'tool_use', id: delta.id ?? '', name: delta.name ? claudeToolName(delta.name) : '', input: {} }))
         if (delta.argumentsDelta) {
           out.push({ type: 'content_block_delta', index: this.index(), delta: { type: 'input_json_delta', partial_json: delta.argumentsDelta } })
         }

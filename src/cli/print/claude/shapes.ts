@@ -93,7 +93,9 @@ export interface InitLine extends Omit<LineBase, 'parent_tool_use_id'> {
   slash_commands: string[]
   output_style: string
   skills: string[]
-  plugins: { name: string; path: string }[]
+  agents: string[]
+  plugins: { name: string; path: string; version?: string }[]
+  plugin_errors?: { plugin: string; type: string; message: string; path?: string }[]
   rein: { version: string; permission_mode: string }
 }
 
