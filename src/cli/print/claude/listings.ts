@@ -1,4 +1,4 @@
-import { commandsAndSkills } from '../../../slash/rpc-listing.js'
+import { commandsAndSkills } from '../../../frontend/commands/custom.js'
 import type { InitFacts } from './init.js'
 
 /**
