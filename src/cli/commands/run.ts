@@ -16,6 +16,7 @@ export interface RunFlags {
   outputFormat: OutputFormat
   inputFormat?: InputFormat
   includePartialMessages?: boolean
+  permissionPromptTool?: string
   model?: string
   effort?: Effort
   resume?: string
@@ -65,6 +66,7 @@ export function registerRunCommand(program: Command): void {
         .choices(['text', 'stream-json'])
         .default('text'),
     )
+    .option('--permission-prompt-tool <tool>', 'with stream-json input, "stdio" asks the Agent SDK program (can_use_tool) instead of refusing')
     .option('--include-partial-messages', 'with --output-format stream-json: also print streaming deltas (stream_event lines)')
     .option('--model <id>', 'model id, sent verbatim (default deepseek-flash; `rein models` lists the catalog)')
     .addOption(new Option('--effort <level>', 'thinking effort').choices(['off', 'low', 'high', 'max']))
@@ -125,6 +127,7 @@ async function run(words: string[], flags: RunFlags): Promise<number> {
     outputFormat: flags.outputFormat,
     inputFormat: flags.inputFormat,
     includePartialMessages: flags.includePartialMessages,
+    permissionPromptTool: flags.permissionPromptTool,
   })
 }
 
