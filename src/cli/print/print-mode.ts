@@ -169,7 +169,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
       write(periodResult(outcome))
     }
     for (const [tool, rule] of rules) err.write(`${refusedLine(tool, denials.filter((d) => d.tool_name === tool).length, rule)}\n`)
-    return signals.code ?? (nothingRun ? 2 : exitCodeFor(outcome))
+    return signals.code ?? (nothingRun ? 2 : control?.interruptedTurn(outcome?.turn) ? 0 : exitCodeFor(outcome))
   } finally {
     signals.dispose()
     await agent.close(signals.received ? 'signal' : 'exit')

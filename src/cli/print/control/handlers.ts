@@ -32,6 +32,8 @@ export function effortForBudget(tokens: number | null, initial: Effort): Effort 
 /** The state the handlers share with the permission prompt: whether `dontAsk` is on. */
 export interface ControlState {
   dontAsk: boolean
+  /** Turns an `interrupt` request cancelled: their end is the SDK's doing, not a failure of the run. */
+  interrupted: Set<number>
 }
 
 /** Claude Code's MCP statuses for Rein's connection states (as the init line reports them). */
@@ -82,7 +84,9 @@ export function registerAgentHandlers(channel: ControlChannel, opened: OpenedAge
   const initialModel = agent.config.model
   const initialEffort = agent.config.effort
   channel.handle('interrupt', () => {
-    // As Esc in the terminal: the running turn ends `cancelled`, queued messages stay queued.
+    // As Esc in the terminal: the running turn ends cancelled, queued messages stay queued.
+    const turn = agent.session.last('turn/start')?.data.turn
+    if (agent.busy && turn !== undefined) state.interrupted.add(turn)
     agent.cancel()
     return { still_queued: [] }
   })

@@ -36,7 +36,7 @@ export class ControlSession {
   readonly channel: ControlChannel
   readonly pump: InputPump
   private init?: InitializeRequest
-  private readonly state: ControlState = { dontAsk: false }
+  private readonly state: ControlState = { dontAsk: false, interrupted: new Set() }
   private opened!: (value: OpenedAgent) => void
   private readonly agentOpen = new Promise<OpenedAgent>((resolve) => (this.opened = resolve))
 
@@ -85,6 +85,11 @@ export class ControlSession {
       opened.agent.permissionAsker = (request, signal) => (this.state.dontAsk ? Promise.resolve({ outcome: 'deny', note: 'The permission mode is dontAsk.' }) : ask(request, signal))
     }
     this.opened(opened)
+  }
+
+  /** Whether `turn` ended because the SDK sent `interrupt`: the run's exit code does not count it as a failure. */
+  interruptedTurn(turn: number | undefined): boolean {
+    return turn !== undefined && this.state.interrupted.has(turn)
   }
 
   private mcpTransport(server: string): ExchangeTransport {
