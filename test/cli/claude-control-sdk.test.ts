@@ -212,7 +212,10 @@ describe('an Agent SDK program run against Rein through pathToClaudeCodeExecutab
     expect(run.interruptedResult).toMatchObject({ type: 'result', is_error: true })
     // The command never finished: no request carried its result, and nothing was asked after it.
     expect(run.mock.requests).toHaveLength(9)
-    expect(JSON.stringify(sent(run.mock, run.mock.requests.length - 1).at(-1))).toContain('sleep 20')
+    const slow = run.stdout.find((l) => l.type === 'assistant' && JSON.stringify(l.message.content).includes('sleep 20'))
+    const callId = (slow?.message.content as { type: string; id?: string }[]).find((b) => b.type === 'tool_use')?.id
+    const result = run.stdout.find((l) => l.type === 'user' && Array.isArray(l.message.content) && l.message.content[0]?.tool_use_id === callId)
+    expect(JSON.stringify(result?.message.content)).toMatch(/cancel/i)
   })
 
   it('supportedCommands() and the init line describe the run', () => {
