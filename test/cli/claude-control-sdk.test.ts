@@ -137,8 +137,12 @@ async function sdkRun(): Promise<Run> {
   input.push('Second: add 2 and 3.')
   await nextResult(2)
   const servers = await q.mcpServerStatus()
+  await q.setModel('deepseek-v4-pro')
+  await q.setMaxThinkingTokens(0)
   input.push('Third: anything.')
   await nextResult(3)
+  await q.setModel(undefined)
+  await q.setMaxThinkingTokens(null)
   const mode = await q.setPermissionMode('acceptEdits')
   input.push('Fourth: write c.txt.')
   await nextResult(4)
@@ -216,6 +220,12 @@ describe('an Agent SDK program run against Rein through pathToClaudeCodeExecutab
     const callId = (slow?.message.content as { type: string; id?: string }[]).find((b) => b.type === 'tool_use')?.id
     const result = run.stdout.find((l) => l.type === 'user' && Array.isArray(l.message.content) && l.message.content[0]?.tool_use_id === callId)
     expect(JSON.stringify(result?.message.content)).toMatch(/cancel/i)
+  })
+
+  it('setModel and setMaxThinkingTokens change the next request; null and undefined go back to the start', () => {
+    const body = (i: number) => run.mock.requests[i].body as { model: string; thinking?: { type: string }; reasoning_effort?: string }
+    expect([body(4).model, body(5).model, body(6).model]).toEqual(['deepseek-flash', 'deepseek-v4-pro', 'deepseek-flash'])
+    expect([body(4).thinking?.type, body(5).thinking?.type, body(6).thinking?.type]).toEqual(['enabled', 'disabled', 'enabled'])
   })
 
   it('supportedCommands() and the init line describe the run', () => {
