@@ -11,6 +11,7 @@ import { effortForBudget } from '../../src/cli/print/control/handlers.js'
 import { sdkHooks } from '../../src/cli/print/control/hooks.js'
 import { InputPump } from '../../src/cli/print/control/input-pump.js'
 import { sdkPermissionAsker } from '../../src/cli/print/control/permission.js'
+import { ControlSession } from '../../src/cli/print/control/session.js'
 import { parseInputLine } from '../../src/cli/print/stream-input.js'
 import { ExchangeTransport } from '../../src/mcp/control-transport.js'
 
@@ -125,6 +126,44 @@ describe('control lines on stream-json input', () => {
     ])
     expect(reported).toHaveLength(2)
     expect(reported[1]).toMatch(/^Line 4 of standard input is not JSON/)
+  })
+})
+
+describe('the control session before the agent opens', () => {
+  /** A session over the given stdin lines, with what it wrote and reported. */
+  function session(lines: unknown[], permissionPromptTool?: string) {
+    const written: Written[] = []
+    const reported: string[] = []
+    const input = Readable.from(lines.map((l) => `${JSON.stringify(l)}\n`))
+    const control = new ControlSession({ input, lineLimit: 1 << 20, cwd: '/work', write: (l) => written.push(l as Written), report: (m) => reported.push(m), permissionPromptTool })
+    return { control, written, reported }
+  }
+  const init = (request: Record<string, unknown>) => ({ type: 'control_request', request_id: 'i', request: { subtype: 'initialize', ...request } })
+
+  it('an initialize sent first becomes the SDK MCP servers and hooks the agent opens with', async () => {
+    const { control } = session([init({ sdkMcpServers: ['calc'], hooks: { Stop: [{ hookCallbackIds: ['s'] }] } })])
+    const extras = await control.extras()
+    expect(extras.mcpServers.map((s) => [s.name, s.origin, typeof s.transport])).toEqual([['calc', 'sdk', 'function']])
+    expect(extras.extensions.map((e) => e.name)).toEqual(['sdk-hooks'])
+  })
+
+  it('an initialize after the first user message says its hooks and servers were not registered', async () => {
+    const { control, reported } = session([{ type: 'user', message: { role: 'user', content: 'hi' } }, init({ sdkMcpServers: ['calc'] })], 'mcp__perm__ask')
+    expect(await control.extras()).toEqual({ mcpServers: [], extensions: [] })
+    await tick()
+    expect(reported).toEqual([
+      '--permission-prompt-tool mcp__perm__ask is not supported (only stdio); calls that need permission are refused.',
+      'The initialize request came after the first line of input, so its hooks and SDK MCP servers were not registered; send it first.',
+    ])
+  })
+
+  it('a second initialize is refused with an error response', async () => {
+    const { control, written } = session([init({}), { ...init({}), request_id: 'again' }])
+    await control.extras()
+    await tick()
+    expect(written).toEqual([
+      { type: 'control_response', response: { subtype: 'error', request_id: 'again', error: 'This session is already initialized; Rein takes one initialize request per run.' } },
+    ])
   })
 })
 

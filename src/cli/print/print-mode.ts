@@ -50,7 +50,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
   const input = options.inputFormat === 'stream-json' ? (options.stdin ?? process.stdin) : undefined
   const report = (message: string): void => void err.write(`rein: ${message}\n`)
   const control = input
-    ? new ControlSession({ input, lineLimit: maxLineBytes(), cwd: options.cwd, write, report, askSdk: options.permissionPromptTool === 'stdio' })
+    ? new ControlSession({ input, lineLimit: maxLineBytes(), cwd: options.cwd, write, report, permissionPromptTool: options.permissionPromptTool })
     : undefined
   const extras = await control?.extras()
   const opened = await openAgentWithContext({

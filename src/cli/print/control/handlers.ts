@@ -56,7 +56,12 @@ export function modelList(): Record<string, unknown>[] {
 }
 
 /** What `initialize` answers once the agent is open: commands, agents, models and the (DeepSeek) account. */
-export function initializeResponse(opened: OpenedAgent, sdkAgents: Record<string, { description: string; model?: string }>, hooksGiven: boolean): Record<string, unknown> {
+export function initializeResponse(
+  opened: OpenedAgent,
+  sdkAgents: Record<string, { description: string; model?: string }>,
+  /** Whether the request's hooks were registered; undefined when it sent none. */
+  hooksApplied: boolean | undefined,
+): Record<string, unknown> {
   const { offered } = offeredCommands(opened.agent.cwd)
   const agents = [
     ...[...opened.subagents.types.values()].map((t) => ({ name: t.name, description: t.description, ...(t.model ? { model: t.model } : {}) })),
@@ -69,7 +74,7 @@ export function initializeResponse(opened: OpenedAgent, sdkAgents: Record<string
     available_output_styles: ['default'],
     models: modelList(),
     account: { apiKeySource: 'none', tokenSource: 'none' },
-    ...(hooksGiven ? { hooks_applied: true } : {}),
+    ...(hooksApplied !== undefined ? { hooks_applied: hooksApplied } : {}),
     claude_code_version: version,
     pending_permission_requests: [],
   }

@@ -13,7 +13,8 @@ type Item = { content: InputBlock[] } | { end: true; error?: Error }
 export class InputPump {
   private readonly items: Item[] = []
   private wake?: () => void
-  private sawLine = false
+  /** How many lines that are not blank have been handled so far (the one being handled not counted). */
+  handled = 0
   private firstSeen!: () => void
   /** Settles when the first line that is not blank has been handled, or the input ended without one. */
   readonly first: Promise<void> = new Promise((resolve) => (this.firstSeen = resolve))
@@ -59,11 +60,8 @@ export class InputPump {
           // A request too malformed to handle is still owed its answer, or the SDK would wait for it forever.
           if (line.requestId) this.write({ type: 'control_response', response: { subtype: 'error', request_id: line.requestId, error: line.problem } })
         }
-        if (!this.sawLine) {
-          this.sawLine = true
-          // Let the first line's handler run (an `initialize` records what it asked) before the opener goes on.
-          setImmediate(this.firstSeen)
-        }
+        // A first `initialize` has recorded what it registered by now: its handler runs synchronously up to its wait.
+        if (this.handled++ === 0) this.firstSeen()
       }
       this.push({ end: true })
     } catch (error) {

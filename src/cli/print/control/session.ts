@@ -17,8 +17,8 @@ export interface ControlOptions {
   cwd: string
   write: (line: unknown) => void
   report: (message: string) => void
-  /** `--permission-prompt-tool stdio`: questions for a person go to the SDK as `can_use_tool`. */
-  askSdk: boolean
+  /** `--permission-prompt-tool`: with `stdio`, questions for a person go to the SDK as `can_use_tool`. */
+  permissionPromptTool?: string
 }
 
 /** What the agent is opened with: the SDK program's in-process MCP servers and its hook callbacks. */
@@ -36,6 +36,8 @@ export class ControlSession {
   readonly channel: ControlChannel
   readonly pump: InputPump
   private init?: InitializeRequest
+  /** The initialize request when it was the first line: what the agent is opened with. */
+  private registered?: InitializeRequest
   private readonly state: ControlState = { dontAsk: false, interrupted: new Set() }
   private opened!: (value: OpenedAgent) => void
   private readonly agentOpen = new Promise<OpenedAgent>((resolve) => (this.opened = resolve))
@@ -50,16 +52,25 @@ export class ControlSession {
         throw new Error(`The initialize request is malformed (${issue.path.join('.') || 'request'}: ${issue.message}).`)
       }
       this.init = parsed.data
+      // Only an initialize that is the first line shapes the session: later, the agent may already be open.
+      if (this.pump.handled === 0) this.registered = parsed.data
+      else if (request.hooks !== undefined || request.sdkMcpServers !== undefined) {
+        this.options.report('The initialize request came after the first line of input, so its hooks and SDK MCP servers were not registered; send it first.')
+      }
       const opened = await this.agentOpen
-      return initializeResponse(opened, parsed.data.agents ?? {}, parsed.data.hooks !== undefined)
+      const hooksApplied = parsed.data.hooks === undefined ? undefined : this.registered === parsed.data
+      return initializeResponse(opened, parsed.data.agents ?? {}, hooksApplied)
     })
     this.pump = new InputPump(options.input, options.lineLimit, this.channel, options.report, options.write)
+    if (options.permissionPromptTool !== undefined && options.permissionPromptTool !== 'stdio') {
+      options.report(`--permission-prompt-tool ${options.permissionPromptTool} is not supported (only stdio); calls that need permission are refused.`)
+    }
   }
 
   /** Waits for the first input line; what an `initialize` there asked for, as the agent's servers and extensions. */
   async extras(): Promise<ControlExtras> {
     await this.pump.first
-    const init = this.init
+    const init = this.registered
     if (!init) return { mcpServers: [], extensions: [] }
     const ignored = [
       init.systemPrompt ? 'systemPrompt' : undefined,
@@ -80,7 +91,7 @@ export class ControlSession {
   /** The agent is open: requests that need it are answered from now on, `initialize` included. */
   attach(opened: OpenedAgent): void {
     registerAgentHandlers(this.channel, opened, this.state)
-    if (this.options.askSdk) {
+    if (this.options.permissionPromptTool === 'stdio') {
       const ask = sdkPermissionAsker(this.channel, () => opened.agent.cancel(), this.options.report)
       opened.agent.permissionAsker = (request, signal) => (this.state.dontAsk ? Promise.resolve({ outcome: 'deny', note: 'The permission mode is dontAsk.' }) : ask(request, signal))
     }
