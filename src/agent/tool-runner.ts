@@ -189,6 +189,14 @@ async function prepare(block: ToolCallBlock, s: ToolStep): Promise<Prepared> {
       const note = answer.note ? ` The user said: ${answer.note}` : ''
       return { ...base, answer: errorResult(`Error: the user denied permission for this ${block.name} call.${note}`) }
     }
+    // An approval that changed the arguments (an Agent SDK host's `updatedInput`) is checked like a listener's rewrite.
+    if (answer.outcome === 'allow-once' && answer.arguments !== undefined) {
+      const by = answer.by ?? 'the permission answer'
+      const changed = validate(tool, parseArguments(answer.arguments))
+      const call = { ...decided.call, arguments: answer.arguments, input: JSON.parse(answer.arguments) as unknown }
+      if ('error' in changed) return { ...base, call, rewrittenBy: by, answer: errorResult(`${changed.error} (The arguments were changed by ${by}.)`) }
+      return { ...base, call, args: changed.args, rewrittenBy: by }
+    }
   }
   return base
 }

@@ -18,7 +18,8 @@ export interface PermissionRequest {
 
 /** A front end's answer; `unanswered` is the loop's own, when no front end was attached to ask (the call is refused). */
 export type PermissionAnswer =
-  | { outcome: 'allow-once' }
+  /** `arguments` (raw JSON text) replace the call's, re-validated before it runs; `by` names who changed them. */
+  | { outcome: 'allow-once'; arguments?: string; by?: string }
   | { outcome: 'allow-always'; rule?: string }
   | { outcome: 'deny'; note?: string }
   | { outcome: 'unanswered' }

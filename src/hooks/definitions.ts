@@ -1,3 +1,5 @@
+import type { HookProcessResult } from './runner.js'
+
 /**
  * The vocabulary of hook configuration: which events Rein runs, where a definition came from, and the definition
  * itself as loaded from a Claude Code or Codex file.
@@ -59,4 +61,9 @@ export interface HookDefinition {
   hash: string
   /** Whether this handler runs for the given target (tool name, session source, compaction trigger). */
   matches(target: string | undefined): boolean
+  /**
+   * A handler that is not a command (an Agent SDK program's hook callback): given the payload and the time limit, it
+   * answers as a command would, with its output as `stdout`. Absent for every handler read from a file.
+   */
+  run?(input: string, timeoutMs: number): Promise<HookProcessResult>
 }

@@ -93,7 +93,7 @@ export async function runHooks(
       pass: definition.env,
       set: { CLAUDE_PROJECT_DIR: runtime.projectDir },
     })
-    const run = runHookCommand({ command: definition.command, cwd: agent.cwd, env, input, timeoutMs })
+    const run = definition.run ? definition.run(input, timeoutMs) : runHookCommand({ command: definition.command, cwd: agent.cwd, env, input, timeoutMs })
     return run.then((result) => ({ id, definition, result, verdict: readVerdict(event, result, timeoutMs) }))
   })
   const outcomes: HookOutcome[] = []

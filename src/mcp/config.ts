@@ -1,3 +1,5 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+
 /**
  * MCP server definitions: the shape Rein works with, and the parsing of the shapes users write (Claude Code's
  * `.mcp.json` / settings `mcpServers` object) and editors send (ACP `session/new` `mcpServers` list).
@@ -17,6 +19,8 @@ export interface McpServerConfig {
   headers?: Record<string, string>
   /** Where the config came from, for `rein mcp list` and notices: `settings`, `project` (.mcp.json), `acp`, … */
   origin?: string
+  /** A server reached neither by process nor URL (an Agent SDK program's in-process server): makes its transport. */
+  transport?: () => Transport
 }
 
 /** What parsing produced: the servers that are usable, and one sentence for each entry that is not. */

@@ -128,6 +128,7 @@ export class ServerConnection {
 
   private transport(): Transport {
     const config = this.config
+    if (config.transport) return config.transport()
     if (config.type === 'http' || (config.url !== undefined && config.command === undefined)) {
       return new StreamableHTTPClientTransport(new URL(config.url ?? ''), { requestInit: { headers: config.headers ?? {} } })
     }

@@ -23,7 +23,7 @@ export interface McpManagerOptions {
 export interface McpServerStatus {
   name: string
   state: ServerState
-  transport: 'stdio' | 'http'
+  transport: 'stdio' | 'http' | 'sdk'
   origin?: string
   tools: string[]
   error?: string
@@ -102,7 +102,7 @@ export class McpManager {
       const status: McpServerStatus = {
         name: connection.config.name,
         state: connection.state,
-        transport: connection.config.type === 'http' || connection.config.command === undefined ? 'http' : 'stdio',
+        transport: connection.config.transport ? 'sdk' : connection.config.type === 'http' || connection.config.command === undefined ? 'http' : 'stdio',
         tools: names.get(connection.config.name) ?? [],
       }
       if (connection.config.origin) status.origin = connection.config.origin

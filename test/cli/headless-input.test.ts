@@ -97,7 +97,7 @@ describe('--input-format stream-json', () => {
     expect(sentences).toHaveLength(7)
     expect(sentences[0]).toMatch(/^rein: Line 1 of standard input is not JSON \(.+\); it was ignored\. Send one \{"type":"user",.*\} per line\.$/)
     expect(sentences[1]).toMatch(/^rein: Line 2 of standard input is not a message; Rein reads only user messages there/)
-    expect(sentences[2]).toMatch(/^rein: Line 3 of standard input is a "control_request" message; Rein reads only user messages there/)
+    expect(sentences[2]).toMatch(/^rein: Line 3 of standard input is a malformed control_request \(request_id: .+\); it was ignored\.$/)
     expect(sentences[3]).toMatch(/^rein: Line 4 of standard input is not a user message Rein can send \(message\.role: .+\); it was ignored\./)
     expect(sentences[4]).toMatch(/^rein: Line 5 of standard input is not a user message Rein can send \(message\.content/)
     expect(sentences[5]).toBe('rein: Line 6 of standard input is a user message with no content; it was ignored.')

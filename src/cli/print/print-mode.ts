@@ -11,9 +11,10 @@ import { modelInfo, type ModelInfo } from '../../llm/catalog.js'
 import { modelOverrides } from '../../runtime/model-choice.js'
 import { ApiClock } from './api-clock.js'
 import { exitCodeFor, lastAssistantText, summarize, type PermissionDenial } from './result.js'
-import { inputLines } from './stream-input.js'
+import { ControlSession } from './control/session.js'
 import { planReviewText } from '../../plan/review-text.js'
 import { printBuiltin, runPrintBuiltin } from '../../frontend/commands/print-command.js'
+import type { InputBlock } from '../../llm/messages.js'
 
 /** `events` is Rein's own stream (every committed event and delta); `stream-json` is Claude Code's. */
 export type OutputFormat = 'text' | 'json' | 'stream-json' | 'events'
@@ -27,6 +28,8 @@ export interface PrintOptions extends OpenAgentOptions {
   /** `--include-partial-messages`: `stream_event` lines in `stream-json`. */
   includePartialMessages?: boolean
   stdin?: AsyncIterable<Buffer | string> & { destroy?: () => void }
+  /** `--permission-prompt-tool stdio`: with stream-json input, permission questions go to the SDK (`can_use_tool`). */
+  permissionPromptTool?: string
   stdout?: NodeJS.WritableStream
   stderr?: NodeJS.WritableStream
 }
@@ -43,10 +46,22 @@ export async function runPrint(options: PrintOptions): Promise<number> {
   const started = performance.now()
   const denials: PermissionDenial[] = []
   const rules = new Map<string, string | undefined>()
+  const write = (value: unknown): void => {
+    out.write(`${JSON.stringify(value)}\n`)
+  }
+  // The Agent SDK's control protocol (src/cli/print/control/) reads stdin from the start: initialize comes first.
+  const input = options.inputFormat === 'stream-json' ? (options.stdin ?? process.stdin) : undefined
+  const report = (message: string): void => void err.write(`rein: ${message}\n`)
+  const control = input
+    ? new ControlSession({ input, lineLimit: maxLineBytes(), cwd: options.cwd, write, report, permissionPromptTool: options.permissionPromptTool })
+    : undefined
+  const extras = await control?.extras()
   const opened = await openAgentWithContext({
     // One-shot mode shows no history, so a resume reads the sidecar and the log's tail (issue 24).
     resumeFromSidecar: true,
     ...options,
+    mcpServers: [...(options.mcpServers ?? []), ...(extras?.mcpServers ?? [])],
+    extensions: [...(options.extensions ?? []), ...(extras?.extensions ?? [])],
     onProblem: (message) => err.write(`rein: ${message}\n`),
     onPermissionRefused: (call, rule) => {
       const tool = claudeToolName(call.name)
@@ -55,10 +70,8 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     },
   })
   const { agent } = opened
+  control?.attach(opened)
   const fromSeq = agent.session.length
-  const write = (value: unknown): void => {
-    out.write(`${JSON.stringify(value)}\n`)
-  }
   // Subagents at any depth, as each starts: its model for the result's `modelUsage`, and its lines in the stream.
   const childModels = new Map<string, ModelInfo>()
   const stopChildren = opened.subagents.onChild((child) => {
@@ -135,7 +148,6 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     )
   }
 
-  let input: PrintOptions['stdin']
   const signals = onExitSignals(() => {
     agent.interrupt()
     input?.destroy?.()
@@ -144,12 +156,10 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     let outcome: TurnOutcome | undefined
     let nothingRun = false
     // A built-in command (`/compact`, `/model x`) runs here instead of reaching the model (src/frontend/commands).
-    const builtin = options.inputFormat === 'stream-json' ? undefined : printBuiltin(options.prompt)
+    const builtin = control ? undefined : printBuiltin(options.prompt)
     if (builtin) return await runPrintBuiltin(agent, builtin, { out, err, text: options.outputFormat === 'text', home: options.home })
-    if (options.inputFormat === 'stream-json') {
-      input = options.stdin ?? process.stdin
-      const report = (message: string): void => void err.write(`rein: ${message}\n`)
-      const ran = await runStreamInput(agent, options.prompt, input, report, () => signals.received !== undefined)
+    if (control) {
+      const ran = await runStreamInput(agent, options.prompt, control.pump.messages(), report, () => signals.received !== undefined)
       outcome = ran.outcome
       nothingRun = !ran.delivered
     } else {
@@ -167,7 +177,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
       write(periodResult(outcome))
     }
     for (const [tool, rule] of rules) err.write(`${refusedLine(tool, denials.filter((d) => d.tool_name === tool).length, rule)}\n`)
-    return signals.code ?? (nothingRun ? 2 : exitCodeFor(outcome))
+    return signals.code ?? (nothingRun ? 2 : control?.interruptedTurn(outcome?.turn) ? 0 : exitCodeFor(outcome))
   } finally {
     signals.dispose()
     await agent.close(signals.received ? 'signal' : 'exit')
@@ -184,7 +194,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
 async function runStreamInput(
   agent: Awaited<ReturnType<typeof openAgentWithContext>>['agent'],
   prompt: string,
-  input: AsyncIterable<Buffer | string>,
+  input: AsyncIterable<{ content: InputBlock[] }>,
   report: (message: string) => void,
   stopped: () => boolean,
 ): Promise<{ outcome: TurnOutcome | undefined; delivered: boolean }> {
@@ -199,14 +209,11 @@ async function runStreamInput(
     delivered = true
   }
   try {
-    for await (const line of inputLines(input, maxLineBytes())) {
+    for await (const line of input) {
       if (stopped()) break
-      if ('problem' in line) report(line.problem)
-      else if ('content' in line) {
-        if (turnOpen) agent.steer(line.content)
-        else agent.followUp(line.content)
-        delivered = true
-      }
+      if (turnOpen) agent.steer(line.content)
+      else agent.followUp(line.content)
+      delivered = true
     }
   } catch (error) {
     // Input destroyed by a signal ends reading; any other read failure is reported and the run finishes what it has.

@@ -1,11 +1,14 @@
 import { z } from 'zod'
 import type { InputBlock } from '../../llm/messages.js'
 import { LineLimiter, tooLongMessage } from '../../frontend/line-limit.js'
+import { CONTROL_TYPES, parseControlLine, type ControlLine } from './control/wire.js'
 
 /**
  * `--input-format stream-json`: user messages as JSON lines on standard input, Claude Code's way
  * (`{"type":"user","message":{"role":"user","content":"…"}}`; content a string, or text and base64 image blocks).
- * Other fields Claude Code sends (`session_id`, `parent_tool_use_id`, `uuid`) are accepted and not used.
+ * Other fields Claude Code sends (`session_id`, `parent_tool_use_id`, `uuid`) are accepted and not used. The Agent
+ * SDK's control lines (`control_request`, `control_response`, `control_cancel_request`) travel on the same stream and
+ * are handed on as they are (src/cli/print/control/).
  */
 const textBlock = z.object({ type: z.literal('text'), text: z.string() })
 const imageBlock = z.object({
@@ -22,8 +25,11 @@ const userLine = z.object({
 
 const SHAPE = '{"type":"user","message":{"role":"user","content":"…"}}'
 
-/** One stdin line read: the message's content to deliver, a sentence saying why it was ignored, or nothing (blank). */
-export type InputLine = { content: InputBlock[] } | { problem: string } | { blank: true }
+/**
+ * One stdin line read: the message's content to deliver, a control line, a sentence saying why it was ignored (with
+ * the `request_id` of a malformed control request, which is still owed an answer), or nothing (blank).
+ */
+export type InputLine = { content: InputBlock[] } | { control: ControlLine } | { problem: string; requestId?: string } | { blank: true }
 
 /** Reads one line (without its newline). `n` is its 1-based line number, for the sentence a person reads. */
 export function parseInputLine(text: string, n: number): InputLine {
@@ -35,6 +41,13 @@ export function parseInputLine(text: string, n: number): InputLine {
     return { problem: `Line ${n} of standard input is not JSON (${(error as Error).message}); it was ignored. Send one ${SHAPE} per line.` }
   }
   const type = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { type?: unknown }).type : undefined
+  if (typeof type === 'string' && CONTROL_TYPES.has(type)) {
+    const control = parseControlLine(value)
+    if ('line' in control) return { control: control.line }
+    const id = (value as { request_id?: unknown }).request_id
+    const requestId = type === 'control_request' && typeof id === 'string' && id ? id : undefined
+    return { problem: `Line ${n} of standard input is a malformed ${type} (${control.problem}); it was ignored.`, ...(requestId ? { requestId } : {}) }
+  }
   if (type !== 'user') {
     const what = typeof type === 'string' ? `a "${type.slice(0, 40)}" message` : 'not a message'
     return { problem: `Line ${n} of standard input is ${what}; Rein reads only user messages there (${SHAPE}), so it was ignored.` }

@@ -1,0 +1,63 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { CLI, cliEnv, sandbox } from '../support/cli.js'
+import type { Line } from '../support/stream-json-client.js'
+
+const ROOT = resolve(import.meta.dirname, '../..')
+/** The Claude Agent SDK, installed apart without its bundled Claude Code binary (docs/testing.md). */
+export const AGENT_SDK = join(ROOT, 'interop', 'claude-agent-sdk', 'node_modules', '@anthropic-ai', 'claude-agent-sdk')
+
+export type AgentSdk = typeof import('../../interop/claude-agent-sdk/node_modules/@anthropic-ai/claude-agent-sdk/sdk.js')
+
+/** Loads the real SDK's JavaScript (not only its types), failing with how to install it when it is missing. */
+export async function loadAgentSdk(): Promise<AgentSdk> {
+  if (!existsSync(join(AGENT_SDK, 'sdk.mjs'))) throw new Error('The Claude Agent SDK is not installed; run `npm run -s interop`.')
+  return (await import(pathToFileURL(join(AGENT_SDK, 'sdk.mjs')).href)) as AgentSdk
+}
+
+/**
+ * The executable an SDK program is pointed at (`pathToClaudeCodeExecutable`): a script that only starts the built
+ * Rein with the SDK's arguments and copies Rein's stdout to `stdout.jsonl` for the type check. Until Rein accepts the
+ * SDK's command line as it is (branch cc-cli: implied `-p`, `--verbose`, `--x=y`), the script adds `-p`, drops
+ * `--verbose` and splits `--permission-prompt-tool=stdio`; that one `case` is all there is to remove then.
+ */
+export function reinForSdk(): { exe: string; cwd: string; home: string; stdoutFile: string; lines(): Line[] } {
+  const box = sandbox()
+  const bin = join(box.root, 'bin')
+  mkdirSync(bin)
+  const exe = join(bin, 'claude')
+  const stdoutFile = join(box.root, 'stdout.jsonl')
+  writeFileSync(
+    exe,
+    [
+      '#!/usr/bin/env bash',
+      'args=()',
+      'for a in "$@"; do',
+      '  case "$a" in --verbose) ;; --permission-prompt-tool=*) args+=(--permission-prompt-tool "${a#*=}") ;; *) args+=("$a") ;; esac',
+      'done',
+      `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} -p "\${args[@]}" > >(tee -a ${JSON.stringify(stdoutFile)})`,
+      '',
+    ].join('\n'),
+  )
+  chmodSync(exe, 0o755)
+  return {
+    exe,
+    cwd: box.cwd,
+    home: box.home,
+    stdoutFile,
+    lines: () =>
+      existsSync(stdoutFile)
+        ? readFileSync(stdoutFile, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as Line)
+        : [],
+  }
+}
+
+/** The environment an SDK program passes to Rein: the mock's URL, a private home, a throwaway key. */
+export function sdkEnv(url: string, home: string): Record<string, string> {
+  const env = cliEnv({ url, home })
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'))
+}
