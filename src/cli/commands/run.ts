@@ -18,7 +18,6 @@ export interface RunFlags extends ClaudeFlags {
   outputFormat: OutputFormat
   inputFormat?: InputFormat
   includePartialMessages?: boolean
-  permissionPromptTool?: string
   model?: string
   effort?: Effort
   resume?: string
@@ -69,7 +68,6 @@ export function registerRunCommand(program: Command): void {
         .choices(['text', 'stream-json'])
         .default('text'),
     )
-    .option('--permission-prompt-tool <tool>', 'with stream-json input, "stdio" asks the Agent SDK program (can_use_tool) instead of refusing')
     .option('--include-partial-messages', 'with --output-format stream-json: also print streaming deltas (stream_event lines)')
     .option('--model <id>', 'model id (default deepseek-flash; `rein models` lists the catalog); Claude names such as sonnet run DeepSeek\'s model for them')
     .addOption(new Option('--effort <level>', 'thinking effort: off, low, high or max (Claude Code\'s medium is high, xhigh is max)').argParser(effortArg))
