@@ -51,6 +51,13 @@ export interface StatusEntry {
  */
 export const BULK_PATHS = 1_000
 
+/**
+ * Above this many paths the bulk check-in is slower, not faster: git 2.39 checks each new blob against every blob
+ * already in the pack it is writing (a linear scan), so the cost grows with the square of the count (100,000 files:
+ * 165 s against 55 s for loose objects, measured in one run). Larger stagings write loose objects, as before.
+ */
+export const BULK_MAX_PATHS = 20_000
+
 export interface StagingOptions {
   git: ShadowGit
   gitDir: string
@@ -121,7 +128,7 @@ export async function stageWorkspace(
     const started = Date.now()
     try {
       if (headTree === undefined || writes.length >= BULK_PATHS) {
-        await addAll(git, skipped, status.length >= BULK_PATHS)
+        await addAll(git, skipped, status.length >= BULK_PATHS && status.length <= BULK_MAX_PATHS)
         files = undefined
       } else if (!(await updatePaths(git, writes, skipped))) files = undefined
     } catch (error) {
