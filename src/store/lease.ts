@@ -1,6 +1,10 @@
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs'
+import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { SessionError } from './errors.js'
+import { processExists, processStart } from './process-identity.js'
+
+export { processExists }
 
 /**
  * The writer lease of one session: at most one process appends to a session at a time.
@@ -9,18 +13,26 @@ import { SessionError } from './errors.js'
  * - A session is appended to only by the holder of its lease; a writer checks it still holds the lease before
  *   every write and fails (writing nothing) when it does not.
  * - A lease is taken before the session is read for appending, so the holder always appends after the true end.
- * - A lease whose owner is gone is taken over: the owner ran on this host and its pid no longer exists, or the lease
- *   was not refreshed for `staleMs` (any host). A live holder refreshes it every `staleMs / 4`.
+ * - A lease whose owner is gone is taken over. On this host the process table decides, never the clock: the owner's
+ *   pid no longer exists, or it now names another process (its start time differs from the one recorded). A live
+ *   owner on this host keeps its lease however late its refresh is (a loaded machine, a stopped process, a clock
+ *   step). A lease of another host is judged by its age: not refreshed for `staleMs`. A live holder refreshes it
+ *   every `staleMs / 4`.
+ * - A lock file that holds no owner (empty or damaged: a writer that failed between create and write, or a crash of
+ *   an older Rein) is stale once older than `FILL_GRACE_MS`; Rein itself never shows an unfilled lock, because the
+ *   owner is written to a private file first and linked into place.
  * - Reading a session (show, export, verify, list, fork's source) never needs the lease.
  *
- * The JSONL store keeps the lease as `<id>.jsonl.lock` beside the log, created with O_EXCL and holding the owner
- * (`LeaseOwner`) as JSON; its modification time is the last refresh.
+ * The JSONL store keeps the lease as `<id>.jsonl.lock` beside the log, holding the owner (`LeaseOwner`) as JSON; its
+ * modification time is the last refresh.
  */
 export interface LeaseOwner {
   pid: number
   host: string
   /** When the owner took the lease, ms since the epoch. */
   startedAt: number
+  /** The owner process's start as the kernel counts it (`/proc/<pid>/stat`), where there is one: tells pid reuse apart. */
+  proc?: string
 }
 
 /** A held lease. `release` is idempotent; `held` is false once released or taken over by another process. */
@@ -30,8 +42,14 @@ export interface SessionLease {
   release(): Promise<void>
 }
 
-/** How long a lease may go unrefreshed before another process takes it over. */
+/** How long a lease of another host may go unrefreshed before it is taken over. */
 export const DEFAULT_STALE_MS = 30_000
+
+/** How long a lock file without an owner may be between its creation and its write (an older Rein's window: µs). */
+export const FILL_GRACE_MS = 2_000
+
+/** How often a holder retries a lock file it could not read (EMFILE, EIO...) before it gives the error up. */
+const CHECK_ATTEMPTS = 3
 
 /** The refusal sentence: names the session and the process holding it, and what to do instead. */
 export function busyError(id: string, holder: LeaseOwner | undefined): SessionError {
@@ -54,7 +72,8 @@ export function busySessionId(error: unknown): string | undefined {
 
 /** Takes the lease file at `path` for session `id`, or throws a `busy` SessionError naming the holder. */
 export function takeFileLease(path: string, id: string, staleMs = DEFAULT_STALE_MS): SessionLease {
-  const owner: LeaseOwner = { pid: process.pid, host: hostname(), startedAt: Date.now() }
+  const proc = processStart(process.pid)
+  const owner: LeaseOwner = { pid: process.pid, host: hostname(), startedAt: Date.now(), ...(proc ? { proc } : {}) }
   for (let attempt = 0; attempt < 3; attempt++) {
     const ino = tryCreate(path, owner)
     if (ino !== undefined) return new FileLease(path, owner, ino, staleMs)
@@ -88,21 +107,28 @@ class FileLease implements SessionLease {
     this.timer.unref()
   }
 
+  /**
+   * False only when the lock is gone or is another file now. A lock that cannot be read (EMFILE, EIO...) is not a
+   * lost lease: the read is retried, then its error is thrown, so the writer reports the real cause.
+   */
   held(): boolean {
     if (this.released) return false
-    try {
-      // The inode alone is not enough: a file system may give a new lock file the inode of the removed one.
-      return statSync(this.path).ino === this.ino && readFileSync(this.path, 'utf8') === this.written
-    } catch {
-      // The lock file is gone: someone removed it, so this process no longer holds the lease.
-      return false
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // The inode alone is not enough: a file system may give a new lock file the inode of the removed one.
+        return statSync(this.path).ino === this.ino && readFileSync(this.path, 'utf8') === this.written
+      } catch (error) {
+        // The lock file is gone: someone removed it, so this process no longer holds the lease.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+        if (attempt >= CHECK_ATTEMPTS) throw error
+      }
     }
   }
 
   async release(): Promise<void> {
     if (this.released) return
     clearInterval(this.timer)
-    if (this.held()) {
+    if (this.heldOrFalse()) {
       try {
         unlinkSync(this.path)
       } catch {
@@ -112,8 +138,17 @@ class FileLease implements SessionLease {
     this.released = true
   }
 
+  private heldOrFalse(): boolean {
+    try {
+      return this.held()
+    } catch {
+      // Unreadable: leave the lock alone; the refresh and the next write try again.
+      return false
+    }
+  }
+
   private refresh(): void {
-    if (!this.held()) return
+    if (!this.heldOrFalse()) return
     const now = new Date()
     try {
       utimesSync(this.path, now, now)
@@ -129,21 +164,60 @@ interface LeaseFile {
   mtimeMs: number
 }
 
-/** Creates the lock file exclusively, writing the owner; its inode, or undefined when it already exists. */
+/**
+ * Creates the lock file holding the owner; its inode, or undefined when a lock already exists. The owner is written
+ * to a private file beside it and hard-linked into place, so no other process ever reads an unfilled lock; a file
+ * system without hard links gets an O_EXCL create and write instead. Whatever this call created is removed when it
+ * fails (ENOSPC on the write, say), so a failed start leaves no lock behind.
+ */
 function tryCreate(path: string, owner: LeaseOwner): number | undefined {
-  let fd: number
+  const text = JSON.stringify(owner)
+  const privateFile = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  writeNew(privateFile, text)
   try {
-    fd = openSync(path, 'wx', 0o600)
+    linkSync(privateFile, path)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return undefined
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw error
+    return createInPlace(path, text)
+  } finally {
+    removeQuietly(privateFile)
+  }
+  return statSync(path).ino
+}
+
+function createInPlace(path: string, text: string): number | undefined {
+  try {
+    writeNew(path, text)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined
     throw error
   }
-  try {
-    writeSync(fd, JSON.stringify(owner))
-  } finally {
-    closeSync(fd)
-  }
   return statSync(path).ino
+}
+
+/** Creates `path` with O_EXCL and writes `text`; a failed write removes the file it created. */
+function writeNew(path: string, text: string): void {
+  const fd = openSync(path, 'wx', 0o600)
+  try {
+    const bytes = Buffer.from(text, 'utf8')
+    let written = 0
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written)
+  } catch (error) {
+    closeSync(fd)
+    removeQuietly(path)
+    throw error
+  }
+  closeSync(fd)
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path)
+  } catch {
+    // Already gone (or never made): nothing is left to remove.
+  }
 }
 
 function readLease(path: string): LeaseFile | undefined {
@@ -154,9 +228,10 @@ function readLease(path: string): LeaseFile | undefined {
       const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LeaseOwner>
       if (typeof parsed.pid === 'number' && typeof parsed.host === 'string' && typeof parsed.startedAt === 'number') {
         owner = { pid: parsed.pid, host: parsed.host, startedAt: parsed.startedAt }
+        if (typeof parsed.proc === 'string') owner.proc = parsed.proc
       }
     } catch {
-      // Written but not yet filled (the owner is between create and write), or damaged: judged by its age alone.
+      // Empty or damaged: an owner between create and write (older Rein), or one that failed there. Judged by age.
     }
     return { owner, ino: stat.ino, mtimeMs: stat.mtimeMs }
   } catch (error) {
@@ -166,20 +241,14 @@ function readLease(path: string): LeaseFile | undefined {
 }
 
 function isStale(lease: LeaseFile, staleMs: number): boolean {
-  if (Date.now() - lease.mtimeMs > staleMs) return true
   const owner = lease.owner
-  if (!owner || owner.host !== hostname()) return false
-  return !processExists(owner.pid)
-}
-
-export function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: the process exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
+  if (!owner) return Date.now() - lease.mtimeMs > Math.min(staleMs, FILL_GRACE_MS)
+  if (owner.host !== hostname()) return Date.now() - lease.mtimeMs > staleMs
+  if (!processExists(owner.pid)) return true
+  // The pid is alive; it is the owner unless the kernel says it started at another time (the pid was reused).
+  if (owner.proc === undefined) return false
+  const now = processStart(owner.pid)
+  return now !== undefined && now !== owner.proc
 }
 
 /**
