@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { jobTable, stopJob, type Job } from './job-table.js'
 import { OUTPUT_TAIL_BYTES } from './output-buffer.js'
 import type { Tool, ToolOutput } from './tool.js'
+import { stringArg, titled } from './display-args.js'
 
 const MAX_WAIT_MS = 600_000
 
@@ -19,6 +20,10 @@ export const jobOutputTool: Tool<z.infer<typeof outputSchema>> = {
   kind: 'execute',
   category: 'read',
   peerNames: { claudeCode: 'BashOutput' },
+  display: {
+    title: (args) => titled('Output of job', stringArg(args, 'id')),
+    output: 'tail',
+  },
   async run(args, ctx) {
     const job = jobTable(ctx.state).jobs.get(args.id)
     if (!job) return unknownJob(args.id, ctx.state)
@@ -57,6 +62,9 @@ export const jobKillTool: Tool<z.infer<typeof killSchema>> = {
   kind: 'execute',
   category: 'free',
   peerNames: { claudeCode: 'KillShell' },
+  display: {
+    title: (args) => titled('Stop job', stringArg(args, 'id')),
+  },
   async run(args, ctx) {
     const job = jobTable(ctx.state).jobs.get(args.id)
     if (!job) return unknownJob(args.id, ctx.state)
