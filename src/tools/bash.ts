@@ -37,7 +37,7 @@ export const bashTool: Tool<Args> = {
   peerNames: { claudeCode: 'Bash', codex: 'Bash' },
   target: { kind: 'command', argument: 'command' },
   display: {
-    title: (args) => stringArg(args, 'command') ?? 'Run a command',
+    subject: (args) => stringArg(args, 'command'),
     summary: (result) => {
       const job = metaString(result, 'jobId')
       if (job !== undefined) return `started job ${job}`

@@ -26,11 +26,6 @@ export function pathArg(args: ShownArgs, cwd: string, ...keys: string[]): string
   }
 }
 
-/** `verb what`, or the verb alone when there is nothing to name. */
-export function titled(verb: string, what: string | undefined): string {
-  return what === undefined ? verb : `${verb} ${what}`
-}
-
 /** A string field of a result's `meta`. */
 export function metaString(result: ShownResult, key: string): string | undefined {
   const meta = result.meta

@@ -5,7 +5,7 @@ import { checkFresh, freshnessError, writeTracked } from './file-versions.js'
 import { fileTarget } from './paths.js'
 import { errorOutput, type Tool } from './tool.js'
 import { counted } from '../text/count.js'
-import { currentText, metaNumber, metaString, stringArg, titled, pathArg } from './display-args.js'
+import { currentText, metaNumber, metaString, stringArg, pathArg } from './display-args.js'
 
 const schema = z.object({
   file_path: z.string(),
@@ -29,7 +29,8 @@ export const editTool: Tool<Args> = {
   peerNames: { claudeCode: 'Edit', codex: 'apply_patch' },
   target: { kind: 'file', argument: 'file_path' },
   display: {
-    title: (args, cwd) => titled('Edit', pathArg(args, cwd, 'file_path')),
+    verb: 'Edit',
+    subject: (args, cwd) => pathArg(args, cwd, 'file_path'),
     summary: (result) => {
       const n = metaNumber(result, 'replacements')
       return result.isError || n === undefined ? undefined : `replaced ${counted(n, 'occurrence')}`

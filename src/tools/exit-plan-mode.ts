@@ -23,7 +23,8 @@ export const exitPlanModeTool: Tool<Args> = {
   category: 'free',
   peerNames: { claudeCode: 'ExitPlanMode' },
   display: {
-    title: () => 'Present the plan',
+    verb: 'Present the plan',
+    subject: () => undefined,
   },
   async run(_args, ctx) {
     const mode = (ctx.state.extra.get(APPROVED_PLANS_KEY) as Map<string, string> | undefined)?.get(ctx.callId) ?? 'default'

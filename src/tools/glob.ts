@@ -5,7 +5,7 @@ import { leftOutNote, readGuardOf } from './read-guard.js'
 import { displayPath, resolveToolPath } from './paths.js'
 import type { Tool } from './tool.js'
 import { counted } from '../text/count.js'
-import { metaNumber, pathArg, stringArg, titled } from './display-args.js'
+import { metaNumber, pathArg, stringArg } from './display-args.js'
 
 /** Paths one call returns at most. */
 export const GLOB_MAX_RESULTS = 200
@@ -29,9 +29,11 @@ export const globTool: Tool<Args> = {
   peerNames: { claudeCode: 'Glob' },
   target: { kind: 'path', argument: 'path' },
   display: {
-    title: (args, cwd) => {
+    verb: 'Find',
+    subject: (args, cwd) => {
+      const pattern = stringArg(args, 'pattern')
       const where = pathArg(args, cwd, 'path')
-      return `${titled('Find', stringArg(args, 'pattern'))}${where === undefined ? '' : ` in ${where}`}`
+      return pattern === undefined ? undefined : `${pattern}${where === undefined ? '' : ` in ${where}`}`
     },
     summary: (result) => {
       const n = metaNumber(result, 'matched')

@@ -55,10 +55,11 @@ export const grepTool: Tool<Args> = {
   peerNames: { claudeCode: 'Grep' },
   target: { kind: 'path', argument: 'path' },
   display: {
-    title: (args, cwd) => {
+    verb: 'Search for',
+    subject: (args, cwd) => {
       const pattern = stringArg(args, 'pattern')
       const where = pathArg(args, cwd, 'path')
-      return `${pattern === undefined ? 'Search' : `Search for "${pattern}"`}${where === undefined ? '' : ` in ${where}`}`
+      return pattern === undefined ? undefined : `"${pattern}"${where === undefined ? '' : ` in ${where}`}`
     },
     summary: (result) => {
       const lines = metaNumber(result, 'lines')

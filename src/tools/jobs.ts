@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { jobTable, stopJob, type Job } from './job-table.js'
 import { OUTPUT_TAIL_BYTES } from './output-buffer.js'
 import type { Tool, ToolOutput } from './tool.js'
-import { stringArg, titled } from './display-args.js'
+import { stringArg } from './display-args.js'
 
 const MAX_WAIT_MS = 600_000
 
@@ -21,7 +21,8 @@ export const jobOutputTool: Tool<z.infer<typeof outputSchema>> = {
   category: 'read',
   peerNames: { claudeCode: 'BashOutput' },
   display: {
-    title: (args) => titled('Output of job', stringArg(args, 'id')),
+    verb: 'Output of job',
+    subject: (args) => stringArg(args, 'id'),
     output: 'tail',
   },
   async run(args, ctx) {
@@ -63,7 +64,8 @@ export const jobKillTool: Tool<z.infer<typeof killSchema>> = {
   category: 'free',
   peerNames: { claudeCode: 'KillShell' },
   display: {
-    title: (args) => titled('Stop job', stringArg(args, 'id')),
+    verb: 'Stop job',
+    subject: (args) => stringArg(args, 'id'),
   },
   async run(args, ctx) {
     const job = jobTable(ctx.state).jobs.get(args.id)

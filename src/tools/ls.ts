@@ -5,7 +5,7 @@ import { leftOutNote, readGuardOf } from './read-guard.js'
 import { displayPath, resolveToolPath } from './paths.js'
 import type { Tool } from './tool.js'
 import { counted } from '../text/count.js'
-import { metaNumber, pathArg, titled } from './display-args.js'
+import { metaNumber, pathArg } from './display-args.js'
 
 /** Entries one call lists at most. */
 export const LS_MAX_ENTRIES = 500
@@ -28,7 +28,8 @@ export const lsTool: Tool<Args> = {
   peerNames: { claudeCode: 'LS' },
   target: { kind: 'path', argument: 'path' },
   display: {
-    title: (args, cwd) => titled('List', pathArg(args, cwd, 'path') ?? '.'),
+    verb: 'List',
+    subject: (args, cwd) => pathArg(args, cwd, 'path') ?? '.',
     summary: (result) => {
       const n = metaNumber(result, 'entries')
       return result.isError || n === undefined ? undefined : counted(n, 'entry', 'entries')

@@ -9,7 +9,7 @@ import { fileTarget } from './paths.js'
 import { unseenImage } from './read-image.js'
 import { errorOutput, type Tool, type ToolOutput, type ToolState } from './tool.js'
 import { counted } from '../text/count.js'
-import { metaNumber, pathArg, titled } from './display-args.js'
+import { metaNumber, pathArg } from './display-args.js'
 
 export const MAX_LINES = 2000
 export const MAX_LINE_CHARS = 2000
@@ -41,7 +41,8 @@ export const readTool: Tool<Args> = {
   peerNames: { claudeCode: 'Read' },
   target: { kind: 'file', argument: 'file_path' },
   display: {
-    title: (args, cwd) => titled('Read', pathArg(args, cwd, 'file_path')),
+    verb: 'Read',
+    subject: (args, cwd) => pathArg(args, cwd, 'file_path'),
     summary: (result) => {
       const lines = metaNumber(result, 'lines')
       return result.isError || lines === undefined ? undefined : counted(lines, 'line')

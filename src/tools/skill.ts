@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { SKILLS_KEY, skillFiles, type SkillCatalog } from './skill-catalog.js'
 import { errorOutput, type Tool } from './tool.js'
-import { stringArg, titled } from './display-args.js'
+import { stringArg } from './display-args.js'
 
 const schema = z.object({ name: z.string().min(1) })
 
@@ -23,7 +23,8 @@ export const skillTool: Tool<Args> = {
   category: 'read',
   peerNames: { claudeCode: 'Skill' },
   display: {
-    title: (args) => titled('Skill', stringArg(args, 'name')),
+    verb: 'Skill',
+    subject: (args) => stringArg(args, 'name'),
   },
   async run(args, ctx) {
     const catalog = (ctx.state.extra.get(SKILLS_KEY) as (() => SkillCatalog) | undefined)?.()

@@ -14,10 +14,11 @@ export const TASK_TOOL: { name: 'task'; display: ToolDisplay } & ToolFacts = {
   peerNames: { claudeCode: 'Task' },
   // A subagent's progress arrives as updates of this call (docs/subagents.md): the title names the agent and its job.
   display: {
-    title: (args) => {
+    verb: 'Subagent',
+    subject: (args) => {
       const type = stringArg(args, 'subagent_type') ?? 'general'
       const description = stringArg(args, 'description')
-      return description === undefined ? `Subagent ${type}` : `Subagent ${type}: ${description}`
+      return description === undefined ? type : `${type}: ${description}`
     },
   },
 }

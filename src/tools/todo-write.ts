@@ -26,7 +26,8 @@ export const todoWriteTool: Tool<Args> = {
   category: 'read',
   peerNames: { claudeCode: 'TodoWrite' },
   display: {
-    title: (args) => (Array.isArray(args.todos) ? `Update the todo list (${counted(args.todos.length, 'item')})` : 'Update the todo list'),
+    verb: 'Update the todo list',
+    subject: (args) => (Array.isArray(args.todos) ? `(${counted(args.todos.length, 'item')})` : undefined),
   },
   async run(args, ctx) {
     ctx.record('todo/write', { todos: args.todos })

@@ -70,8 +70,16 @@ export interface ProposedChange {
  * plain words. A tool without a display is shown by its name and its first string argument.
  */
 export interface ToolDisplay {
-  /** What the call acts on in a few words: `Read src/a.ts`, the command for bash. `cwd` shortens paths inside it. */
-  title(args: ShownArgs, cwd: string): string
+  /**
+   * What the call acts on, from its arguments: the path, the command, the pattern. Undefined when they name nothing.
+   * `cwd` shortens paths inside it. Cards show it after the tool's name (`read src/a.ts`).
+   */
+  subject(args: ShownArgs, cwd: string): string | undefined
+  /**
+   * The words before the subject in the call's title (`Read` makes `Read src/a.ts`), and the title alone when there
+   * is no subject. Absent: the title is the subject itself (a command).
+   */
+  verb?: string
   /** One line about the result (`42 lines`, `exit code 1`); absent or undefined: the front end's generic summary. */
   summary?(result: ShownResult): string | undefined
   /** The unified diff of the change the call made, from its result. */

@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { resolvePublic, type ResolvedHost } from './network-guard.js'
 import { capForModel } from './spill.js'
 import { errorOutput, type Tool, type ToolOutput, type ToolState } from './tool.js'
-import { metaNumber, metaString, stringArg, titled } from './display-args.js'
+import { metaNumber, metaString, stringArg } from './display-args.js'
 
 /** Bytes of a response body read at most (after decompression); the rest is dropped with a note. */
 export const FETCH_BYTE_CAP = 5 * 1024 * 1024
@@ -35,7 +35,8 @@ export const webFetchTool: Tool<Args> = {
   peerNames: { claudeCode: 'WebFetch' },
   target: { kind: 'url', argument: 'url' },
   display: {
-    title: (args) => titled('Fetch', stringArg(args, 'url')),
+    verb: 'Fetch',
+    subject: (args) => stringArg(args, 'url'),
     summary: (result) => {
       const status = metaNumber(result, 'status')
       return status === undefined ? undefined : `HTTP ${status}${metaString(result, 'contentType') ? ` ${metaString(result, 'contentType')}` : ''}`

@@ -5,7 +5,7 @@ import { checkFresh, freshnessError, writeTracked } from './file-versions.js'
 import { fileTarget } from './paths.js'
 import { errorOutput, type Tool } from './tool.js'
 import { counted } from '../text/count.js'
-import { currentText, metaString, pathArg, stringArg, titled } from './display-args.js'
+import { currentText, metaString, pathArg, stringArg } from './display-args.js'
 
 const schema = z.object({
   file_path: z.string(),
@@ -27,7 +27,8 @@ export const writeTool: Tool<Args> = {
   peerNames: { claudeCode: 'Write', codex: 'apply_patch' },
   target: { kind: 'file', argument: 'file_path' },
   display: {
-    title: (args, cwd) => titled('Write', pathArg(args, cwd, 'file_path')),
+    verb: 'Write',
+    subject: (args, cwd) => pathArg(args, cwd, 'file_path'),
     summary: (result) => (result.isError ? undefined : result.meta && typeof result.meta === 'object' && !Array.isArray(result.meta) && result.meta.created === true ? 'created' : 'replaced'),
     diff: (result) => metaString(result, 'diff'),
     async proposed(args, cwd) {

@@ -17,3 +17,14 @@ export function liveToolLookup(list: () => readonly (ShownTool & { name: string 
   const builtin = toolLookup()
   return (name) => list().find((t) => t.name === name) ?? builtin(name)
 }
+
+/**
+ * The lookup for an agent: its own tool list when it has one (`Agent.toolList`), read at each call. Surfaces hold the
+ * agent through narrower interfaces (and tests through stand-ins without tools), so the list is optional here.
+ */
+export function agentToolLookup(agent: object): ToolLookup {
+  return liveToolLookup(() => {
+    const list = (agent as { toolList?: unknown }).toolList
+    return Array.isArray(list) ? (list as (ShownTool & { name: string })[]) : []
+  })
+}

@@ -19,8 +19,10 @@ export const TITLE_MAX = 200
 
 /** A call as every surface shows it. All strings are plain: no escape sequence or control character. */
 export interface ShownCall {
-  /** One line naming what the call acts on. */
+  /** One line naming the call as a sentence would: `Read src/a.ts`, the command itself for bash. */
   title: string
+  /** What the call acts on (`src/a.ts`), shown after the tool's name on cards; the raw arguments when not JSON. */
+  subject: string
   kind: ToolKind
   /** Absolute paths of the files the call reads or changes, with the line it starts at when it names one. */
   locations: { path: string; line?: number }[]
@@ -30,18 +32,26 @@ export interface ShownCall {
   command: boolean
 }
 
-/** Title, kind and locations of a call, from its tool's display and the raw arguments text the model wrote. */
+/** Title, subject, kind and locations of a call, from its tool's display and the raw arguments text the model wrote. */
 export function describeCall(tool: ShownTool | undefined, name: string, argumentsText: string, cwd: string): ShownCall {
   const input = parseArguments(argumentsText)
   const args: ShownArgs = isRecord(input) ? input : {}
-  const raw = safely(() => tool?.display?.title(args, cwd)) ?? genericTitle(name, args, input)
-  return {
-    title: plainLine(raw, TITLE_MAX) || plainLine(name, TITLE_MAX),
-    kind: tool?.kind ?? 'other',
-    locations: locationsOf(tool, args, cwd),
-    input,
-    command: tool?.target?.kind === 'command' && tool.display !== undefined,
+  const display = tool?.display
+  let title: string
+  let subject: string
+  if (display) {
+    const own = safely(() => display.subject(args, cwd))
+    subject = own === undefined ? '' : plainLine(own, TITLE_MAX)
+    const words = [display.verb, subject].filter((w) => w).join(' ')
+    title = words ? plainLine(words, TITLE_MAX) : plainLine(name, TITLE_MAX)
+    // Arguments that are not JSON name nothing the display can read: the card shows what the model sent.
+    if (typeof input === 'string' && !subject) subject = plainLine(input, TITLE_MAX)
+  } else {
+    const generic = genericSubject(args, input)
+    subject = plainLine(generic ?? '', TITLE_MAX)
+    title = plainLine([genericLabel(name), generic].filter((w) => w).join(' '), TITLE_MAX)
   }
+  return { title, subject, kind: tool?.kind ?? 'other', locations: locationsOf(tool, args, cwd), input, command: tool?.target?.kind === 'command' && display !== undefined && !display.verb }
 }
 
 /** A finished call as every surface shows it; strings are plain, except `diff` and `tail` lines (plain per line). */
@@ -50,7 +60,7 @@ export interface ShownCallResult {
   summary: string
   /** The unified diff of the change the call made (edit, write). */
   diff?: string
-  /** The last lines of output, for tools whose output is a running log (`display.output: 'tail'`) and unknown tools. */
+  /** The last lines of output, for tools whose output is a running log (`display.output: 'tail'`) and names no tool has. */
   tail: string[]
   /** The error's first line, for a failed call. */
   error?: string
@@ -68,14 +78,14 @@ export function describeResult(
   const mark = sandboxMark(result.meta, full)
   const text = mark?.note ? withoutLastLineStarting(full, SANDBOX_NOTE_PREFIX) : full
   const diff = result.isError ? undefined : safely(() => tool?.display?.diff?.(shown))
-  const error = result.isError ? plainLine((result.error?.message ?? text).trim(), TITLE_MAX) || 'failed' : undefined
+  const error = result.isError ? plainLine((result.error?.message ?? text).trim().split('\n')[0] ?? '', TITLE_MAX) || 'failed' : undefined
   const own = safely(() => tool?.display?.summary?.(shown))
   const summary = own !== undefined ? plainLine(own, TITLE_MAX) : (error ?? genericSummary(result.content, text))
   const out: ShownCallResult = { summary, tail: [] }
   if (diff) out.diff = plainText(diff)
   if (error !== undefined) out.error = error
   if (mark) out.sandbox = mark.note ? { note: plainLine(mark.note, 400) } : {}
-  if (!diff && (tool?.display === undefined || tool.display.output === 'tail')) {
+  if (!diff && (tool === undefined || tool.display?.output === 'tail')) {
     const lines = plainText(text).replace(/\n+$/, '').split('\n')
     if (!(lines.length === 1 && lines[0] === '')) out.tail = lines.slice(-TAIL_LINES)
   }
@@ -93,15 +103,19 @@ function genericSummary(content: readonly InputBlock[], text: string): string {
 /** Argument keys that name what a call acts on, most specific first: the generic display's choice. */
 const TARGET_KEYS = ['file_path', 'path', 'command', 'pattern', 'url', 'query', 'name', 'description']
 
-/** An MCP tool (`mcp__server__tool`) as `server: tool`, any other name as itself; then what the call acts on. */
-function genericTitle(name: string, args: ShownArgs, input: unknown): string {
+/** An MCP tool (`mcp__server__tool`) as `server: tool`, any other name as itself. */
+function genericLabel(name: string): string {
   const mcp = /^mcp__(.+?)__(.+)$/.exec(name)
-  const label = mcp ? `${mcp[1]}: ${mcp[2]}` : name
+  return mcp ? `${mcp[1]}: ${mcp[2]}` : name
+}
+
+/** The argument that names what a call acts on: a well-known key first, else the first string argument. */
+function genericSubject(args: ShownArgs, input: unknown): string | undefined {
   const key = TARGET_KEYS.find((k) => typeof args[k] === 'string' && args[k] !== '')
   const first = key ?? Object.keys(args).find((k) => typeof args[k] === 'string' && args[k] !== '')
-  if (first !== undefined) return `${label} ${String(args[first])}`
-  // Arguments that are not an object (or not JSON at all): their start, as the model sent them.
-  return typeof input === 'string' && input.trim() ? `${label} ${input}` : label
+  if (first !== undefined) return String(args[first])
+  // Arguments that are not JSON: their start, as the model sent them.
+  return typeof input === 'string' && input.trim() ? input : undefined
 }
 
 function locationsOf(tool: ShownTool | undefined, args: ShownArgs, cwd: string): { path: string; line?: number }[] {
