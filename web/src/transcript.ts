@@ -17,6 +17,11 @@ export type Item =
       isError?: boolean
       diff?: string
       progress: string
+      /** From the tool's own display (sent by the server): the call's title and subject, the result's summary. */
+      title?: string
+      subject?: string
+      command?: boolean
+      summary?: string
       /** Present when the call ran inside the sandbox; `note` is what the sandbox stopped, when it stopped something. */
       sandbox?: { note?: string }
     }
@@ -114,7 +119,8 @@ export class TranscriptModel {
         const callId = str(d.callId)
         const input = typeof d.rewritten === 'object' && d.rewritten ? str((d.rewritten as { arguments?: unknown }).arguments) : str(d.arguments)
         this.tools.set(callId, this.items.length)
-        this.items.push({ kind: 'tool', key, seq: event.seq, callId, name: str(d.name), input, progress: '' })
+        const shown = event.shown ?? {}
+        this.items.push({ kind: 'tool', key, seq: event.seq, callId, name: str(d.name), input, progress: '', title: shown.title, subject: shown.subject, ...(shown.command ? { command: true } : {}) })
         break
       }
       case 'tool/result': {
@@ -131,7 +137,7 @@ export class TranscriptModel {
           const output = textOf(d.content).text
           const mark = sandboxMark(d.meta, output)
           const sandbox = mark ? { sandbox: mark.note ? { note: mark.note } : {} } : {}
-          this.items[index] = { ...item, output, isError: d.isError === true, diff: str(meta?.diff) || undefined, ...sandbox }
+          this.items[index] = { ...item, output, isError: d.isError === true, diff: str(meta?.diff) || undefined, summary: event.shown?.summary, ...sandbox }
         }
         break
       }
