@@ -3,6 +3,7 @@ import type { Item } from './transcript'
 import { StepChanges } from './StepChanges'
 import { DiffView } from './DiffView'
 import { SANDBOXED_LABEL } from '../../src/sandbox/result-mark'
+import { counted } from '../../src/text/count.js'
 
 const LABEL: Record<'user' | 'context' | 'steering', string> = {
   user: 'You',
@@ -57,7 +58,7 @@ export function ItemView({
             )}
           </header>
           {item.kind === 'user' ? <Markdown text={item.text} /> : <details open={item.kind === 'steering'}><summary>{firstLine(item.text)}</summary><pre>{item.text}</pre></details>}
-          {item.images > 0 && <p class="muted">({item.images} image{item.images > 1 ? 's' : ''})</p>}
+          {item.images > 0 && <p class="muted">({counted(item.images, 'image')})</p>}
         </article>
       )
     }

@@ -1,5 +1,6 @@
 import type { Block, LiveEvent, LogEvent } from './types.js'
 import { sandboxMark } from '../../src/sandbox/result-mark.js'
+import { counted } from '../../src/text/count.js'
 
 /** What the transcript shows: one entry per message, tool call or notice, derived from the log and live deltas. */
 export type Item =
@@ -88,7 +89,7 @@ export class TranscriptModel {
       case 'checkpoint/rewind': {
         const fork = d.fork as { id?: unknown } | undefined
         const changes = Array.isArray(d.changes) ? d.changes.length : 0
-        const parts = [d.target ? `${changes} file${changes === 1 ? '' : 's'} restored` : '', fork ? `conversation forked to ${str(fork.id).slice(0, 8)}` : '']
+        const parts = [d.target ? `${counted(changes, 'file')} restored` : '', fork ? `conversation forked to ${str(fork.id).slice(0, 8)}` : '']
         this.items.push({ kind: 'notice', key, seq: event.seq, level: 'info', text: `Rewound to turn ${String(d.turn)}: ${parts.filter(Boolean).join('; ') || 'nothing to restore'}.` })
         break
       }
