@@ -116,8 +116,8 @@ export function ToolCardView({ card, now }: { card: ToolCard; now?: number }) {
         <Text color="magenta">⏺ {card.name}</Text>
         {card.target ? <Text> {card.target}</Text> : null} {statusMark(card)}
         {duration !== undefined ? <Text dimColor> {formatDuration(duration)}</Text> : null}
-        {card.summary && card.status === 'ok' ? <Text dimColor> · {card.summary}</Text> : null}
         {card.sandbox ? <Text color="cyan"> · {SANDBOXED_LABEL}</Text> : null}
+        {card.summary && card.status === 'ok' ? <Text dimColor> · {card.summary}</Text> : null}
       </Text>
       {card.error ? <Text color="red">  └ {card.error}</Text> : null}
       {card.sandbox?.note ? (
