@@ -15,7 +15,7 @@ function request(name: string, input: Record<string, unknown>): PermissionReques
   return { call: { turn: 1, step: 1, callId: 'c1', name, arguments: JSON.stringify(input), input }, reason: `${name} is not allowed by a rule.` }
 }
 
-async function prompt(cwd: string, asked: PermissionRequest, waitFor: string: Promise<{ screen: string; answer: Promise<PermissionAnswer>; key: (k: string) => void }> {
+async function prompt(cwd: string, asked: PermissionRequest, waitFor: string): Promise<{ screen: string; answer: Promise<PermissionAnswer>; key: (k: string) => void }> {
   const agent = new FakeAgent(cwd)
   const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
   await settle()
