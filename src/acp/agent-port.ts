@@ -1,6 +1,7 @@
 import type { AgentApi, PermissionMode } from '../agent/types.js'
 import type { McpServerConfig } from '../mcp/config.js'
 import type { SessionEvent } from '../session/events.js'
+import type { AnyTool } from '../tools/tool.js'
 
 /**
  * The part of a Rein agent the ACP server uses. `AgentApi` satisfies it; naming the subset keeps the server
@@ -26,6 +27,8 @@ export type AcpAgent = Pick<
 > & {
   /** The session behind the agent: its id is the ACP session id; its events are replayed by `session/load`. */
   readonly session: { readonly id: string; readonly events: readonly SessionEvent[] }
+  /** The tools the agent runs, whose own display titles their calls; absent: the built-in tools' displays. */
+  readonly toolList?: readonly AnyTool[]
 }
 
 /** What `session/new` and `session/load` ask of the agent factory (`openAgent` in the CLI). */

@@ -1,6 +1,7 @@
-import type { AgentContext, PermissionOption, RequestPermissionResponse } from '@agentclientprotocol/sdk'
+import type { AgentContext, PermissionOption, RequestPermissionResponse, ToolCallContent } from '@agentclientprotocol/sdk'
 import type { PermissionAnswer, PermissionAsker, PermissionRequest } from '../agent/types.js'
-import { describeToolCall } from './tool-display.js'
+import { describeToolCall } from './tool-content.js'
+import { permissionQuestion, toolLookup, type PermissionQuestion, type ToolLookup } from '../frontend/render/index.js'
 import { REWIND_COMMAND } from '../checkpoints/rewind-types.js'
 
 /** The three answers an editor offers, by option id. */
@@ -37,6 +38,24 @@ function optionsFor(request: PermissionRequest): PermissionOption[] {
   ]
 }
 
+/**
+ * What the editor shows inside the question: the change as a diff, computed before approval from the file as it is
+ * now (ACP's `diff` content), or the whole command; then the reason Rein asks.
+ */
+export function questionContent(question: PermissionQuestion): ToolCallContent[] {
+  const out: ToolCallContent[] = []
+  if (question.change) out.push({ type: 'diff', path: question.change.path, oldText: question.change.oldText, newText: question.change.newText })
+  else if (question.command !== undefined) out.push({ type: 'content', content: { type: 'text', text: fencedCommand(question.command) } })
+  if (question.reason) out.push({ type: 'content', content: { type: 'text', text: question.reason } })
+  return out
+}
+
+function fencedCommand(command: string): string {
+  const longest = Math.max(2, ...Array.from(command.matchAll(/`+/g), (m) => m[0].length))
+  const fence = '`'.repeat(longest + 1)
+  return `${fence}sh\n${command}\n${fence}`
+}
+
 /** The agent's answer for the client's choice. A cancelled request, or an option id we never offered, denies. */
 export function answerFor(response: RequestPermissionResponse, request: PermissionRequest): PermissionAnswer {
   if (response.outcome.outcome !== 'selected') return { outcome: 'deny', note: 'The permission request was cancelled.' }
@@ -60,10 +79,14 @@ export function editorPermissionAsker(
   sessionId: string,
   cwd: string,
   log: (line: string) => void,
+  tools: ToolLookup = toolLookup(),
 ): PermissionAsker {
   return async (request, signal) => {
     if (signal.aborted) return { outcome: 'deny', note: 'The turn was cancelled.' }
-    const display = describeToolCall(request.call.name, request.call.arguments, cwd)
+    const tool = tools(request.call.name)
+    const display = describeToolCall(tool, request.call.name, request.call.arguments, cwd)
+    const question = await permissionQuestion(request, tool, cwd)
+    if (signal.aborted) return { outcome: 'deny', note: 'The turn was cancelled.' }
     // A rewind is no tool call the editor knows: its question is the whole title.
     if (request.call.name === REWIND_COMMAND) display.title = request.reason
     try {
@@ -79,6 +102,7 @@ export function editorPermissionAsker(
             status: 'pending',
             locations: display.locations,
             rawInput: display.rawInput,
+            content: request.call.name === REWIND_COMMAND ? [] : questionContent(question),
           },
           options: optionsFor(request),
         },

@@ -11,6 +11,7 @@ import type { SnapshotFiles } from '../checkpoints/file-at.js'
 import { stepFiles } from '../checkpoints/step-diff.js'
 import { changesLine, DIFF_FILES, stepDiffContent } from './step-diff-content.js'
 import { resolve } from 'node:path'
+import { liveToolLookup } from '../frontend/render/index.js'
 
 /** What the connection tells each session about the client and the model. */
 export interface AcpSessionOptions {
@@ -71,8 +72,9 @@ export class AcpSession {
     private readonly options: AcpSessionOptions,
   ) {
     this.id = agent.session.id
-    this.translator = new UpdateTranslator(agent.cwd)
-    agent.permissionAsker = editorPermissionAsker(client, this.id, agent.cwd, options.log)
+    const tools = liveToolLookup(() => agent.toolList ?? [])
+    this.translator = new UpdateTranslator(agent.cwd, tools)
+    agent.permissionAsker = editorPermissionAsker(client, this.id, agent.cwd, options.log, tools)
     this.unsubscribe = agent.subscribe((event) => this.onLive(event))
   }
 

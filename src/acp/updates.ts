@@ -7,7 +7,8 @@ import type { Usage } from '../llm/messages.js'
 import type { SessionEvent } from '../session/events.js'
 import { inputToAcp } from './content.js'
 import { planEntries } from '../plan/entries.js'
-import { describeToolCall, progressContent, resultContent, sandboxUpdate } from './tool-display.js'
+import { describeToolCall, progressContent, resultContent, sandboxUpdate } from './tool-content.js'
+import { toolLookup, type ToolLookup } from '../frontend/render/index.js'
 
 /**
  * A step's changes to send as diffs once they are read from the snapshot: the step's last tool call, the content its
@@ -52,7 +53,11 @@ export class UpdateTranslator {
   private waitingChanges: { callId: string; paths: Change[] } | undefined
   private diffJobs: StepDiffJob[] = []
 
-  constructor(private readonly cwd: string) {}
+  /** `tools` finds each call's tool for its display (`liveToolLookup(() => agent.toolList)`); built-in tools by default. */
+  constructor(
+    private readonly cwd: string,
+    private readonly tools: ToolLookup = toolLookup(),
+  ) {}
 
   /** Diffs to read and send after the updates `live` returned (live events only; a replay lists the paths). */
   takeDiffJobs(): StepDiffJob[] {
@@ -125,7 +130,7 @@ export class UpdateTranslator {
         if (previous === undefined) return [this.announce(event.data.callId, event.data.name, args, 'in_progress')]
         if (previous.args !== args) {
           this.announced.set(event.data.callId, { name: event.data.name, args })
-          const display = describeToolCall(event.data.name, args, this.cwd)
+          const display = describeToolCall(this.tools(event.data.name), event.data.name, args, this.cwd)
           return [
             {
               sessionUpdate: 'tool_call_update',
@@ -144,9 +149,9 @@ export class UpdateTranslator {
         this.progress.delete(callId)
         const status: ToolCallStatus = isError ? 'failed' : 'completed'
         const announced = this.announced.get(callId)
-        const name = announced?.name ?? ''
-        const shown = resultContent(name, content, isError, meta, this.cwd)
-        const sandbox = sandboxUpdate(announced && describeToolCall(announced.name, announced.args, this.cwd).title, meta, content)
+        const tool = announced && this.tools(announced.name)
+        const shown = resultContent(tool, content, isError, meta, this.cwd)
+        const sandbox = sandboxUpdate(announced && describeToolCall(tool, announced.name, announced.args, this.cwd).title, meta, content)
         if (this.lastCall?.callId === callId) this.lastResult = { callId, content: shown }
         const waiting = this.waitingChanges?.callId === callId ? this.waitingChanges : undefined
         if (waiting) {
@@ -221,7 +226,7 @@ export class UpdateTranslator {
 
   private announce(callId: string, name: string, args: string, status: ToolCallStatus): SessionUpdate {
     this.announced.set(callId, { name, args })
-    const display = describeToolCall(name, args, this.cwd)
+    const display = describeToolCall(this.tools(name), name, args, this.cwd)
     return {
       sessionUpdate: 'tool_call',
       toolCallId: callId,

@@ -5,6 +5,7 @@ import { restoreToken, type Checkpoints } from './engine.js'
 import { RestoreFailed, type LeftAlone } from './restore.js'
 import type { CodeRewind, ConflictChoice } from './rewind-types.js'
 import type { UndoPoint } from './undo-points.js'
+import { counted } from '../text/count.js'
 
 /** A rewind that cannot run, with the one sentence a person reads. Nothing was changed when it is thrown. */
 export class RewindError extends Error {
@@ -160,13 +161,15 @@ export function leftAloneSentence(code: CodeRewind): string {
 export function describeChanges(code: CodeRewind): string {
   // Seen from the target: a path the target lacks was added since (a restore removes it), and the other way round.
   const count = (kind: string) => code.changes.filter((c) => c.kind === kind).length
-  const parts = [
-    [count('modified'), 'put back'],
-    [count('added'), 'removed'],
-    [count('deleted'), 'brought back'],
-  ]
+  const parts = (
+    [
+      [count('modified'), 'put back'],
+      [count('added'), 'removed'],
+      [count('deleted'), 'brought back'],
+    ] as const
+  )
     .filter(([n]) => n)
-    .map(([n, what]) => `${n} ${n === 1 ? 'file' : 'files'} ${what}`)
+    .map(([n, what]) => `${counted(n, 'file')} ${what}`)
   return parts.length ? parts.join(', ') : 'no file differs'
 }
 

@@ -2,6 +2,7 @@ import type { InputBlock, Usage } from '../llm/messages.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
 import { describeChanges, describeRewind, describeRewindUndone } from '../checkpoints/describe-changes.js'
 import type { Change } from '../checkpoints/engine.js'
+import { counted } from '../text/count.js'
 
 /**
  * A readable account of a session for people (`rein sessions show` and the Markdown export). This is a UI, not the
@@ -240,7 +241,7 @@ function subagentTotal(entries: readonly Entry[]): string | undefined {
   if (!ends.length) return undefined
   const cost = ends.reduce((sum, e) => sum + e.cost, 0)
   const tokens = ends.reduce((sum, e) => sum + e.usage.inputUncached + e.usage.inputCacheRead + e.usage.output, 0)
-  return `${ends.length} run${ends.length === 1 ? '' : 's'}, ${tokens} tokens, $${cost.toFixed(6)}`
+  return `${counted(ends.length, 'run')}, ${tokens} tokens, $${cost.toFixed(6)}`
 }
 
 /** A code fence longer than any backtick run inside `text`, so the content can never close it. */

@@ -5,6 +5,7 @@ import { startJob } from './job-table.js'
 import { OutputBuffer } from './output-buffer.js'
 import { exitStatus, killGroup, startCommand } from './process-group.js'
 import { errorOutput, type Tool, type ToolOutput } from './tool.js'
+import { metaNumber, metaString, stringArg } from './display-args.js'
 
 export const DEFAULT_TIMEOUT_MS = 120_000
 export const MAX_TIMEOUT_MS = 600_000
@@ -35,6 +36,19 @@ export const bashTool: Tool<Args> = {
   category: 'exec',
   peerNames: { claudeCode: 'Bash', codex: 'Bash' },
   target: { kind: 'command', argument: 'command' },
+  display: {
+    subject: (args) => stringArg(args, 'command'),
+    summary: (result) => {
+      const job = metaString(result, 'jobId')
+      if (job !== undefined) return `started job ${job}`
+      const stopped = metaString(result, 'stopped')
+      if (stopped === 'cancel') return 'cancelled'
+      if (stopped === 'timeout') return 'timed out'
+      const code = metaNumber(result, 'exitCode')
+      return code === undefined ? undefined : `exit code ${code}`
+    },
+    output: 'tail',
+  },
   async run(args, ctx) {
     if (args.run_in_background) {
       const sandboxed = sandboxIn(ctx.state.extra)?.confines(args.command) === true

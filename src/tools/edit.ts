@@ -5,6 +5,7 @@ import { checkFresh, freshnessError, writeTracked } from './file-versions.js'
 import { fileTarget } from './paths.js'
 import { errorOutput, type Tool } from './tool.js'
 import { counted } from '../text/count.js'
+import { currentText, metaNumber, metaString, stringArg, pathArg } from './display-args.js'
 
 const schema = z.object({
   file_path: z.string(),
@@ -27,6 +28,27 @@ export const editTool: Tool<Args> = {
   category: 'edit',
   peerNames: { claudeCode: 'Edit', codex: 'apply_patch' },
   target: { kind: 'file', argument: 'file_path' },
+  display: {
+    verb: 'Edit',
+    subject: (args, cwd) => pathArg(args, cwd, 'file_path'),
+    summary: (result) => {
+      const n = metaNumber(result, 'replacements')
+      return result.isError || n === undefined ? undefined : `replaced ${counted(n, 'occurrence')}`
+    },
+    diff: (result) => metaString(result, 'diff'),
+    async proposed(args, cwd) {
+      const file = stringArg(args, 'file_path')
+      const oldText = args.old_string
+      const newText = args.new_string
+      if (file === undefined || typeof oldText !== 'string' || oldText === '' || typeof newText !== 'string') return undefined
+      const { absolute } = fileTarget(cwd, file)
+      const before = await currentText(absolute)
+      if (before === null) return undefined
+      const match = findMatch(before, oldText, newText)
+      if (match.count === 0 || (match.count > 1 && args.replace_all !== true)) return undefined
+      return { path: absolute, before, after: before.split(match.old).join(match.new) }
+    },
+  },
   async run(args, ctx) {
     const { shown, absolute } = fileTarget(ctx.cwd, args.file_path)
     if (args.old_string === '') return fail('Error: old_string is empty; to create a file use write.')

@@ -22,6 +22,10 @@ export const exitPlanModeTool: Tool<Args> = {
   kind: 'think',
   category: 'free',
   peerNames: { claudeCode: 'ExitPlanMode' },
+  display: {
+    verb: 'Present the plan',
+    subject: () => undefined,
+  },
   async run(_args, ctx) {
     const mode = (ctx.state.extra.get(APPROVED_PLANS_KEY) as Map<string, string> | undefined)?.get(ctx.callId) ?? 'default'
     const edits = mode === 'accept-edits' ? 'file edits are allowed without asking' : 'changes ask for approval as usual'

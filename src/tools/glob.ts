@@ -4,6 +4,8 @@ import { z } from 'zod'
 import { leftOutNote, readGuardOf } from './read-guard.js'
 import { displayPath, resolveToolPath } from './paths.js'
 import type { Tool } from './tool.js'
+import { counted } from '../text/count.js'
+import { metaNumber, pathArg, stringArg } from './display-args.js'
 
 /** Paths one call returns at most. */
 export const GLOB_MAX_RESULTS = 200
@@ -26,6 +28,18 @@ export const globTool: Tool<Args> = {
   category: 'read',
   peerNames: { claudeCode: 'Glob' },
   target: { kind: 'path', argument: 'path' },
+  display: {
+    verb: 'Find',
+    subject: (args, cwd) => {
+      const pattern = stringArg(args, 'pattern')
+      const where = pathArg(args, cwd, 'path')
+      return pattern === undefined ? undefined : `${pattern}${where === undefined ? '' : ` in ${where}`}`
+    },
+    summary: (result) => {
+      const n = metaNumber(result, 'matched')
+      return result.isError || n === undefined ? undefined : counted(n, 'file')
+    },
+  },
   async run(args, ctx) {
     const base = resolveToolPath(ctx.cwd, args.path ?? '.')
     try {

@@ -7,6 +7,8 @@ import { leftOutNote, readGuardOf } from './read-guard.js'
 import { resolveToolPath } from './paths.js'
 import { capForModel } from './spill.js'
 import type { Tool } from './tool.js'
+import { counted } from '../text/count.js'
+import { metaNumber, pathArg, stringArg } from './display-args.js'
 
 /** Result lines (files, counts or matched lines) one call returns at most. */
 export const GREP_MAX_LINES = 250
@@ -52,6 +54,18 @@ export const grepTool: Tool<Args> = {
   category: 'read',
   peerNames: { claudeCode: 'Grep' },
   target: { kind: 'path', argument: 'path' },
+  display: {
+    verb: 'Search for',
+    subject: (args, cwd) => {
+      const pattern = stringArg(args, 'pattern')
+      const where = pathArg(args, cwd, 'path')
+      return pattern === undefined ? undefined : `"${pattern}"${where === undefined ? '' : ` in ${where}`}`
+    },
+    summary: (result) => {
+      const lines = metaNumber(result, 'lines')
+      return result.isError || lines === undefined ? undefined : counted(lines, 'line')
+    },
+  },
   async run(args, ctx) {
     const query: GrepQuery = {
       pattern: args.pattern,

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { jobTable, stopJob, type Job } from './job-table.js'
 import { OUTPUT_TAIL_BYTES } from './output-buffer.js'
 import type { Tool, ToolOutput } from './tool.js'
+import { stringArg } from './display-args.js'
 
 const MAX_WAIT_MS = 600_000
 
@@ -19,6 +20,11 @@ export const jobOutputTool: Tool<z.infer<typeof outputSchema>> = {
   kind: 'execute',
   category: 'read',
   peerNames: { claudeCode: 'BashOutput' },
+  display: {
+    verb: 'Output of job',
+    subject: (args) => stringArg(args, 'id'),
+    output: 'tail',
+  },
   async run(args, ctx) {
     const job = jobTable(ctx.state).jobs.get(args.id)
     if (!job) return unknownJob(args.id, ctx.state)
@@ -57,6 +63,10 @@ export const jobKillTool: Tool<z.infer<typeof killSchema>> = {
   kind: 'execute',
   category: 'free',
   peerNames: { claudeCode: 'KillShell' },
+  display: {
+    verb: 'Stop job',
+    subject: (args) => stringArg(args, 'id'),
+  },
   async run(args, ctx) {
     const job = jobTable(ctx.state).jobs.get(args.id)
     if (!job) return unknownJob(args.id, ctx.state)

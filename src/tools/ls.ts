@@ -4,6 +4,8 @@ import { z } from 'zod'
 import { leftOutNote, readGuardOf } from './read-guard.js'
 import { displayPath, resolveToolPath } from './paths.js'
 import type { Tool } from './tool.js'
+import { counted } from '../text/count.js'
+import { metaNumber, pathArg } from './display-args.js'
 
 /** Entries one call lists at most. */
 export const LS_MAX_ENTRIES = 500
@@ -25,6 +27,14 @@ export const lsTool: Tool<Args> = {
   category: 'read',
   peerNames: { claudeCode: 'LS' },
   target: { kind: 'path', argument: 'path' },
+  display: {
+    verb: 'List',
+    subject: (args, cwd) => pathArg(args, cwd, 'path') ?? '.',
+    summary: (result) => {
+      const n = metaNumber(result, 'entries')
+      return result.isError || n === undefined ? undefined : counted(n, 'entry', 'entries')
+    },
+  },
   async run(args, ctx) {
     const dir = resolveToolPath(ctx.cwd, args.path ?? '.')
     const shown = displayPath(ctx.cwd, dir)

@@ -9,6 +9,7 @@ import { fileTarget } from './paths.js'
 import { unseenImage } from './read-image.js'
 import { errorOutput, type Tool, type ToolOutput, type ToolState } from './tool.js'
 import { counted } from '../text/count.js'
+import { metaNumber, pathArg } from './display-args.js'
 
 export const MAX_LINES = 2000
 export const MAX_LINE_CHARS = 2000
@@ -39,6 +40,14 @@ export const readTool: Tool<Args> = {
   category: 'read',
   peerNames: { claudeCode: 'Read' },
   target: { kind: 'file', argument: 'file_path' },
+  display: {
+    verb: 'Read',
+    subject: (args, cwd) => pathArg(args, cwd, 'file_path'),
+    summary: (result) => {
+      const lines = metaNumber(result, 'lines')
+      return result.isError || lines === undefined ? undefined : counted(lines, 'line')
+    },
+  },
   async run(args, ctx) {
     // Versions are keyed by the real path, the one write and edit touch, so reading through a symlink counts.
     const { shown, absolute } = fileTarget(ctx.cwd, args.file_path)

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { SKILLS_KEY, skillFiles, type SkillCatalog } from './skill-catalog.js'
 import { errorOutput, type Tool } from './tool.js'
+import { stringArg } from './display-args.js'
 
 const schema = z.object({ name: z.string().min(1) })
 
@@ -21,6 +22,10 @@ export const skillTool: Tool<Args> = {
   kind: 'read',
   category: 'read',
   peerNames: { claudeCode: 'Skill' },
+  display: {
+    verb: 'Skill',
+    subject: (args) => stringArg(args, 'name'),
+  },
   async run(args, ctx) {
     const catalog = (ctx.state.extra.get(SKILLS_KEY) as (() => SkillCatalog) | undefined)?.()
     const skills = catalog?.skills ?? []

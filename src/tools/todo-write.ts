@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { Tool } from './tool.js'
+import { counted } from '../text/count.js'
 
 const schema = z.object({
   todos: z
@@ -24,6 +25,10 @@ export const todoWriteTool: Tool<Args> = {
   kind: 'think',
   category: 'read',
   peerNames: { claudeCode: 'TodoWrite' },
+  display: {
+    verb: 'Update the todo list',
+    subject: (args) => (Array.isArray(args.todos) ? `(${counted(args.todos.length, 'item')})` : undefined),
+  },
   async run(args, ctx) {
     ctx.record('todo/write', { todos: args.todos })
     const count = (status: string) => args.todos.filter((t) => t.status === status).length

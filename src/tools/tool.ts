@@ -42,6 +42,54 @@ export interface ToolFacts {
   target?: CallTarget
 }
 
+/**
+ * A call's arguments as display code receives them: parsed from what the model wrote but not validated, so any field
+ * may be missing or of another type. Display functions must not throw on them.
+ */
+export type ShownArgs = Readonly<Record<string, unknown>>
+
+/** A finished call's result as display code receives it. */
+export interface ShownResult {
+  content: readonly InputBlock[]
+  isError: boolean
+  meta?: JsonValue
+}
+
+/** A change a call would make to one file, read before it runs so that a permission question can show its diff. */
+export interface ProposedChange {
+  /** Absolute path of the file. */
+  path: string
+  /** The file's text now; null when the file does not exist yet. */
+  before: string | null
+  after: string
+}
+
+/**
+ * How every front end (terminal UI, ACP, the web page, the printed log) presents this tool's calls
+ * (docs/tool-display.md). The front end strips control characters and shortens what these return, so they return
+ * plain words. A tool without a display is shown by its name and its first string argument.
+ */
+export interface ToolDisplay {
+  /**
+   * What the call acts on, from its arguments: the path, the command, the pattern. Undefined when they name nothing.
+   * `cwd` shortens paths inside it. Cards show it after the tool's name (`read src/a.ts`).
+   */
+  subject(args: ShownArgs, cwd: string): string | undefined
+  /**
+   * The words before the subject in the call's title (`Read` makes `Read src/a.ts`), and the title alone when there
+   * is no subject. Absent: the title is the subject itself (a command).
+   */
+  verb?: string
+  /** One line about the result (`42 lines`, `exit code 1`); absent or undefined: the front end's generic summary. */
+  summary?(result: ShownResult): string | undefined
+  /** The unified diff of the change the call made, from its result. */
+  diff?(result: ShownResult): string | undefined
+  /** The change the call would make, read from the workspace before it runs; undefined when it cannot be known. */
+  proposed?(args: ShownArgs, cwd: string): Promise<ProposedChange | undefined>
+  /** `tail`: the output is a running log whose last lines are worth showing (commands). */
+  output?: 'tail'
+}
+
 /** A tool's facts alone (plain data, safe to send to a client), or undefined for a name no tool has. */
 export function toolFacts(tool: ToolFacts | undefined): ToolFacts | undefined {
   if (!tool) return undefined
@@ -118,6 +166,7 @@ export interface Tool<A = unknown> extends ToolFacts {
    * verbatim). When absent, the schema sent to the model is derived from `schema`.
    */
   parameters?: Record<string, unknown>
+  display?: ToolDisplay
   run(args: A, ctx: ToolContext): Promise<ToolOutput>
 }
 

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { resolvePublic, type ResolvedHost } from './network-guard.js'
 import { capForModel } from './spill.js'
 import { errorOutput, type Tool, type ToolOutput, type ToolState } from './tool.js'
+import { metaNumber, metaString, stringArg } from './display-args.js'
 
 /** Bytes of a response body read at most (after decompression); the rest is dropped with a note. */
 export const FETCH_BYTE_CAP = 5 * 1024 * 1024
@@ -33,6 +34,14 @@ export const webFetchTool: Tool<Args> = {
   category: 'fetch',
   peerNames: { claudeCode: 'WebFetch' },
   target: { kind: 'url', argument: 'url' },
+  display: {
+    verb: 'Fetch',
+    subject: (args) => stringArg(args, 'url'),
+    summary: (result) => {
+      const status = metaNumber(result, 'status')
+      return status === undefined ? undefined : `HTTP ${status}${metaString(result, 'contentType') ? ` ${metaString(result, 'contentType')}` : ''}`
+    },
+  },
   async run(args, ctx) {
     const allowPrivate = ctx.state.extra.get(ALLOW_PRIVATE_KEY) === true
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)])

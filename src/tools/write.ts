@@ -5,6 +5,7 @@ import { checkFresh, freshnessError, writeTracked } from './file-versions.js'
 import { fileTarget } from './paths.js'
 import { errorOutput, type Tool } from './tool.js'
 import { counted } from '../text/count.js'
+import { currentText, metaString, pathArg, stringArg } from './display-args.js'
 
 const schema = z.object({
   file_path: z.string(),
@@ -25,6 +26,18 @@ export const writeTool: Tool<Args> = {
   category: 'edit',
   peerNames: { claudeCode: 'Write', codex: 'apply_patch' },
   target: { kind: 'file', argument: 'file_path' },
+  display: {
+    verb: 'Write',
+    subject: (args, cwd) => pathArg(args, cwd, 'file_path'),
+    summary: (result) => (result.isError ? undefined : result.meta && typeof result.meta === 'object' && !Array.isArray(result.meta) && result.meta.created === true ? 'created' : 'replaced'),
+    diff: (result) => metaString(result, 'diff'),
+    async proposed(args, cwd) {
+      const file = stringArg(args, 'file_path')
+      if (file === undefined || typeof args.content !== 'string') return undefined
+      const { absolute } = fileTarget(cwd, file)
+      return { path: absolute, before: await currentText(absolute), after: args.content }
+    },
+  },
   async run(args, ctx) {
     // A symlink is written through: the link stays and its target changes, which is also what the boundary checks.
     const { shown, absolute } = fileTarget(ctx.cwd, args.file_path)

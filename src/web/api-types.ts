@@ -51,3 +51,31 @@ export interface SessionRow {
   cost: number
   cacheHitShare?: number
 }
+
+/**
+ * What the server adds to a `tool/call` or `tool/result` event it sends the page, as `shown`: the call's tool's own
+ * display (docs/tool-display.md), so the page needs no table of tools. Plain text, no control characters.
+ */
+export interface ShownToolEvent {
+  /** On a call: one line naming it (`Read src/a.ts`, the command for bash). */
+  title?: string
+  /** On a call: what it acts on, shown after the tool's name. */
+  subject?: string
+  /** On a call: true when the title is a command, set as code. */
+  command?: boolean
+  /** On a result: one line about it (`exit code 0`, `42 lines`). */
+  summary?: string
+}
+
+/** A permission question as the page asks it (`question` beside the request): the same text and diff as every surface. */
+export interface ShownQuestion {
+  title: string
+  reason: string
+  /** The rule "allow always" would save. */
+  rule?: string
+  /** The whole command, every line kept. */
+  command?: string
+  /** The change the call would make, read before approval: the file as shown and the unified diff. */
+  change?: { shown: string; diff?: string }
+  asker?: string
+}

@@ -3,6 +3,9 @@ import type { OpenedAgent } from '../runtime/open.js'
 import type { LiveEvent, PermissionAnswer, PermissionRequest } from '../agent/types.js'
 import { addLocalAllowRule } from '../config/settings.js'
 import { keepingTrust } from '../runtime/workspace-trust.js'
+import { agentToolLookup, permissionQuestion } from '../frontend/render/index.js'
+import type { ShownQuestion } from './api-types.js'
+import { pageQuestion } from './shown-events.js'
 
 /** A permission request waiting for any open page to answer it. */
 export interface PendingAsk {
@@ -49,8 +52,15 @@ export class LiveSession {
     private readonly home: string,
   ) {
     const agent = opened.agent
-    agent.permissionAsker = (request, signal) =>
-      new Promise<PermissionAnswer>((resolve) => {
+    const tools = agentToolLookup(agent)
+    agent.permissionAsker = async (asked, signal) => {
+      // The page shows the question as every surface does: its text, the whole command, the diff before approval.
+      const request: PermissionRequest & { question: ShownQuestion } = {
+        ...asked,
+        question: pageQuestion(await permissionQuestion(asked, tools(asked.call.name), agent.cwd)),
+      }
+      if (signal.aborted) return { outcome: 'deny', note: 'The request was cancelled.' }
+      return new Promise<PermissionAnswer>((resolve) => {
         const id = randomUUID()
         const settle = (answer: PermissionAnswer): void => {
           if (!this.asks.delete(id)) return
@@ -63,6 +73,7 @@ export class LiveSession {
         this.send({ kind: 'ask', id, request })
         this.sendState()
       })
+    }
     this.unsubscribe = agent.subscribe((live) => {
       this.send({ kind: 'live', live })
       if (live.type === 'idle' || (live.type === 'event' && live.event.type.startsWith('turn/'))) this.sendState()

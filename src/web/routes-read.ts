@@ -41,7 +41,8 @@ export function readRoutes(app: Hono, ctx: WebContext): void {
     const before = boundedInt(c.req.query('before'), total, 0, total)
     const limit = boundedInt(c.req.query('limit'), 500, 1, PAGE_LIMIT)
     const start = Math.max(0, before - limit)
-    return c.json({ total, start, events: log.events.slice(start, before) })
+    const shower = ctx.shower(id, log.header.cwd, () => log.events)
+    return c.json({ total, start, events: log.events.slice(start, before).map((e) => shower.show(e)) })
   })
 
   app.get('/api/sessions/:id/export', async (c) => {

@@ -22,10 +22,14 @@ export function streamRoute(app: Hono, ctx: WebContext): void {
     c.header('Cache-Control', 'no-store')
     return streamSSE(c, async (stream) => {
       let next = from
+      const first = await ctx.reader.read(id)
+      let history = first.events
+      const shower = ctx.shower(id, first.header.cwd, () => ctx.host.get(id)?.opened.agent.session.events ?? history)
       const send = async (message: StreamMessage): Promise<void> => {
         if (message.kind === 'live' && message.live.type === 'event') {
           if (message.live.event.seq < next) return
           next = message.live.event.seq + 1
+          message = { kind: 'live', live: { type: 'event', event: shower.show(message.live.event) } }
         }
         await stream.writeSSE({ data: JSON.stringify(message) })
       }
@@ -38,6 +42,7 @@ export function streamRoute(app: Hono, ctx: WebContext): void {
           return
         }
         const log = await ctx.reader.read(id)
+        history = log.events
         if (log.version !== lastVersion) {
           lastVersion = log.version
           for (let seq = next; seq < log.events.length; seq++) await send({ kind: 'live', live: { type: 'event', event: log.events[seq] } })

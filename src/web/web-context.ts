@@ -8,6 +8,8 @@ import type { Inspector } from './inspector.js'
 import type { SessionHost } from './session-host.js'
 import type { SessionReader } from './session-reader.js'
 import type { SessionRow, ShownState } from './api-types.js'
+import { agentToolLookup, toolLookup } from '../frontend/render/index.js'
+import { EventShower } from './shown-events.js'
 
 const ID = /^[A-Za-z0-9-]{1,128}$/
 
@@ -27,6 +29,15 @@ export class WebContext {
     readonly inspector: Inspector,
     readonly price: Pricing,
   ) {}
+
+  /**
+   * What adds each tool event's display for the page: the hosted agent's own tools when this server holds the
+   * session, the built-in tools' displays otherwise. `history` is the log as far as it is known.
+   */
+  shower(id: string, cwd: string, history: () => readonly SessionEvent[]): EventShower {
+    const live = this.host.get(id)
+    return new EventShower(live ? agentToolLookup(live.opened.agent) : toolLookup(), cwd, history)
+  }
 
   /** True when this server may show (and drive) a session that runs in `cwd`. */
   visibleCwd(cwd: string): boolean {

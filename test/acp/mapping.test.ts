@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { RequestError } from '@agentclientprotocol/sdk'
 import { promptToInput } from '../../src/acp/content.js'
-import { describeToolCall, diffFromMeta, resultContent, sidesOfUnifiedDiff } from '../../src/acp/tool-display.js'
+import { describeToolCall as describeWith, diffFromMeta, resultContent as contentWith, sidesOfUnifiedDiff } from '../../src/acp/tool-content.js'
+import { toolLookup } from '../../src/frontend/render/index.js'
 import { isPermissionMode, modeState, stopReasonFor } from '../../src/acp/modes.js'
 import { UpdateTranslator } from '../../src/acp/updates.js'
 import { answerFor } from '../../src/acp/permission.js'
@@ -9,6 +10,9 @@ import { parseCommand } from '../../src/acp/slash-commands.js'
 import type { SessionEvent } from '../../src/session/events.js'
 
 const cwd = '/work/project'
+const tools = toolLookup()
+const describeToolCall = (name: string, args: string, dir: string) => describeWith(tools(name), name, args, dir)
+const resultContent = (name: string, ...rest: Parameters<typeof contentWith> extends [unknown, ...infer R] ? R : never) => contentWith(tools(name), ...rest)
 
 function event(seq: number, type: string, data: unknown): SessionEvent {
   return { seq, time: 0, type, data } as SessionEvent

@@ -37,7 +37,7 @@ function seedTurn(agent: FakeAgent): void {
     },
     { surface: true },
   )
-  agent.commit('tool/call', { turn: 1, step: 1, callId: 'call1', name: 'edit', arguments: '{"path":"a.txt","old_string":"hello","new_string":"hi"}' }, { at: 1_800_000_000_000 })
+  agent.commit('tool/call', { turn: 1, step: 1, callId: 'call1', name: 'edit', arguments: '{"file_path":"a.txt","old_string":"hello","new_string":"hi"}' }, { at: 1_800_000_000_000 })
   agent.commit(
     'tool/result',
     {

@@ -8,7 +8,10 @@ import { renderMarkdown } from '../../src/cli/tui/markdown.js'
 import { contextReport, surfaceOf } from '../../src/cli/tui/session-reports.js'
 import { parseSlash, suggestCommand } from '../../src/cli/tui/slash-commands.js'
 import { forkSeqBefore } from '../../src/frontend/commands/session-commands.js'
-import { appendTail, toolCardTarget } from '../../src/cli/tui/tool-card-info.js'
+import { appendTail, describeCall, toolLookup } from '../../src/frontend/render/index.js'
+
+const tools = toolLookup()
+const toolCardTarget = (name: string, args: string): string => describeCall(tools(name), name, args, process.cwd()).subject
 import type { SessionEvent } from '../../src/session/events.js'
 
 afterEach(() => cleanup())

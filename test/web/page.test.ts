@@ -136,6 +136,32 @@ describe('rein web in a browser', () => {
     expect(steering.map((e) => e.data.content)).toEqual([[{ type: 'text', text: steer }]])
   })
 
+  it('asks for a write with its diff, computed before approval, and titles the tool card from the tool, not its JSON', async () => {
+    run = await startWeb({
+      script: [
+        { toolCalls: [{ name: 'read', arguments: { file_path: 'notes.txt' } }] },
+        { toolCalls: [{ name: 'write', arguments: { file_path: 'notes.txt', content: 'first line\n' } }] },
+        { text: 'Written.' },
+      ],
+    })
+    writeFileSync(join(run.box.cwd, 'notes.txt'), 'old line\n')
+    const page = await openPage(run)
+    await newSession(page)
+    await send(page, 'Write the notes')
+    const ask = page.getByRole('alertdialog', { name: 'Permission for write' })
+    await ask.waitFor()
+    await expect(ask.locator('.diff').textContent()).resolves.toMatch(/-old line\s*\+first line/)
+    await expect(ask.textContent()).resolves.toContain('Write notes.txt')
+    await expect(ask.textContent()).resolves.not.toContain('"file_path"')
+    expect(readFileSync(join(run.box.cwd, 'notes.txt'), 'utf8')).toBe('old line\n')
+    await ask.getByRole('button', { name: 'Allow once' }).click()
+    await page.locator('.msg.assistant', { hasText: 'Written.' }).waitFor()
+    const headers = await page.locator('.tool summary').allTextContents()
+    expect(headers[0]).toMatch(/read\s*notes\.txt\s*done · 1 line/)
+    expect(headers[1]).toMatch(/write\s*notes\.txt\s*done · replaced/)
+    for (const header of headers) expect(header).not.toContain('{')
+  })
+
   it('allows always from the page: the suggested rule is saved and the same call no longer asks', async () => {
     run = await startWeb({
       script: [

@@ -1,7 +1,9 @@
 import { markdownHtml } from './markdown'
 import type { Item } from './transcript'
 import { StepChanges } from './StepChanges'
+import { DiffView } from './DiffView'
 import { SANDBOXED_LABEL } from '../../src/sandbox/result-mark'
+import { counted } from '../../src/text/count.js'
 
 const LABEL: Record<'user' | 'context' | 'steering', string> = {
   user: 'You',
@@ -56,7 +58,7 @@ export function ItemView({
             )}
           </header>
           {item.kind === 'user' ? <Markdown text={item.text} /> : <details open={item.kind === 'steering'}><summary>{firstLine(item.text)}</summary><pre>{item.text}</pre></details>}
-          {item.images > 0 && <p class="muted">({item.images} image{item.images > 1 ? 's' : ''})</p>}
+          {item.images > 0 && <p class="muted">({counted(item.images, 'image')})</p>}
         </article>
       )
     }
@@ -101,8 +103,8 @@ export function ItemView({
         <article class={`tool${item.isError ? ' failed' : ''}`} aria-label={`Tool ${item.name}`}>
           <details open={item.output === undefined || item.diff !== undefined}>
             <summary>
-              <strong>{item.name}</strong> <code>{summaryOf(item.input)}</code>{' '}
-              <span class="muted">{item.output === undefined ? 'running…' : item.isError ? 'failed' : 'done'}</span>
+              <strong>{item.name}</strong> {toolSubject(item)}{' '}
+              <span class="muted">{item.output === undefined ? 'running…' : item.isError ? 'failed' : item.summary ? `done · ${item.summary}` : 'done'}</span>
               {item.sandbox && <span class="tag sandboxed" title="ran inside the sandbox (docs/sandbox.md)">{SANDBOXED_LABEL}</span>}
             </summary>
             <h4>Input</h4>
@@ -111,14 +113,7 @@ export function ItemView({
             {item.diff && (
               <>
                 <h4>Diff</h4>
-                <pre class="diff">
-                  {item.diff.split('\n').map((line, i) => (
-                    <span key={i} class={line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : ''}>
-                      {line}
-                      {'\n'}
-                    </span>
-                  ))}
-                </pre>
+                <DiffView diff={item.diff} />
               </>
             )}
             {item.output !== undefined && (
@@ -149,6 +144,13 @@ export function ItemView({
 function firstLine(text: string): string {
   const line = text.split('\n').find((l) => l.trim()) ?? ''
   return line.length > 120 ? `${line.slice(0, 120)}…` : line
+}
+
+/** What the call acts on, from its tool's own display (a command set as code); arguments only from a server without it. */
+function toolSubject(item: Extract<Item, { kind: 'tool' }>) {
+  if (item.title === undefined) return <code>{summaryOf(item.input)}</code>
+  if (!item.subject) return null
+  return item.command ? <code>{item.subject}</code> : <span class="subject">{item.subject}</span>
 }
 
 function summaryOf(input: string): string {

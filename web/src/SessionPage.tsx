@@ -6,6 +6,7 @@ import { TranscriptModel, type Item } from './transcript'
 import type { Info, LiveState, LogEvent, PermissionRequest, StreamMessage } from './types'
 import { VirtualList } from './VirtualList'
 import { RewindPanel, type RewindReply } from './RewindPanel'
+import { AskView } from './AskView'
 
 interface Meta {
   id: string
@@ -260,10 +261,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
       )}
       {asks.map((ask) => (
         <div class="ask" role="alertdialog" aria-label={`Permission for ${ask.request.call.name}`} key={ask.id}>
-          <p>
-            <strong>{ask.request.call.name}</strong> needs permission: {ask.request.reason}
-          </p>
-          <pre>{JSON.stringify(ask.request.call.input ?? {}, null, 2)}</pre>
+          <AskView request={ask.request} />
           <div class="row">
             <button type="button" onClick={() => void act(`asks/${ask.id}`, { outcome: 'allow-once' })}>
               Allow once

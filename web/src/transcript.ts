@@ -1,5 +1,6 @@
 import type { Block, LiveEvent, LogEvent } from './types.js'
 import { sandboxMark } from '../../src/sandbox/result-mark.js'
+import { counted } from '../../src/text/count.js'
 
 /** What the transcript shows: one entry per message, tool call or notice, derived from the log and live deltas. */
 export type Item =
@@ -17,6 +18,11 @@ export type Item =
       isError?: boolean
       diff?: string
       progress: string
+      /** From the tool's own display (sent by the server): the call's title and subject, the result's summary. */
+      title?: string
+      subject?: string
+      command?: boolean
+      summary?: string
       /** Present when the call ran inside the sandbox; `note` is what the sandbox stopped, when it stopped something. */
       sandbox?: { note?: string }
     }
@@ -83,7 +89,7 @@ export class TranscriptModel {
       case 'checkpoint/rewind': {
         const fork = d.fork as { id?: unknown } | undefined
         const changes = Array.isArray(d.changes) ? d.changes.length : 0
-        const parts = [d.target ? `${changes} file${changes === 1 ? '' : 's'} restored` : '', fork ? `conversation forked to ${str(fork.id).slice(0, 8)}` : '']
+        const parts = [d.target ? `${counted(changes, 'file')} restored` : '', fork ? `conversation forked to ${str(fork.id).slice(0, 8)}` : '']
         this.items.push({ kind: 'notice', key, seq: event.seq, level: 'info', text: `Rewound to turn ${String(d.turn)}: ${parts.filter(Boolean).join('; ') || 'nothing to restore'}.` })
         break
       }
@@ -114,7 +120,8 @@ export class TranscriptModel {
         const callId = str(d.callId)
         const input = typeof d.rewritten === 'object' && d.rewritten ? str((d.rewritten as { arguments?: unknown }).arguments) : str(d.arguments)
         this.tools.set(callId, this.items.length)
-        this.items.push({ kind: 'tool', key, seq: event.seq, callId, name: str(d.name), input, progress: '' })
+        const shown = event.shown ?? {}
+        this.items.push({ kind: 'tool', key, seq: event.seq, callId, name: str(d.name), input, progress: '', title: shown.title, subject: shown.subject, ...(shown.command ? { command: true } : {}) })
         break
       }
       case 'tool/result': {
@@ -131,7 +138,7 @@ export class TranscriptModel {
           const output = textOf(d.content).text
           const mark = sandboxMark(d.meta, output)
           const sandbox = mark ? { sandbox: mark.note ? { note: mark.note } : {} } : {}
-          this.items[index] = { ...item, output, isError: d.isError === true, diff: str(meta?.diff) || undefined, ...sandbox }
+          this.items[index] = { ...item, output, isError: d.isError === true, diff: str(meta?.diff) || undefined, summary: event.shown?.summary, ...sandbox }
         }
         break
       }

@@ -1,8 +1,8 @@
-import type { InspectedStep, SessionRow, ShownState, StepFigures } from '../../src/web/api-types.js'
+import type { InspectedStep, SessionRow, ShownQuestion, ShownState, ShownToolEvent, StepFigures } from '../../src/web/api-types.js'
 
 // The listing, figure and inspector shapes come from the server's own definitions (type imports only, erased by the
 // build); the shapes below restate only what the page reads of the log's events (docs/session-log.md is the reference).
-export type { InspectedStep, SessionRow, ShownState, StepFigures }
+export type { InspectedStep, SessionRow, ShownQuestion, ShownState, ShownToolEvent, StepFigures }
 
 export type Block =
   | { type: 'text'; text: string }
@@ -17,6 +17,8 @@ export interface LogEvent {
   // Event data differ by type; transcript.ts narrows each type it reads.
   data: Record<string, unknown>
   surfaceOp?: unknown
+  /** On tool calls and results: the tool's own display, added by the server. */
+  shown?: ShownToolEvent
 }
 
 export interface Usage {
@@ -36,6 +38,8 @@ export interface PermissionRequest {
   call: { name: string; callId: string; arguments: string; input: unknown }
   reason: string
   suggestedRule?: string
+  /** The question as every surface asks it, added by the server. */
+  question?: ShownQuestion
 }
 
 export interface LiveState {

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { openAgent } from '../../runtime/open.js'
 import { startMockModel } from '../../llm/mock/server.js'
 import { livePrinter } from '../print/live-printer.js'
+import { agentToolLookup } from '../../frontend/render/index.js'
 import { demoScript } from './demo-script.js'
 import { writeSampleProject } from './sample-project.js'
 
@@ -26,7 +27,7 @@ export async function runDemo(options: { keep?: boolean; write?: (text: string) 
     permissionMode: 'accept-edits',
     allow: ['Bash(node greet.js:*)'],
   })
-  const unsubscribe = agent.subscribe(livePrinter(write, { color: process.stdout.isTTY === true }))
+  const unsubscribe = agent.subscribe(livePrinter(write, { color: process.stdout.isTTY === true, tools: agentToolLookup(agent), cwd: project }))
   try {
     agent.followUp("Make the greeting follow this project's rules.")
     const outcome = await agent.whenIdle()

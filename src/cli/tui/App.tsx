@@ -14,6 +14,7 @@ import { commandChoices, isCustomCommand, parseSlash } from './slash-commands.js
 import { runSlash, type SlashContext } from './slash-run.js'
 import { Transcript, type Item } from './transcript.js'
 import { UsageLedger } from './usage-ledger.js'
+import { agentToolLookup } from '../../frontend/render/index.js'
 
 export interface AppProps {
   agent: AgentApi
@@ -45,7 +46,7 @@ function eventsOf(agent: AgentApi): readonly SessionEvent[] {
  */
 function useConversation(agent: AgentApi, services: TuiServices, notices: readonly string[]) {
   const [store] = useState(() => {
-    const transcript = new Transcript()
+    const transcript = new Transcript(agentToolLookup(agent), agent.cwd)
     const ledger = new UsageLedger(services.facts, agent.config.model)
     const history = eventsOf(agent)
     transcript.load(history)
@@ -98,6 +99,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   const [hint, setHint] = useState<string | undefined>()
   const [files, setFiles] = useState<readonly string[]>([])
   const commands = useMemo(() => commandChoices(agent.cwd), [agent])
+  const tools = useMemo(() => agentToolLookup(agent), [agent])
 
   useEffect(() => {
     services.workspaceFiles(agent.cwd).then(setFiles, (error: unknown) => {
@@ -202,7 +204,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
       <Static items={snapshot.finished as Item[]}>{(item) => <ItemView key={item.key} item={item} />}</Static>
       <LiveView live={snapshot.live} maxLines={liveRows} width={columns} />
       <QueueList items={snapshot.queued} width={columns} />
-      {ask ? <PermissionPrompt key={ask.request.call.callId} request={ask.request} onAnswer={(reply) => answer(ask, reply)} /> : null}
+      {ask ? <PermissionPrompt key={ask.request.call.callId} request={ask.request} tools={tools} cwd={agent.cwd} onAnswer={(reply) => answer(ask, reply)} /> : null}
       {picker ? <Picker key={picker.title} title={picker.title} choices={picker.choices} onPick={picker.onPick} onClose={() => setPicker(null)} /> : null}
       <PromptEditor
         active={!ask && !picker}

@@ -2,7 +2,7 @@ import { Box, Text } from 'ink'
 import { memo, type ReactElement } from 'react'
 import type { Item, ToolCard } from './transcript.js'
 import { renderMarkdown } from './markdown.js'
-import { formatDuration } from './tool-card-info.js'
+import { formatDuration, plainLine } from '../../frontend/render/index.js'
 import { SANDBOXED_LABEL } from '../../sandbox/result-mark.js'
 import { counted } from '../../text/count.js'
 import { summarizeChanges } from '../../checkpoints/describe-changes.js'
@@ -117,6 +117,7 @@ export function ToolCardView({ card, now }: { card: ToolCard; now?: number }) {
         {card.target ? <Text> {card.target}</Text> : null} {statusMark(card)}
         {duration !== undefined ? <Text dimColor> {formatDuration(duration)}</Text> : null}
         {card.sandbox ? <Text color="cyan"> · {SANDBOXED_LABEL}</Text> : null}
+        {card.summary && card.status === 'ok' ? <Text dimColor> · {card.summary}</Text> : null}
       </Text>
       {card.error ? <Text color="red">  └ {card.error}</Text> : null}
       {card.sandbox?.note ? (
@@ -136,7 +137,7 @@ export function ToolCardView({ card, now }: { card: ToolCard; now?: number }) {
           {card.tail.map((line, i) => (
             <Text key={i} dimColor wrap="truncate-end">
               {'  │ '}
-              {line}
+              {plainLine(line, 400)}
             </Text>
           ))}
         </Box>

@@ -2,7 +2,12 @@ import { Box, Text, useInput } from 'ink'
 import { isPasteMarker, typedChunk } from './bracketed-paste.js'
 import { useRef, useState } from 'react'
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
-import { toolCardTarget } from './tool-card-info.js'
+import { describeCall, toolLookup, type ToolLookup } from '../../frontend/render/index.js'
+import { PermissionDetails } from './PermissionDetails.js'
+
+/** Characters of the call's subject the prompt's header shows; a longer command is shown whole below it. */
+const HEADER_CHARS = 100
+const BUILTIN_TOOLS = toolLookup()
 
 interface Choice {
   label: string
@@ -24,9 +29,14 @@ const PLAN_CHOICES: Choice[] = [
 export function PermissionPrompt({
   request,
   onAnswer,
+  tools = BUILTIN_TOOLS,
+  cwd = process.cwd(),
 }: {
   request: PermissionRequest
   onAnswer: (answer: PermissionAnswer) => void
+  /** Finds the call's tool for its display; `cwd` is the agent's working directory, where a proposed edit is read. */
+  tools?: ToolLookup
+  cwd?: string
 }) {
   // A plan from exit_plan_mode (src/plan): allow-once approves into default, allow-always into accept-edits, and a
   // deny note is feedback the model reads as steering.
@@ -92,7 +102,8 @@ export function PermissionPrompt({
     if (byKey) choose(byKey)
   })
 
-  const target = toolCardTarget(request.call.name, request.call.arguments, 100)
+  const target = describeCall(tools(request.call.name), request.call.name, request.call.arguments, cwd).subject
+  const header = Array.from(target).length > HEADER_CHARS ? `${Array.from(target).slice(0, HEADER_CHARS - 1).join('')}…` : target
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       {isPlan ? (
@@ -102,9 +113,10 @@ export function PermissionPrompt({
       ) : (
         <Text bold color="yellow">
           Permission needed: {request.call.name}
-          {target ? <Text color="white"> {target}</Text> : null}
+          {header ? <Text color="white"> {header}</Text> : null}
         </Text>
       )}
+      {isPlan ? null : <PermissionDetails request={request} tools={tools} cwd={cwd} shownChars={HEADER_CHARS} />}
       {isPlan ? <Text>{planOf(request)}</Text> : request.reason ? <Text dimColor>{request.reason}</Text> : null}
       {note !== null ? (
         <Text>

@@ -91,7 +91,7 @@ export function costReport(turns: readonly TurnCost[], children?: SubagentCost):
   const hit = prompt ? Math.round((children.usage.inputCacheRead / prompt) * 100) : 0
   return [
     ...lines,
-    `subagents (${children.runs} run${children.runs === 1 ? '' : 's'})  in ${formatTokens(prompt)} (${hit}% cached)  out ${formatTokens(children.usage.output)}  ${formatCost(children.cost)}`,
+    `subagents (${counted(children.runs, 'run')})  in ${formatTokens(prompt)} (${hit}% cached)  out ${formatTokens(children.usage.output)}  ${formatCost(children.cost)}`,
     `total ${formatCost(total)} + ${formatCost(children.cost)} subagents = ${formatCost(total + children.cost)}`,
   ].join('\n')
 }

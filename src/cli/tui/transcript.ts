@@ -1,7 +1,7 @@
 import type { LiveEvent } from '../../agent/types.js'
 import type { InputBlock } from '../../llm/messages.js'
 import type { SessionEvent, TurnEndReason } from '../../session/events.js'
-import { toolCardTarget, toolResultDetails, appendTail, type CardSandbox } from './tool-card-info.js'
+import { appendTail, describeCall, describeResult, plainLine, toolLookup, type ToolLookup } from '../../frontend/render/index.js'
 import { counted } from '../../text/count.js'
 import type { Change } from '../../checkpoints/engine.js'
 import { describeRewind, describeRewindUndone } from '../../checkpoints/describe-changes.js'
@@ -17,6 +17,8 @@ export interface ToolCard {
   startedAt: number
   /** From `tool/call` to `tool/result`, in ms; absent while running. */
   durationMs?: number
+  /** One line about the result from the tool's display (`exit code 0`, `42 lines`); absent while running. */
+  summary?: string
   /** A unified diff from the result's `meta` (edit, write). */
   diff?: string
   /** The last lines of output: live progress while running, the result's text when done. */
@@ -24,7 +26,7 @@ export interface ToolCard {
   /** The first line of an error result. */
   error?: string
   /** Present when the call ran inside the sandbox (docs/sandbox.md), with the sandbox's note when it stopped something. */
-  sandbox?: CardSandbox
+  sandbox?: { note?: string }
 }
 
 /**
@@ -69,6 +71,9 @@ export interface TranscriptSnapshot {
   title?: string
 }
 
+/** The longest subject a tool card shows on its one line. */
+const CARD_TITLE_MAX = 80
+
 /** How many finished items a resumed session prints. */
 export const HISTORY_ITEMS = 200
 
@@ -97,6 +102,12 @@ export class Transcript {
    */
   private waitingChanges: { turn: number; step: number; paths: Change[] } | undefined
   private lastEndedStep: { turn: number; step: number } | undefined
+
+  /** `tools` finds each call's tool for its display (`agentToolLookup(agent)`); `cwd` shortens the paths in titles. */
+  constructor(
+    private readonly tools: ToolLookup = toolLookup(),
+    private readonly cwd: string = process.cwd(),
+  ) {}
 
   /**
    * Replays committed history (a resumed session) without notifying per event. Only the last `keep` items are
@@ -209,7 +220,7 @@ export class Transcript {
         const card: ToolCard = {
           callId: event.data.callId,
           name: event.data.name,
-          target: toolCardTarget(event.data.name, event.data.arguments),
+          target: plainLine(describeCall(this.tools(event.data.name), event.data.name, event.data.arguments, this.cwd).subject, CARD_TITLE_MAX),
           status: 'running',
           startedAt: event.time,
           tail: [],
@@ -220,7 +231,7 @@ export class Transcript {
       case 'tool/result': {
         const index = this.live.running.findIndex((c) => c.callId === event.data.callId)
         const started = index >= 0 ? this.live.running[index] : undefined
-        const details = toolResultDetails(event.data, started?.name)
+        const details = describeResult(started ? this.tools(started.name) : undefined, event.data)
         const card: ToolCard = {
           callId: event.data.callId,
           name: started?.name ?? 'tool',

@@ -1,11 +1,12 @@
-import { isAbsolute, relative, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk'
 import type { InputBlock } from '../llm/messages.js'
 import type { JsonValue } from '../session/events.js'
 import { resultText, sandboxMark, SANDBOXED_LABEL } from '../sandbox/result-mark.js'
+import { describeCall, type ShownTool } from '../frontend/render/index.js'
 
 /** How an editor shows one tool call: its title line, its icon group and the files it touches. */
-export interface ToolDisplay {
+export interface AcpCallDisplay {
   title: string
   kind: ToolKind
   locations: ToolCallLocation[]
@@ -13,87 +14,20 @@ export interface ToolDisplay {
   rawInput: unknown
 }
 
-const KINDS: Record<string, ToolKind> = {
-  read: 'read',
-  write: 'edit',
-  edit: 'edit',
-  bash: 'execute',
-  job_output: 'read',
-  job_kill: 'execute',
-  grep: 'search',
-  glob: 'search',
-  ls: 'search',
-  todo: 'think',
-  todo_write: 'think',
-  fetch: 'fetch',
-  web_fetch: 'fetch',
-  web_search: 'fetch',
-  task: 'think',
-}
-
-/** The kind of a tool by its name; MCP tools and unknown names are `other`. */
-export function toolKind(name: string): ToolKind {
-  return KINDS[name] ?? 'other'
-}
-
-/** Title, kind and locations of a call, from the tool's name and the raw arguments text the model wrote. */
-export function describeToolCall(name: string, argumentsText: string, cwd: string): ToolDisplay {
-  const input = parseArguments(argumentsText)
-  const args: Record<string, unknown> = isRecord(input) ? input : {}
-  const path = stringArg(args, 'path', 'file_path', 'filePath')
-  const absolute = path === undefined ? undefined : resolve(cwd, path)
-  const shown = absolute === undefined ? undefined : displayPath(absolute, cwd)
-  const line = numberArg(args, 'offset', 'line', 'start_line')
-  const locations: ToolCallLocation[] = absolute === undefined ? [] : [line ? { path: absolute, line } : { path: absolute }]
-  const kind = toolKind(name)
-  return { title: titleFor(name, args, shown), kind, locations, rawInput: input }
-}
-
-function titleFor(name: string, args: Record<string, unknown>, path: string | undefined): string {
-  const pattern = stringArg(args, 'pattern', 'query')
-  switch (name) {
-    case 'read':
-      return path ? `Read ${path}` : 'Read'
-    case 'write':
-      return path ? `Write ${path}` : 'Write'
-    case 'edit':
-      return path ? `Edit ${path}` : 'Edit'
-    case 'bash': {
-      const command = stringArg(args, 'command')
-      return command ? '`' + command.replaceAll('`', "'") + '`' : 'Run a command'
-    }
-    case 'grep':
-      return pattern ? `Search for "${pattern}"${path ? ` in ${path}` : ''}` : 'Search'
-    case 'glob':
-      return pattern ? `Find ${pattern}${path ? ` in ${path}` : ''}` : 'Find files'
-    case 'ls':
-      return `List ${path ?? '.'}`
-    case 'todo':
-    case 'todo_write':
-      return 'Update the plan'
-    case 'fetch':
-    case 'web_fetch': {
-      const url = stringArg(args, 'url')
-      return url ? `Fetch ${url}` : 'Fetch'
-    }
-    case 'task': {
-      // A subagent's progress arrives as updates of this call (docs/subagents.md).
-      const description = stringArg(args, 'description')
-      const type = stringArg(args, 'subagent_type') ?? 'general'
-      return description ? `Subagent ${type}: ${description}` : `Subagent ${type}`
-    }
-  }
-  const mcp = /^mcp__(.+?)__(.+)$/.exec(name)
-  return mcp ? `${mcp[1]}: ${mcp[2]}` : name
+/** Title, kind and locations of a call, from its tool's own display; a command's title is set as code. */
+export function describeToolCall(tool: ShownTool | undefined, name: string, argumentsText: string, cwd: string): AcpCallDisplay {
+  const call = describeCall(tool, name, argumentsText, cwd)
+  const title = call.command ? '`' + call.title.replaceAll('`', "'") + '`' : call.title
+  return { title, kind: call.kind, locations: call.locations, rawInput: call.input }
 }
 
 /**
  * What a finished call shows in the editor. A result whose `meta` names a changed file (`path` with `oldText` and
- * `newText`, or `path` with a unified `diff`) shows as a diff; a failed call shows its message; a command shows its
- * output fenced as code; anything else shows its text.
+ * `newText`, or `path` with a unified `diff`) shows as a diff; a failed call shows its message; a tool whose output is
+ * a running log (its display's `output: 'tail'`) shows it fenced as code; anything else shows its text.
  */
 export function resultContent(
-  name: string,
+  tool: ShownTool | undefined,
   content: readonly InputBlock[],
   isError: boolean,
   meta: JsonValue | undefined,
@@ -106,7 +40,7 @@ export function resultContent(
     if (block.type === 'image') {
       out.push({ type: 'content', content: { type: 'image', mimeType: block.mimeType, data: block.data } })
     } else if (block.text.length > 0) {
-      const text = !isError && toolKind(name) === 'execute' ? fenced(block.text) : block.text
+      const text = !isError && tool?.display?.output === 'tail' ? fenced(block.text) : block.text
       out.push({ type: 'content', content: { type: 'text', text } })
     }
   }
@@ -191,20 +125,6 @@ function fenced(text: string): string {
   return `${fence}\n${text.replace(/\n$/, '')}\n${fence}`
 }
 
-function displayPath(absolute: string, cwd: string): string {
-  const rel = relative(cwd, absolute)
-  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? absolute : rel
-}
-
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    // The model wrote arguments that are not JSON; the tool will answer with an error. Show the raw text.
-    return text
-  }
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -213,14 +133,6 @@ function stringArg(args: Record<string, unknown>, ...keys: string[]): string | u
   for (const key of keys) {
     const value = args[key]
     if (typeof value === 'string') return value
-  }
-  return undefined
-}
-
-function numberArg(args: Record<string, unknown>, ...keys: string[]): number | undefined {
-  for (const key of keys) {
-    const value = args[key]
-    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value
   }
   return undefined
 }
