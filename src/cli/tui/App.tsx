@@ -1,5 +1,5 @@
 import { Box, Static, useStdout } from 'ink'
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import type { AgentApi, PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import type { SessionEvent } from '../../session/events.js'
 import { Footer } from './Footer.js'
@@ -7,7 +7,7 @@ import { ItemView } from './ItemView.js'
 import { LiveView } from './LiveView.js'
 import { PermissionPrompt } from './PermissionPrompt.js'
 import { Picker, type PickerChoice } from './Picker.js'
-import { PromptEditor, type SubmitHow } from './PromptEditor.js'
+import { PromptEditor, type KeyClaim, type SubmitHow } from './PromptEditor.js'
 import { QueueList } from './QueueList.js'
 import type { TuiExit, TuiServices } from './services.js'
 import { commandChoices, isCustomCommand, parseSlash } from './slash-commands.js'
@@ -98,6 +98,12 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   const [hint, setHint] = useState<string | undefined>()
   const [files, setFiles] = useState<readonly string[]>([])
   const commands = useMemo(() => commandChoices(agent.cwd), [agent])
+  // The open permission prompt's key handler: the editor offers it each key first (PermissionPrompt.tsx).
+  const promptKeys = useRef<KeyClaim | null>(null)
+  const bindPromptKeys = useCallback((claim: KeyClaim | null) => {
+    promptKeys.current = claim
+  }, [])
+  const claimKey = useCallback<KeyClaim>((input, key, editor) => promptKeys.current?.(input, key, editor) ?? false, [])
 
   useEffect(() => {
     services.workspaceFiles(agent.cwd).then(setFiles, (error: unknown) => {
@@ -171,9 +177,12 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
     // A custom command (src/slash) is a prompt: the agent expands it, so it always opens a turn of its own.
     if (slash && isCustomCommand(agent.cwd, slash.name)) return void agent.followUp(text)
     if (slash) {
-      runSlash(slashContext, slash.name, slash.arg).catch((error: unknown) => {
-        transcript.note({ kind: 'notice', level: 'error', text: error instanceof Error ? error.message : String(error) })
-      })
+      runSlash(slashContext, slash.name, slash.arg)
+        .catch((error: unknown) => {
+          transcript.note({ kind: 'notice', level: 'error', text: error instanceof Error ? error.message : String(error) })
+        })
+        // A command that ran as the agent's phase (`/compact`) ends with no event: redraw so busy reads false again.
+        .finally(refresh)
       return
     }
     if (how === 'send' && agent.busy) agent.steer(text)
@@ -202,11 +211,13 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
       <Static items={snapshot.finished as Item[]}>{(item) => <ItemView key={item.key} item={item} />}</Static>
       <LiveView live={snapshot.live} maxLines={liveRows} width={columns} />
       <QueueList items={snapshot.queued} width={columns} />
-      {ask ? <PermissionPrompt key={ask.request.call.callId} request={ask.request} onAnswer={(reply) => answer(ask, reply)} /> : null}
+      {ask ? <PermissionPrompt key={ask.request.call.callId} request={ask.request} onAnswer={(reply) => answer(ask, reply)} bindKeys={bindPromptKeys} /> : null}
       {picker ? <Picker key={picker.title} title={picker.title} choices={picker.choices} onPick={picker.onPick} onClose={() => setPicker(null)} /> : null}
       <PromptEditor
-        active={!ask && !picker}
+        active={!picker}
         busy={busy}
+        asking={Boolean(ask)}
+        claimKey={claimKey}
         files={files}
         commands={commands}
         initialText={prefill}

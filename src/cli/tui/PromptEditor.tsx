@@ -1,4 +1,4 @@
-import { Box, Text, useInput } from 'ink'
+import { Box, Text, useInput, type Key } from 'ink'
 import { PASTE_END, PASTE_START, typedChunk } from './bracketed-paste.js'
 import { useEffect, useRef, useState } from 'react'
 import * as ed from './editor-state.js'
@@ -24,7 +24,24 @@ export interface PromptEditorProps {
   onExpand(): void
   onExit(): void
   onHint(hint: string | undefined): void
+  /**
+   * A box above the editor that may take a key first (the permission prompt). Called for every key while the editor
+   * is active, before the editor acts; returning true means the box took it and the editor ignores it.
+   */
+  claimKey?: KeyClaim
+  /** The box above waits for an answer: the placeholder says how typed text and the box's keys are told apart. */
+  asking?: boolean
 }
+
+/** What the editor tells a box that may claim a key: whether it is empty, mid-paste, and when text last arrived. */
+export interface EditorFocus {
+  empty: boolean
+  pasting: boolean
+  /** Milliseconds since the editor last received typed text (Infinity when never). */
+  sinceTextMs: number
+}
+
+export type KeyClaim = (input: string, key: Key, editor: EditorFocus) => boolean
 
 /** The window in which a second Ctrl+C exits. */
 const EXIT_WINDOW_MS = 2000
@@ -46,6 +63,8 @@ export function PromptEditor(props: PromptEditorProps) {
   const lastCtrlC = useRef(0)
   /** Inside a bracketed paste: everything is text, line breaks and tabs included, until the end marker. */
   const pasting = useRef(false)
+  /** When typed or pasted text last reached the editor (ms since epoch): a box's digit keys ignore a fast burst. */
+  const lastTextAt = useRef(0)
   const stateRef = useRef(state)
   stateRef.current = state
   // Read by the key handler: ink re-attaches input listeners in an effect, which can run after a keystroke that
@@ -68,9 +87,16 @@ export function PromptEditor(props: PromptEditorProps) {
       if (!props.active) return
       const s = stateRef.current
       const update = (next: ed.EditorState) => {
+        if (next.text.length > s.text.length) lastTextAt.current = Date.now()
         stateRef.current = next
         setState(next)
       }
+      const focus: EditorFocus = {
+        empty: s.text.length === 0,
+        pasting: pasting.current,
+        sinceTextMs: lastTextAt.current ? Date.now() - lastTextAt.current : Number.POSITIVE_INFINITY,
+      }
+      if (props.claimKey?.(input, key, focus)) return
       if (input === PASTE_START || input === PASTE_END) {
         pasting.current = input === PASTE_START
         return
@@ -154,7 +180,7 @@ export function PromptEditor(props: PromptEditorProps) {
             {props.active ? <Text inverse>{line.cursor ?? ''}</Text> : (line.cursor ?? '')}
             {line.after}
             {i === 0 && !state.text ? (
-              <Text dimColor>{props.busy ? 'steer the agent, or Tab to queue a follow-up' : 'ask Rein, or /help'}</Text>
+              <Text dimColor>{placeholder(props)}</Text>
             ) : null}
           </Text>
         ))}
@@ -182,6 +208,11 @@ export function PromptEditor(props: PromptEditorProps) {
       ) : null}
     </Box>
   )
+}
+
+function placeholder(props: PromptEditorProps): string {
+  if (props.asking) return 'type to steer; with the editor empty, ↑↓ Enter or a digit answers above'
+  return props.busy ? 'steer the agent, or Tab to queue a follow-up' : 'ask Rein, or /help'
 }
 
 /**
