@@ -46,14 +46,31 @@ function size(bytes: number): string {
 
 /**
  * The seq to fork at so the new session ends just before the turn that held `promptSeq`: forks may not cut inside a
- * turn. Undefined when the prompt opened the session (the fork then starts empty).
+ * turn, and a fork must hold no queued input still waiting at its end (the new agent would deliver it at once: the
+ * prompt being forked from would be sent again). Undefined when nothing can be kept (the fork then starts empty).
  */
 export function forkSeqBefore(events: readonly SessionEvent[], promptSeq: number): number | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]
-    if (e.seq < promptSeq && e.type === 'turn/start') return e.seq > 0 ? e.seq - 1 : undefined
+  // The last seq before `seq` that is not inside a turn.
+  const turnBoundaryBefore = (seq: number): number => {
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i]
+      if (e.seq >= seq) continue
+      if (e.type === 'turn/end') return seq - 1
+      if (e.type === 'turn/start') return e.seq - 1
+    }
+    return seq - 1
   }
-  return promptSeq > 0 ? promptSeq - 1 : undefined
+  let cut = turnBoundaryBefore(promptSeq)
+  for (;;) {
+    const waiting = new Map<string, number>()
+    for (const e of events) {
+      if (e.seq > cut) break
+      if (e.type === 'inbox/queued') waiting.set(e.data.id, e.seq)
+      else if (e.type === 'inbox/dequeued') waiting.delete(e.data.id)
+    }
+    if (!waiting.size) return cut >= 0 ? cut : undefined
+    cut = turnBoundaryBefore(Math.min(...waiting.values()))
+  }
 }
 
 /** The subagents a session started, newest first, with their outcome once they ended. */

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest'
+import { CLI, cliEnv, sandbox } from '../support/cli.js'
+import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
+import { sleep, Terminal } from './support/tmux.js'
+import { terminalsClosedAfterEachTest } from './support/terminals.js'
+
+const opened = terminalsClosedAfterEachTest()
+
+async function start(script: MockResponse[], options: { columns?: number; rows?: number; box?: ReturnType<typeof sandbox> } = {}) {
+  const box = options.box ?? sandbox()
+  const mock: MockModel = await startMockModel({ script })
+  opened.mocks.push(mock)
+  const term = new Terminal(['node', CLI], {
+    cwd: box.cwd,
+    env: { ...cliEnv({ url: mock.url, home: box.home }), TERM: 'xterm-256color' },
+    columns: options.columns ?? 120,
+    rows: options.rows ?? 40,
+  })
+  opened.terminals.push(term)
+  await term.waitFor('/help')
+  return { term, mock, box }
+}
+
+/** The user-role and tool messages of a recorded request, as `role: text`. */
+function userAndTool(body: unknown): string[] {
+  const messages = (body as { messages: { role: string; content: unknown }[] }).messages
+  return messages
+    .filter((m) => m.role === 'user' || m.role === 'tool')
+    .map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`)
+}
+
+describe('the terminal UI keeps typed text away from the permission prompt', () => {
+  it('answers nothing when a word with y and digits is typed, and sends the text as steering after the answer', async () => {
+    const { term, mock } = await start([
+      { toolCalls: [{ name: 'bash', arguments: { command: 'echo approved-run' } }] },
+      { text: 'Finished.' },
+    ])
+    await term.submit('run it')
+    await term.waitFor('Permission needed: bash echo approved-run')
+    term.type('yes 1 2 use yarn')
+    await sleep(300)
+    await term.keys('Enter')
+    await sleep(600)
+    const waiting = term.screen()
+    expect(waiting).toContain('Permission needed: bash echo approved-run')
+    expect(waiting).not.toMatch(/⏺ bash echo approved-run ✓/)
+    expect(mock.requests).toHaveLength(1)
+    await term.keys('1')
+    await term.waitFor('Finished.')
+    const last = userAndTool(mock.requests.at(-1)?.body)
+    const tool = last.findIndex((m) => m.startsWith('tool: ') && m.includes('approved-run'))
+    const steer = last.findIndex((m) => m.includes('yes 1 2 use yarn'))
+    expect(tool).toBeGreaterThanOrEqual(0)
+    expect(steer).toBeGreaterThan(tool)
+  })
+})
+
+describe('/fork in the terminal UI', () => {
+  it('puts the chosen prompt back in the editor and sends nothing', async () => {
+    const { term, mock } = await start([{ text: 'First answer.' }, { text: 'Second answer.' }])
+    await term.submit('the first prompt')
+    await term.waitFor('First answer.')
+    await term.submit('the second prompt')
+    await term.waitFor('Second answer.')
+    expect(mock.requests).toHaveLength(2)
+    await term.submit('/fork')
+    await term.waitFor('Fork from a prompt')
+    await term.keys('Down', 'Enter')
+    const screen = await term.waitFor(/› the first prompt/)
+    await sleep(1500)
+    expect(mock.requests).toHaveLength(2)
+    expect(term.screen()).toMatch(/› the first prompt/)
+    expect(screen).not.toContain('Fork from a prompt')
+  })
+})
