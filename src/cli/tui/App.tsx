@@ -2,6 +2,7 @@ import { Box, Static, useStdout } from 'ink'
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import type { AgentApi, PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import type { SessionEvent } from '../../session/events.js'
+import { expansionOf } from './expand.js'
 import { Footer } from './Footer.js'
 import { ItemView } from './ItemView.js'
 import { LiveView } from './LiveView.js'
@@ -200,8 +201,8 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
 
   const expand = () => {
     const item = transcript.lastCollapsed()
-    if (!item) return
-    transcript.note({ kind: 'expanded', title: item.kind === 'reasoning' ? 'reasoning' : `context · ${item.label}`, text: item.text })
+    const expansion = item ? expansionOf(item, eventsOf(agent)) : undefined
+    if (expansion) transcript.note({ kind: 'expanded', ...expansion })
   }
 
   const ask = asks[0]

@@ -59,12 +59,12 @@ export interface CardSandbox {
 export function toolResultDetails(
   result: EventDataMap['tool/result'],
   toolName?: string,
-): { diff?: string; tail: string[]; error?: string; sandbox?: CardSandbox } {
+): { diff?: string; tail: string[]; hiddenLines?: number; error?: string; sandbox?: CardSandbox } {
   const full = resultText(result.content)
   const mark = sandboxMark(result.meta, full)
   const text = mark?.note ? withoutLastLineStarting(full, SANDBOX_NOTE_PREFIX) : full
   const diff = metaString(result.meta, 'diff')
-  const out: { diff?: string; tail: string[]; error?: string; sandbox?: CardSandbox } = { tail: [] }
+  const out: { diff?: string; tail: string[]; hiddenLines?: number; error?: string; sandbox?: CardSandbox } = { tail: [] }
   if (mark) out.sandbox = mark.note ? { note: mark.note } : {}
   if (diff) out.diff = diff
   if (result.isError) {
@@ -73,6 +73,7 @@ export function toolResultDetails(
   if (!toolName || TAIL_TOOLS.has(toolName)) {
     const lines = text.replace(/\n+$/, '').split('\n')
     if (!diff && lines.length && !(lines.length === 1 && lines[0] === '')) out.tail = lines.slice(-TAIL_LINES)
+    if (lines.length > out.tail.length && out.tail.length) out.hiddenLines = lines.length - out.tail.length
   }
   return out
 }

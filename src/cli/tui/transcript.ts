@@ -5,6 +5,7 @@ import { toolCardTarget, toolResultDetails, appendTail, type CardSandbox } from 
 import { counted } from '../../text/count.js'
 import type { Change } from '../../checkpoints/engine.js'
 import { describeRewind, describeRewindUndone } from '../../checkpoints/describe-changes.js'
+import { printable, printableDeep, printableLine } from './printable.js'
 
 /** A tool call as the conversation shows it: one compact card. */
 export interface ToolCard {
@@ -23,6 +24,8 @@ export interface ToolCard {
   tail: string[]
   /** The first line of an error result. */
   error?: string
+  /** Output lines before the tail that the card leaves out (the expand key prints them). */
+  hiddenLines?: number
   /** Present when the call ran inside the sandbox (docs/sandbox.md), with the sandbox's note when it stopped something. */
   sandbox?: CardSandbox
 }
@@ -120,10 +123,10 @@ export class Transcript {
         this.applyEvent(live.event)
         break
       case 'text-delta':
-        this.live = { ...this.live, text: this.live.text + live.text }
+        this.live = { ...this.live, text: this.live.text + printable(live.text) }
         break
       case 'reasoning-delta':
-        this.live = { ...this.live, reasoning: this.live.reasoning + live.text }
+        this.live = { ...this.live, reasoning: this.live.reasoning + printable(live.text) }
         break
       case 'tool-call-delta': {
         const writing = this.live.writing.slice()
@@ -136,7 +139,7 @@ export class Transcript {
         this.live = {
           ...this.live,
           running: this.live.running.map((c) =>
-            c.callId === live.callId ? { ...c, tail: appendTail(c.tail, live.text) } : c,
+            c.callId === live.callId ? { ...c, tail: appendTail(c.tail, printable(live.text)).map(printableLine) } : c,
           ),
         }
         break
@@ -156,11 +159,12 @@ export class Transcript {
     this.changed()
   }
 
-  /** The most recent collapsed item (reasoning or injected context), for the expand key. */
-  lastCollapsed(): Extract<Item, { kind: 'reasoning' | 'context' }> | undefined {
+  /** The most recent collapsed item (reasoning, injected context, a tool card with output left out), for the expand key. */
+  lastCollapsed(): Extract<Item, { kind: 'reasoning' | 'context' | 'tool' }> | undefined {
     for (let i = this.finished.length - 1; i >= 0; i--) {
       const item = this.finished[i]
       if (item.kind === 'reasoning' || item.kind === 'context') return item
+      if (item.kind === 'tool' && item.card.hiddenLines) return item
     }
     return undefined
   }
@@ -269,7 +273,7 @@ export class Transcript {
         break
       case 'inbox/queued':
         if (event.data.verb !== 'inject') {
-          this.queued = [...this.queued, { id: event.data.id, verb: event.data.verb, text: blocksText(event.data.content) }]
+          this.queued = [...this.queued, { id: event.data.id, verb: event.data.verb, text: printable(blocksText(event.data.content)) }]
         }
         break
       case 'inbox/dequeued':
@@ -308,7 +312,8 @@ export class Transcript {
   }
 
   private push(item: Item): void {
-    this.finished.push(item)
+    if (item.kind === 'tool') item = { ...item, card: { ...item.card, tail: item.card.tail.map(printableLine) } }
+    this.finished.push(printableDeep(item))
   }
 
   private key(): string {
