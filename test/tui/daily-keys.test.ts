@@ -6,11 +6,11 @@ import { terminalsClosedAfterEachTest } from './support/terminals.js'
 
 const opened = terminalsClosedAfterEachTest()
 
-async function start(script: MockResponse[], options: { columns?: number; rows?: number; box?: ReturnType<typeof sandbox> } = {}) {
+async function start(script: MockResponse[], options: { columns?: number; rows?: number; box?: ReturnType<typeof sandbox>; args?: string[] } = {}) {
   const box = options.box ?? sandbox()
   const mock: MockModel = await startMockModel({ script })
   opened.mocks.push(mock)
-  const term = new Terminal(['node', CLI], {
+  const term = new Terminal(['node', CLI, ...(options.args ?? [])], {
     cwd: box.cwd,
     env: { ...cliEnv({ url: mock.url, home: box.home }), TERM: 'xterm-256color' },
     columns: options.columns ?? 120,
@@ -71,5 +71,26 @@ describe('/fork in the terminal UI', () => {
     expect(mock.requests).toHaveLength(2)
     expect(term.screen()).toMatch(/› the first prompt/)
     expect(screen).not.toContain('Fork from a prompt')
+  })
+})
+
+describe('while the agent works', () => {
+  it('shows a spinner with the elapsed time before the first token, and streams bash output into the card as it runs', async () => {
+    const { term } = await start(
+      [
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo first-part; sleep 3; echo second-part' } }], delayMs: 1500 },
+        { text: 'All finished.' },
+      ],
+      { args: ['--permission-mode', 'bypass'] },
+    )
+    await term.submit('run the slow script')
+    const waiting = await term.waitFor('waiting for the model')
+    expect(waiting).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the model · \d/)
+    const running = await term.waitFor('│ first-part')
+    expect(running).not.toContain('│ second-part')
+    expect(running).toMatch(/⏺ bash echo first-part; sleep 3; echo second-part …/)
+    const done = await term.waitFor('All finished.')
+    expect(done).toContain('│ second-part')
+    expect(done).not.toContain('waiting for the model')
   })
 })

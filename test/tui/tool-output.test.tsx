@@ -69,3 +69,23 @@ describe('hostile tool output', () => {
     expect(printable('plain text, 中文')).toBe('plain text, 中文')
   })
 })
+
+describe('waiting for the model', () => {
+  it('shows a spinner with the elapsed time, then an estimate of the tokens received, until the answer is complete', async () => {
+    const agent = new FakeAgent()
+    agent.busy = true
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    agent.commit('turn/start', { turn: 1 }, { at: Date.now() })
+    agent.commit('step/start', { turn: 1, step: 1 }, { at: Date.now() - 2_000 })
+    const waiting = await waitForFrame(ui, 'waiting for the model')
+    expect(waiting).toMatch(/waiting for the model · 2\.\d s/)
+    agent.emit({ type: 'text-delta', turn: 1, step: 1, text: 'x'.repeat(400) })
+    const receiving = await waitForFrame(ui, 'receiving')
+    expect(receiving).toContain('↓ ~100 tokens')
+    agent.commit('assistant/message', { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] } }, { at: Date.now() })
+    const done = await waitForFrame(ui, 'Done.')
+    expect(done).not.toContain('receiving')
+    expect(done).not.toContain('waiting for the model')
+  })
+})

@@ -55,6 +55,10 @@ export interface LiveState {
   /** Tool calls the model is still writing, by index: name and how many argument characters so far. */
   writing: { name: string; chars: number }[]
   running: ToolCard[]
+  /** When the step now waiting on the model started (ms since the epoch); absent once its answer is complete. */
+  requestSince?: number
+  /** Characters streamed so far in that step (text, reasoning, tool arguments): the spinner's token estimate. */
+  streamedChars: number
 }
 
 /** A prompt waiting in the agent's inbox, from `inbox/queued` until its `inbox/dequeued`. */
@@ -75,7 +79,7 @@ export interface TranscriptSnapshot {
 /** How many finished items a resumed session prints. */
 export const HISTORY_ITEMS = 200
 
-const emptyLive = (): LiveState => ({ reasoning: '', text: '', writing: [], running: [] })
+const emptyLive = (): LiveState => ({ reasoning: '', text: '', writing: [], running: [], streamedChars: 0 })
 
 /** The plain text of input blocks; each image shows as `[image <mime type>]`. */
 export function blocksText(blocks: readonly InputBlock[]): string {
@@ -123,16 +127,16 @@ export class Transcript {
         this.applyEvent(live.event)
         break
       case 'text-delta':
-        this.live = { ...this.live, text: this.live.text + printable(live.text) }
+        this.live = { ...this.live, text: this.live.text + printable(live.text), streamedChars: this.live.streamedChars + live.text.length }
         break
       case 'reasoning-delta':
-        this.live = { ...this.live, reasoning: this.live.reasoning + printable(live.text) }
+        this.live = { ...this.live, reasoning: this.live.reasoning + printable(live.text), streamedChars: this.live.streamedChars + live.text.length }
         break
       case 'tool-call-delta': {
         const writing = this.live.writing.slice()
         const prev = writing[live.index] ?? { name: '', chars: 0 }
         writing[live.index] = { name: live.name ?? prev.name, chars: prev.chars + live.argumentsDelta.length }
-        this.live = { ...this.live, writing }
+        this.live = { ...this.live, writing, streamedChars: this.live.streamedChars + live.argumentsDelta.length }
         break
       }
       case 'tool-progress':
@@ -206,9 +210,12 @@ export class Transcript {
         if (text.trim() || event.data.interrupted) {
           this.push({ kind: 'assistant', key: this.key(), text, interrupted: event.data.interrupted === true })
         }
-        this.live = { ...this.live, reasoning: '', text: '', writing: [] }
+        this.live = { ...this.live, reasoning: '', text: '', writing: [], requestSince: undefined }
         break
       }
+      case 'step/start':
+        this.live = { ...this.live, requestSince: event.time, streamedChars: 0 }
+        break
       case 'tool/call': {
         const card: ToolCard = {
           callId: event.data.callId,
@@ -243,6 +250,7 @@ export class Transcript {
         break
       }
       case 'turn/end':
+        this.live = { ...this.live, requestSince: undefined }
         if (this.live.text || this.live.reasoning) this.live = { ...this.live, text: '', reasoning: '' }
         if (this.live.running.length) this.live = { ...this.live, running: [] }
         if (event.data.reason !== 'completed') {
