@@ -94,3 +94,22 @@ describe('while the agent works', () => {
     expect(done).not.toContain('waiting for the model')
   })
 })
+
+describe('the task list in a real terminal', () => {
+  it('draws the list the model wrote with todo_write above the editor', async () => {
+    const { term } = await start([
+      {
+        toolCalls: [
+          {
+            name: 'todo_write',
+            arguments: { todos: [{ content: 'map the modules', status: 'completed' }, { content: 'write the fix', status: 'in_progress' }, { content: 'run the tests', status: 'pending' }] },
+          },
+        ],
+      },
+      { text: 'Working on the fix.' },
+    ])
+    await term.submit('plan it')
+    const screen = await term.waitFor('Working on the fix.')
+    expect(screen).toMatch(/Tasks · 1\/3 done\n\s+☑ map the modules\n\s+◐ write the fix\n\s+☐ run the tests\n╭/)
+  })
+})

@@ -10,6 +10,7 @@ import { PermissionPrompt } from './PermissionPrompt.js'
 import { Picker, type PickerChoice } from './Picker.js'
 import { PromptEditor, type KeyClaim, type SubmitHow } from './PromptEditor.js'
 import { QueueList } from './QueueList.js'
+import { TodoList } from './TodoList.js'
 import type { TuiExit, TuiServices } from './services.js'
 import { commandChoices, isCustomCommand, parseSlash } from './slash-commands.js'
 import { runSlash, type SlashContext } from './slash-run.js'
@@ -206,12 +207,14 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   }
 
   const ask = asks[0]
-  const liveRows = Math.max(4, rows - RESERVED_ROWS - snapshot.queued.length)
+  const todoRows = snapshot.todos?.some((t) => t.status !== 'completed') ? Math.min(snapshot.todos.length, 8) + 2 : 0
+  const liveRows = Math.max(4, rows - RESERVED_ROWS - snapshot.queued.length - todoRows)
   return (
     <Box flexDirection="column">
       <Static items={snapshot.finished as Item[]}>{(item) => <ItemView key={item.key} item={item} />}</Static>
       <LiveView live={snapshot.live} maxLines={liveRows} width={columns} />
       <QueueList items={snapshot.queued} width={columns} />
+      <TodoList todos={snapshot.todos} width={columns} />
       {ask ? <PermissionPrompt key={ask.request.call.callId} request={ask.request} onAnswer={(reply) => answer(ask, reply)} bindKeys={bindPromptKeys} /> : null}
       {picker ? <Picker key={picker.title} title={picker.title} choices={picker.choices} onPick={picker.onPick} onClose={() => setPicker(null)} /> : null}
       <PromptEditor

@@ -68,9 +68,17 @@ export interface QueuedItem {
   text: string
 }
 
+/** One item of the model's task list (`todo_write`). */
+export interface Todo {
+  content: string
+  status: 'pending' | 'in_progress' | 'completed'
+}
+
 export interface TranscriptSnapshot {
   finished: readonly Item[]
   live: LiveState
+  /** The task list of the latest `todo/write`; absent before the model wrote one. */
+  todos?: readonly Todo[]
   /** Steering and follow-ups not yet delivered, oldest first. Rebuilt from the log, so it survives a restart. */
   queued: readonly QueuedItem[]
   title?: string
@@ -95,6 +103,7 @@ export class Transcript {
   private live: LiveState = emptyLive()
   private title?: string
   private queued: QueuedItem[] = []
+  private todos?: readonly Todo[]
   private snap: TranscriptSnapshot | null = null
   private listeners = new Set<() => void>()
   private counter = 0
@@ -174,7 +183,7 @@ export class Transcript {
   }
 
   snapshot(): TranscriptSnapshot {
-    if (!this.snap) this.snap = { finished: this.finished.slice(), live: this.live, queued: this.queued, title: this.title }
+    if (!this.snap) this.snap = { finished: this.finished.slice(), live: this.live, queued: this.queued, title: this.title, todos: this.todos }
     return this.snap
   }
 
@@ -213,6 +222,9 @@ export class Transcript {
         this.live = { ...this.live, reasoning: '', text: '', writing: [], requestSince: undefined }
         break
       }
+      case 'todo/write':
+        this.todos = printableDeep(event.data.todos)
+        break
       case 'step/start':
         this.live = { ...this.live, requestSince: event.time, streamedChars: 0 }
         break
