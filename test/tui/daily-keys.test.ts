@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CLI, cliEnv, sandbox } from '../support/cli.js'
 import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
@@ -111,5 +113,42 @@ describe('the task list in a real terminal', () => {
     await term.submit('plan it')
     const screen = await term.waitFor('Working on the fix.')
     expect(screen).toMatch(/Tasks · 1\/3 done\n\s+☑ map the modules\n\s+◐ write the fix\n\s+☐ run the tests\n╭/)
+  })
+})
+
+/** The smallest PNG header a sniffer takes for an image, plus a few bytes of body. */
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('rein-test-image-body')])
+
+describe('attachments in a prompt', () => {
+  it('sends an image pasted by its path to the model as an image block, and an @file as its content', async () => {
+    const box = sandbox()
+    const shots = join(box.root, 'shots')
+    mkdirSync(shots)
+    writeFileSync(join(shots, 'screen.png'), PNG)
+    writeFileSync(join(box.cwd, 'notes.txt'), 'the secret word is kumquat\n')
+    const { term, mock } = await start([{ text: 'I see it.' }], { box })
+    term.type('what is in @notes.tx')
+    await term.waitFor('@notes.txt · attaches the file')
+    term.type('t and ')
+    term.paste(join(shots, 'screen.png'))
+    await sleep(200)
+    await term.keys('Enter')
+    const screen = await term.waitFor('I see it.')
+    expect(screen).toContain('⎘ attached @notes.txt')
+    expect(screen).not.toContain('kumquat')
+    const body = JSON.stringify(mock.requests[0]?.body)
+    expect(body).toContain(`data:image/png;base64,${PNG.toString('base64')}`)
+    expect(body).toContain('the secret word is kumquat')
+  })
+
+  it('attaches nothing a Read deny rule covers, and says so in one line', async () => {
+    const box = sandbox()
+    writeFileSync(join(box.home, 'settings.json'), JSON.stringify({ permissions: { deny: ['Read(secret.env)'] } }))
+    writeFileSync(join(box.cwd, 'secret.env'), 'TOKEN=hunter2\n')
+    const { term, mock } = await start([{ text: 'Fine.' }], { box })
+    await term.submit('check @secret.env please')
+    const screen = await term.waitFor('Fine.')
+    expect(screen).toMatch(/@secret\.env is not attached: .*Read\(secret\.env\)/)
+    expect(JSON.stringify(mock.requests[0]?.body)).not.toContain('hunter2')
   })
 })

@@ -1,7 +1,9 @@
 import { Box, Static, useStdout } from 'ink'
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import type { AgentApi, PermissionAnswer, PermissionRequest } from '../../agent/types.js'
+import type { InputBlock } from '../../llm/messages.js'
 import type { SessionEvent } from '../../session/events.js'
+import { mentionedFiles, promptContent } from './attachments.js'
 import { expansionOf } from './expand.js'
 import { Footer } from './Footer.js'
 import { ItemView } from './ItemView.js'
@@ -99,6 +101,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   const [picker, setPicker] = useState<{ title: string; choices: PickerChoice[]; onPick(value: string): void } | null>(null)
   const [hint, setHint] = useState<string | undefined>()
   const [files, setFiles] = useState<readonly string[]>([])
+  const fileSet = useMemo(() => new Set(files), [files])
   const commands = useMemo(() => commandChoices(agent.cwd), [agent])
   // The open permission prompt's key handler: the editor offers it each key first (PermissionPrompt.tsx).
   const promptKeys = useRef<KeyClaim | null>(null)
@@ -187,8 +190,21 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
         .finally(refresh)
       return
     }
-    if (how === 'send' && agent.busy) agent.steer(text)
-    else agent.followUp(text)
+    const content = withAttachments(text)
+    if (how === 'send' && agent.busy) agent.steer(content)
+    else agent.followUp(content)
+  }
+
+  /** The prompt with the files its `@path`s name attached; a file that cannot be attached says why, the text still goes. */
+  const withAttachments = (text: string): string | InputBlock[] => {
+    const attach = services.attach
+    const paths = attach ? mentionedFiles(text, fileSet) : []
+    if (!attach || !paths.length) return text
+    const attachments = paths.map((path) => attach(agent.cwd, path))
+    for (const a of attachments) {
+      if (a.kind === 'skipped') transcript.note({ kind: 'notice', level: 'warning', text: `@${a.path} is not attached: ${a.reason}.` })
+    }
+    return attachments.some((a) => a.kind === 'text' || a.kind === 'image') ? promptContent(text, attachments) : text
   }
 
   const takeBack = (): string | undefined => {

@@ -2,6 +2,8 @@ import { Box, Text, useInput, type Key } from 'ink'
 import { PASTE_END, PASTE_START, typedChunk } from './bracketed-paste.js'
 import { useEffect, useRef, useState } from 'react'
 import * as ed from './editor-state.js'
+import { attachmentKind } from './attachments.js'
+import { printable } from './printable.js'
 import { commandMatches, slashAtCursor, type CommandChoice } from '../../slash/completion.js'
 
 /** How a finished prompt leaves the editor: Enter sends (or steers); Alt+Enter/Tab queues a follow-up. */
@@ -189,7 +191,8 @@ export function PromptEditor(props: PromptEditorProps) {
         <Box flexDirection="column" paddingLeft={2}>
           {matches.map((m, i) => (
             <Text key={m} color={i === 0 ? 'cyan' : undefined} dimColor={i !== 0}>
-              @{m}
+              @{printable(m)}
+              <Text dimColor> · {attachmentKind(m)}</Text>
               {i === 0 ? ' (Tab)' : ''}
             </Text>
           ))}

@@ -8,7 +8,7 @@ import type { PickerChoice } from './Picker.js'
 import type { TuiExit, TuiServices } from './services.js'
 import { contextReport, costReport, exportMarkdown, hooksReport } from './session-reports.js'
 import { KEY_HELP, SLASH_COMMANDS, suggestCommand } from './slash-commands.js'
-import { blocksText } from './transcript.js'
+import { blocksText, typedText } from './transcript.js'
 import { customHelp } from '../../slash/help.js'
 import { skillsReport } from '../../skills/report.js'
 import type { UsageLedger } from './usage-ledger.js'
@@ -130,7 +130,7 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
         const prompt = prompts.find((p) => String(p.seq) === value)
         if (!prompt) return
         const seq = forkSeqBefore(events, prompt.seq)
-        const prefill = blocksText(prompt.data.content)
+        const prefill = typedText(prompt.data.content)
         ctx.exit(seq === undefined ? { kind: 'switch', prefill } : { kind: 'switch', fork: { id: ctx.sessionId(), seq }, prefill })
       })
     }

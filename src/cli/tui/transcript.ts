@@ -6,6 +6,7 @@ import { counted } from '../../text/count.js'
 import type { Change } from '../../checkpoints/engine.js'
 import { describeRewind, describeRewindUndone } from '../../checkpoints/describe-changes.js'
 import { printable, printableDeep, printableLine } from './printable.js'
+import { ATTACHED_HEADING } from './attachments.js'
 
 /** A tool call as the conversation shows it: one compact card. */
 export interface ToolCard {
@@ -89,9 +90,28 @@ export const HISTORY_ITEMS = 200
 
 const emptyLive = (): LiveState => ({ reasoning: '', text: '', writing: [], running: [], streamedChars: 0 })
 
-/** The plain text of input blocks; each image shows as `[image <mime type>]`. */
+/**
+ * The plain text of input blocks; each image shows as `[image <mime type>]`. A file a prompt attached (attachments.ts)
+ * shows as one line naming it, not as its content, and an image it attached is named by that line alone.
+ */
 export function blocksText(blocks: readonly InputBlock[]): string {
-  return blocks.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('')
+  let out = ''
+  let named = false
+  for (const b of blocks) {
+    if (b.type === 'text' && b.text.startsWith(ATTACHED_HEADING)) {
+      out += `\n⎘ attached @${b.text.slice(ATTACHED_HEADING.length).split('\n')[0].replace(/:$/, '')}`
+      named = true
+    } else if (b.type === 'text') out += b.text
+    else if (!named) out += `[image ${b.mimeType}]`
+    else named = false
+  }
+  return out
+}
+
+/** The text a person typed: the first text block of a prompt, without what it attached (a fork puts it back). */
+export function typedText(blocks: readonly InputBlock[]): string {
+  const first = blocks[0]
+  return first?.type === 'text' && !first.text.startsWith(ATTACHED_HEADING) ? first.text : blocksText(blocks)
 }
 
 /**
