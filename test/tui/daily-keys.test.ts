@@ -152,3 +152,29 @@ describe('attachments in a prompt', () => {
     expect(JSON.stringify(mock.requests[0]?.body)).not.toContain('hunter2')
   })
 })
+
+describe('the screen in a real terminal', () => {
+  it('keeps a 300-line paste within the screen', async () => {
+    const { term } = await start([{ text: 'Got it.' }], { rows: 30 })
+    term.paste(Array.from({ length: 300 }, (_, i) => `row ${i + 1}`).join('\n'))
+    const screen = await term.waitFor('row 300')
+    expect(screen).toMatch(/… 2\d\d lines above/)
+    expect(screen.split('\n').length).toBeLessThanOrEqual(30)
+    expect(screen).toContain('/help')
+  })
+
+  it('leaves no stale copy of the prompt box after resizing from 120 to 60 to 160 columns', async () => {
+    const { term } = await start([{ text: 'A short answer.' }])
+    await term.submit('hello')
+    await term.waitFor('A short answer.')
+    term.type('draft text')
+    await term.waitFor('draft text')
+    for (const columns of [60, 160]) {
+      term.resize(columns, 40)
+      await sleep(800)
+    }
+    const screen = await term.waitFor('draft text')
+    expect(screen.split('\n').filter((l) => l.includes('draft text'))).toHaveLength(1)
+    expect(screen.split('\n').filter((l) => l.startsWith('╰'))).toHaveLength(1)
+  })
+})

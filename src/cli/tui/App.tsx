@@ -1,6 +1,6 @@
 import { Box, Static, useStdout } from 'ink'
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
-import type { AgentApi, PermissionAnswer, PermissionRequest } from '../../agent/types.js'
+import type { AgentApi, PermissionAnswer, PermissionMode, PermissionRequest } from '../../agent/types.js'
 import type { InputBlock } from '../../llm/messages.js'
 import type { SessionEvent } from '../../session/events.js'
 import { mentionedFiles, promptContent } from './attachments.js'
@@ -33,6 +33,9 @@ interface PendingAsk {
   request: PermissionRequest
   resolve(answer: PermissionAnswer): void
 }
+
+/** Cursor home, then erase the visible screen (not the scrollback). */
+const CLEAR_VISIBLE_SCREEN = '\x1b[H\x1b[2J'
 
 /** Rows kept free for the editor, queue and footer when sizing the live area. */
 const RESERVED_ROWS = 9
@@ -81,9 +84,19 @@ function useTerminalSize(): { columns: number; rows: number } {
   const read = () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 })
   const [size, setSize] = useState(read)
   useEffect(() => {
+    let columns = stdout.columns
+    // Runs before ink's own resize handler. ink erases its last frame by counting lines up from the cursor, but the
+    // terminal has already re-wrapped those lines at the new width, so part of the old frame stays on screen. On a
+    // width change the visible screen is wiped first (the scrollback keeps the history) and ink draws afresh at the top.
+    const beforeInk = () => {
+      if (stdout.columns !== columns) stdout.write(CLEAR_VISIBLE_SCREEN)
+      columns = stdout.columns
+    }
     const onResize = () => setSize(read())
+    stdout.prependListener('resize', beforeInk)
     stdout.on('resize', onResize)
     return () => {
+      stdout.off('resize', beforeInk)
       stdout.off('resize', onResize)
     }
   }, [stdout])
@@ -216,6 +229,14 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
     return last.text
   }
 
+  /** Shift+Tab: default → accept-edits → plan → default; bypass is only ever chosen on purpose (`--permission-mode`). */
+  const cycleMode = () => {
+    const order: PermissionMode[] = ['default', 'accept-edits', 'plan']
+    const at = order.indexOf(agent.permissionMode)
+    agent.setPermissionMode(order[(at + 1) % order.length])
+    refresh()
+  }
+
   const expand = () => {
     const item = transcript.lastCollapsed()
     const expansion = item ? expansionOf(item, eventsOf(agent)) : undefined
@@ -237,6 +258,8 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
         active={!picker}
         busy={busy}
         asking={Boolean(ask)}
+        maxRows={Math.max(3, rows - RESERVED_ROWS)}
+        onCycleMode={cycleMode}
         claimKey={claimKey}
         files={files}
         commands={commands}

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'react'
 import * as ed from './editor-state.js'
 import { attachmentKind } from './attachments.js'
 import { printable } from './printable.js'
+import { counted } from '../../text/count.js'
 import { commandMatches, slashAtCursor, type CommandChoice } from '../../slash/completion.js'
 
 /** How a finished prompt leaves the editor: Enter sends (or steers); Alt+Enter/Tab queues a follow-up. */
@@ -33,6 +34,10 @@ export interface PromptEditorProps {
   claimKey?: KeyClaim
   /** The box above waits for an answer: the placeholder says how typed text and the box's keys are told apart. */
   asking?: boolean
+  /** The most text rows the editor may take; a longer prompt scrolls with the cursor, so the box stays on screen. */
+  maxRows?: number
+  /** Shift+Tab: the next permission mode. */
+  onCycleMode?(): void
 }
 
 /** What the editor tells a box that may claim a key: whether it is empty, mid-paste, and when text last arrived. */
@@ -137,6 +142,7 @@ export function PromptEditor(props: PromptEditorProps) {
         return submit('send')
       }
       if (input === '\n') return update(ed.insert(s, '\n'))
+      if (key.tab && key.shift) return props.onCycleMode?.()
       if (key.tab) {
         const m = ed.mentionAtCursor(s)
         const choices = m ? mentionMatches(props.files, m.partial) : []
@@ -171,21 +177,28 @@ export function PromptEditor(props: PromptEditorProps) {
     { isActive: props.active },
   )
 
-  const lines = renderLines(state)
+  const all = renderLines(state)
+  const rows = Math.max(1, props.maxRows ?? all.length)
+  const cursorRow = Math.max(0, all.findIndex((l) => l.cursor !== undefined))
+  const top = all.length <= rows ? 0 : Math.min(Math.max(0, cursorRow - rows + 1), all.length - rows)
+  const lines = all.slice(top, top + rows)
+  const below = all.length - top - lines.length
   return (
     <Box flexDirection="column">
       <Box flexDirection="column" borderStyle="round" borderColor={props.busy ? 'yellow' : 'gray'} paddingX={1}>
+        {top ? <Text dimColor>  … {counted(top, 'line')} above</Text> : null}
         {lines.map((line, i) => (
-          <Text key={i}>
-            <Text color="cyan">{i === 0 ? '› ' : '  '}</Text>
+          <Text key={top + i}>
+            <Text color="cyan">{top + i === 0 ? '› ' : '  '}</Text>
             {line.before}
             {props.active ? <Text inverse>{line.cursor ?? ''}</Text> : (line.cursor ?? '')}
             {line.after}
-            {i === 0 && !state.text ? (
+            {top + i === 0 && !state.text ? (
               <Text dimColor>{placeholder(props)}</Text>
             ) : null}
           </Text>
         ))}
+        {below ? <Text dimColor>  … {counted(below, 'line')} below</Text> : null}
       </Box>
       {matches.length ? (
         <Box flexDirection="column" paddingLeft={2}>
@@ -232,8 +245,15 @@ function insertChunk(state: ed.EditorState, chunk: string): ed.EditorState {
   return next
 }
 
+/** A tab drawn as spaces (ink measures a tab as no columns, which breaks the box); the text keeps the tab. */
+const shown = (text: string) => text.replace(/\t/g, '    ')
+
 /** Each editor line split at the cursor; the cursor shows as an inverted cell (a space at a line's end). */
 function renderLines(state: ed.EditorState): { before: string; cursor?: string; after: string }[] {
+  return rawLines(state).map((l) => ({ before: shown(l.before), cursor: l.cursor === undefined ? undefined : shown(l.cursor), after: shown(l.after) }))
+}
+
+function rawLines(state: ed.EditorState): { before: string; cursor?: string; after: string }[] {
   const out: { before: string; cursor?: string; after: string }[] = []
   let offset = 0
   for (const line of state.text.split('\n')) {
