@@ -52,3 +52,22 @@ describe('the editor on a small screen', () => {
     expect(await waitForFrame(ui, 'accept-edits')).toContain('accept-edits')
   })
 })
+
+describe('Esc', () => {
+  it('twice while idle opens /rewind; once does nothing; while a turn runs it cancels', async () => {
+    const agent = new FakeAgent()
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    ui.stdin.write('\x1b')
+    await settle(700)
+    ui.stdin.write('\x1b')
+    await settle(50)
+    expect(ui.lastFrame()).not.toContain('There is no turn to rewind to yet.')
+    ui.stdin.write('\x1b')
+    await waitForFrame(ui, 'There is no turn to rewind to yet.')
+    agent.busy = true
+    ui.stdin.write('\x1b')
+    await settle(50)
+    expect(agent.calls.filter((c) => c.verb === 'cancel')).toHaveLength(1)
+  })
+})

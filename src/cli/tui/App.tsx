@@ -37,6 +37,9 @@ interface PendingAsk {
 /** Cursor home, then erase the visible screen (not the scrollback). */
 const CLEAR_VISIBLE_SCREEN = '\x1b[H\x1b[2J'
 
+/** Two Esc presses this close together, while idle, open /rewind. */
+const ESC_ESC_MS = 600
+
 /** Rows kept free for the editor, queue and footer when sizing the live area. */
 const RESERVED_ROWS = 9
 
@@ -229,6 +232,18 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
     return last.text
   }
 
+  // Esc cancels a running turn; twice within ESC_ESC_MS while idle it opens /rewind (the key Claude Code users have).
+  const lastEscape = useRef(0)
+  const escape = () => {
+    if (agent.busy) return agent.cancel()
+    const now = Date.now()
+    if (now - lastEscape.current < ESC_ESC_MS) {
+      lastEscape.current = 0
+      return submit('/rewind', 'send')
+    }
+    lastEscape.current = now
+  }
+
   /** Shift+Tab: default → accept-edits → plan → default; bypass is only ever chosen on purpose (`--permission-mode`). */
   const cycleMode = () => {
     const order: PermissionMode[] = ['default', 'accept-edits', 'plan']
@@ -266,7 +281,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
         initialText={prefill}
         onSubmit={submit}
         onTakeBack={takeBack}
-        onCancel={() => agent.cancel()}
+        onCancel={escape}
         onExpand={expand}
         onExit={() => onExit({ kind: 'quit' })}
         onHint={setHint}
