@@ -71,3 +71,27 @@ describe('Esc', () => {
     expect(agent.calls.filter((c) => c.verb === 'cancel')).toHaveLength(1)
   })
 })
+
+describe('/compact', () => {
+  it('leaves the busy state when the compaction ends, with no later event needed', async () => {
+    const agent = new FakeAgent()
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    const compact = agent.compact.bind(agent)
+    agent.compact = async (focus, options) => {
+      agent.busy = true
+      const outcome = await compact(focus, options)
+      await settle(20)
+      agent.busy = false
+      return outcome
+    }
+    ui.stdin.write('/compact')
+    await settle()
+    ui.stdin.write('\r')
+    await waitForFrame(ui, 'Compacted 4 messages')
+    await settle(100)
+    const frame = ui.lastFrame() ?? ''
+    expect(frame).toContain('ask Rein, or /help')
+    expect(frame).not.toContain('steer the agent')
+  })
+})
