@@ -16,7 +16,7 @@ export const MAX_LINE_CHARS = 2000
 /** Bytes of numbered text one call returns at most; the footer says where to continue. */
 export const READ_BYTE_CAP = 256 * 1024
 /** Images larger than this are refused rather than sent as a block. */
-const IMAGE_BYTE_CAP = 5 * 1024 * 1024
+export const IMAGE_BYTE_CAP = 5 * 1024 * 1024
 /** Bytes kept of one line while streaming; a line longer than this is cut, however long it is on disk. */
 const LINE_BYTE_CAP = MAX_LINE_CHARS * 4
 
@@ -85,7 +85,8 @@ async function sniff(file: string): Promise<Buffer> {
   }
 }
 
-function imageType(head: Buffer): string | undefined {
+/** The image type a file's first bytes name (PNG, JPEG, GIF, WebP), or undefined. */
+export function imageType(head: Buffer): string | undefined {
   if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png'
   if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg'
   if (head.subarray(0, 4).toString('latin1') === 'GIF8') return 'image/gif'

@@ -61,8 +61,8 @@ describe('the permission prompt', () => {
     expect(answer.outcome).toBe('allow-always')
   })
 
-  it('denies with n, with Esc, and with arrows and Enter', async () => {
-    expect((await ask(['n'])).answer).toEqual({ outcome: 'deny' })
+  it('denies with its digit, with Esc, and with arrows and Enter', async () => {
+    expect((await ask(['3'])).answer).toEqual({ outcome: 'deny' })
     expect((await ask(['\x1b'])).answer).toEqual({ outcome: 'deny' })
     expect((await ask(['\x1b[B', '\x1b[B', '\r'])).answer).toEqual({ outcome: 'deny' })
   })
@@ -94,5 +94,69 @@ describe('the permission prompt', () => {
     expect(screen).not.toContain('Allow always')
     ui.stdin.write('2')
     expect(await pending).toEqual({ outcome: 'deny' })
+  })
+
+  it('takes typed words, y and digits included, as editor text and answers nothing', async () => {
+    const agent = new FakeAgent()
+    agent.busy = true
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    let answered: PermissionAnswer | undefined
+    void agent.permissionAsker!(request, new AbortController().signal).then((a) => (answered = a))
+    await waitForFrame(ui, 'Permission needed')
+    for (const key of 'yes 1 2 y n') {
+      ui.stdin.write(key)
+      await settle(5)
+    }
+    const frame = await waitForFrame(ui, 'yes 1 2 y n')
+    expect(frame).toContain('Permission needed')
+    expect(answered).toBeUndefined()
+    ui.stdin.write('\r')
+    await settle()
+    expect(agent.calls).toEqual([expect.objectContaining({ verb: 'steer', text: 'yes 1 2 y n' })])
+    expect(answered).toBeUndefined()
+    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('Permission needed')
+  })
+
+  it('keeps a fast chunk of text whole as steering, and a digit inside it answers nothing', async () => {
+    const agent = new FakeAgent()
+    agent.busy = true
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    let answered: PermissionAnswer | undefined
+    void agent.permissionAsker!(request, new AbortController().signal).then((a) => (answered = a))
+    await waitForFrame(ui, 'Permission needed')
+    ui.stdin.write('1')
+    ui.stdin.write('y')
+    await settle()
+    expect(answered).toEqual({ outcome: 'allow-once' })
+    const second = agent.permissionAsker!({ ...request, call: { ...request.call, callId: 'c2' } }, new AbortController().signal)
+    await waitForFrame(ui, 'Permission needed')
+    ui.stdin.write('2 more things: use yarn\r')
+    await settle()
+    expect(agent.calls.map((c) => c.text)).toEqual(['y2 more things: use yarn'])
+    ui.stdin.write('3')
+    await settle(450)
+    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('Permission needed')
+    ui.stdin.write('\x15')
+    await settle(450)
+    ui.stdin.write('3')
+    expect(await second).toEqual({ outcome: 'deny' })
+  })
+
+  it('answers with Enter on the highlighted choice only while the editor is empty', async () => {
+    const agent = new FakeAgent()
+    agent.busy = true
+    const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
+    await settle()
+    const pending = agent.permissionAsker!(request, new AbortController().signal)
+    await waitForFrame(ui, 'Permission needed')
+    ui.stdin.write('\x1b[B')
+    await settle()
+    ui.stdin.write('\x1b[B')
+    await settle()
+    ui.stdin.write('\r')
+    expect(await pending).toEqual({ outcome: 'deny' })
+    expect(agent.calls).toEqual([])
   })
 })

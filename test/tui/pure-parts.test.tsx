@@ -127,6 +127,22 @@ describe('session reports', () => {
     expect(forkSeqBefore(events, 5)).toBe(2)
     expect(forkSeqBefore(events, 1)).toBeUndefined()
   })
+
+  it('forks before a queued prompt that was still waiting, so the fork does not send it again', () => {
+    const queued = (seq: number, id: string) => ev(seq, 'inbox/queued', { id, verb: 'followUp', content: [], source: { kind: 'user' } })
+    const dequeued = (seq: number, id: string) => ev(seq, 'inbox/dequeued', { id, reason: 'delivered' })
+    const first = [queued(0, 'a'), ev(1, 'turn/start', { turn: 1 }), ev(2, 'user/message', {}), dequeued(3, 'a')]
+    expect(forkSeqBefore(first, 2)).toBeUndefined()
+    const events = [
+      ...first,
+      ev(4, 'turn/end', { turn: 1, reason: 'completed' }),
+      queued(5, 'b'),
+      ev(6, 'turn/start', { turn: 2 }),
+      ev(7, 'user/message', {}),
+      dequeued(8, 'b'),
+    ]
+    expect(forkSeqBefore(events, 7)).toBe(4)
+  })
 })
 
 describe('the first-run screen', () => {

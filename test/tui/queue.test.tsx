@@ -144,7 +144,7 @@ describe('sending, steering and queueing', () => {
     await settle()
     await type(ui, 'look at @src/u')
     await settle()
-    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('@src/util.ts (Tab)')
+    expect(stripAnsi(ui.lastFrame() ?? '')).toContain('@src/util.ts · attaches the file (Tab)')
     await type(ui, '\t')
     await type(ui, 'please')
     await type(ui, '\r')

@@ -1,14 +1,18 @@
 import { Box, Static, useStdout } from 'ink'
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react'
-import type { AgentApi, PermissionAnswer, PermissionRequest } from '../../agent/types.js'
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
+import type { AgentApi, PermissionAnswer, PermissionMode, PermissionRequest } from '../../agent/types.js'
+import type { InputBlock } from '../../llm/messages.js'
 import type { SessionEvent } from '../../session/events.js'
+import { mentionedFiles, promptContent } from './attachments.js'
+import { expansionOf } from './expand.js'
 import { Footer } from './Footer.js'
 import { ItemView } from './ItemView.js'
 import { LiveView } from './LiveView.js'
 import { PermissionPrompt } from './PermissionPrompt.js'
 import { Picker, type PickerChoice } from './Picker.js'
-import { PromptEditor, type SubmitHow } from './PromptEditor.js'
+import { PromptEditor, type KeyClaim, type SubmitHow } from './PromptEditor.js'
 import { QueueList } from './QueueList.js'
+import { TodoList } from './TodoList.js'
 import type { TuiExit, TuiServices } from './services.js'
 import { commandChoices, isCustomCommand, parseSlash } from './slash-commands.js'
 import { runSlash, type SlashContext } from './slash-run.js'
@@ -30,6 +34,12 @@ interface PendingAsk {
   request: PermissionRequest
   resolve(answer: PermissionAnswer): void
 }
+
+/** Cursor home, then erase the visible screen (not the scrollback). */
+const CLEAR_VISIBLE_SCREEN = '\x1b[H\x1b[2J'
+
+/** Two Esc presses this close together, while idle, open /rewind. */
+const ESC_ESC_MS = 600
 
 /** Rows kept free for the editor, queue and footer when sizing the live area. */
 const RESERVED_ROWS = 9
@@ -78,9 +88,19 @@ function useTerminalSize(): { columns: number; rows: number } {
   const read = () => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 })
   const [size, setSize] = useState(read)
   useEffect(() => {
+    let columns = stdout.columns
+    // Runs before ink's own resize handler. ink erases its last frame by counting lines up from the cursor, but the
+    // terminal has already re-wrapped those lines at the new width, so part of the old frame stays on screen. On a
+    // width change the visible screen is wiped first (the scrollback keeps the history) and ink draws afresh at the top.
+    const beforeInk = () => {
+      if (stdout.columns !== columns) stdout.write(CLEAR_VISIBLE_SCREEN)
+      columns = stdout.columns
+    }
     const onResize = () => setSize(read())
+    stdout.prependListener('resize', beforeInk)
     stdout.on('resize', onResize)
     return () => {
+      stdout.off('resize', beforeInk)
       stdout.off('resize', onResize)
     }
   }, [stdout])
@@ -98,8 +118,15 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   const [picker, setPicker] = useState<{ title: string; choices: PickerChoice[]; onPick(value: string): void } | null>(null)
   const [hint, setHint] = useState<string | undefined>()
   const [files, setFiles] = useState<readonly string[]>([])
+  const fileSet = useMemo(() => new Set(files), [files])
   const commands = useMemo(() => commandChoices(agent.cwd), [agent])
   const tools = useMemo(() => agentToolLookup(agent), [agent])
+  // The open permission prompt's key handler: the editor offers it each key first (PermissionPrompt.tsx).
+  const promptKeys = useRef<KeyClaim | null>(null)
+  const bindPromptKeys = useCallback((claim: KeyClaim | null) => {
+    promptKeys.current = claim
+  }, [])
+  const claimKey = useCallback<KeyClaim>((input, key, editor) => promptKeys.current?.(input, key, editor) ?? false, [])
 
   useEffect(() => {
     services.workspaceFiles(agent.cwd).then(setFiles, (error: unknown) => {
@@ -173,13 +200,29 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
     // A custom command (src/slash) is a prompt: the agent expands it, so it always opens a turn of its own.
     if (slash && isCustomCommand(agent.cwd, slash.name)) return void agent.followUp(text)
     if (slash) {
-      runSlash(slashContext, slash.name, slash.arg).catch((error: unknown) => {
-        transcript.note({ kind: 'notice', level: 'error', text: error instanceof Error ? error.message : String(error) })
-      })
+      runSlash(slashContext, slash.name, slash.arg)
+        .catch((error: unknown) => {
+          transcript.note({ kind: 'notice', level: 'error', text: error instanceof Error ? error.message : String(error) })
+        })
+        // A command that ran as the agent's phase (`/compact`) ends with no event: redraw so busy reads false again.
+        .finally(refresh)
       return
     }
-    if (how === 'send' && agent.busy) agent.steer(text)
-    else agent.followUp(text)
+    const content = withAttachments(text)
+    if (how === 'send' && agent.busy) agent.steer(content)
+    else agent.followUp(content)
+  }
+
+  /** The prompt with the files its `@path`s name attached; a file that cannot be attached says why, the text still goes. */
+  const withAttachments = (text: string): string | InputBlock[] => {
+    const attach = services.attach
+    const paths = attach ? mentionedFiles(text, fileSet) : []
+    if (!attach || !paths.length) return text
+    const attachments = paths.map((path) => attach(agent.cwd, path))
+    for (const a of attachments) {
+      if (a.kind === 'skipped') transcript.note({ kind: 'notice', level: 'warning', text: `@${a.path} is not attached: ${a.reason}.` })
+    }
+    return attachments.some((a) => a.kind === 'text' || a.kind === 'image') ? promptContent(text, attachments) : text
   }
 
   const takeBack = (): string | undefined => {
@@ -191,30 +234,56 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
     return last.text
   }
 
+  // Esc cancels a running turn; twice within ESC_ESC_MS while idle it opens /rewind (the key Claude Code users have).
+  const lastEscape = useRef(0)
+  const escape = () => {
+    if (agent.busy) return agent.cancel()
+    const now = Date.now()
+    if (now - lastEscape.current < ESC_ESC_MS) {
+      lastEscape.current = 0
+      return submit('/rewind', 'send')
+    }
+    lastEscape.current = now
+  }
+
+  /** Shift+Tab: default → accept-edits → plan → default; bypass is only ever chosen on purpose (`--permission-mode`). */
+  const cycleMode = () => {
+    const order: PermissionMode[] = ['default', 'accept-edits', 'plan']
+    const at = order.indexOf(agent.permissionMode)
+    agent.setPermissionMode(order[(at + 1) % order.length])
+    refresh()
+  }
+
   const expand = () => {
     const item = transcript.lastCollapsed()
-    if (!item) return
-    transcript.note({ kind: 'expanded', title: item.kind === 'reasoning' ? 'reasoning' : `context · ${item.label}`, text: item.text })
+    const expansion = item ? expansionOf(item, eventsOf(agent)) : undefined
+    if (expansion) transcript.note({ kind: 'expanded', ...expansion })
   }
 
   const ask = asks[0]
-  const liveRows = Math.max(4, rows - RESERVED_ROWS - snapshot.queued.length)
+  const todoRows = snapshot.todos?.some((t) => t.status !== 'completed') ? Math.min(snapshot.todos.length, 8) + 2 : 0
+  const liveRows = Math.max(4, rows - RESERVED_ROWS - snapshot.queued.length - todoRows)
   return (
     <Box flexDirection="column">
       <Static items={snapshot.finished as Item[]}>{(item) => <ItemView key={item.key} item={item} />}</Static>
       <LiveView live={snapshot.live} maxLines={liveRows} width={columns} />
       <QueueList items={snapshot.queued} width={columns} />
-      {ask ? <PermissionPrompt key={ask.request.call.callId} request={ask.request} tools={tools} cwd={agent.cwd} onAnswer={(reply) => answer(ask, reply)} /> : null}
+      <TodoList todos={snapshot.todos} width={columns} />
+      {ask ? <PermissionPrompt key={ask.request.call.callId} request={ask.request} tools={tools} cwd={agent.cwd} onAnswer={(reply) => answer(ask, reply)} bindKeys={bindPromptKeys} /> : null}
       {picker ? <Picker key={picker.title} title={picker.title} choices={picker.choices} onPick={picker.onPick} onClose={() => setPicker(null)} /> : null}
       <PromptEditor
-        active={!ask && !picker}
+        active={!picker}
         busy={busy}
+        asking={Boolean(ask)}
+        maxRows={Math.max(3, rows - RESERVED_ROWS)}
+        onCycleMode={cycleMode}
+        claimKey={claimKey}
         files={files}
         commands={commands}
         initialText={prefill}
         onSubmit={submit}
         onTakeBack={takeBack}
-        onCancel={() => agent.cancel()}
+        onCancel={escape}
         onExpand={expand}
         onExit={() => onExit({ kind: 'quit' })}
         onHint={setHint}

@@ -134,6 +134,7 @@ export function ToolCardView({ card, now }: { card: ToolCard; now?: number }) {
       {diff.length > shownDiff.length ? <Text dimColor>  … {diff.length - shownDiff.length} more diff lines</Text> : null}
       {!card.error && card.tail.length ? (
         <Box flexDirection="column">
+          {card.hiddenLines ? <Text dimColor>  │ … {counted(card.hiddenLines, 'more line')} (Ctrl+O)</Text> : null}
           {card.tail.map((line, i) => (
             <Text key={i} dimColor wrap="truncate-end">
               {'  │ '}

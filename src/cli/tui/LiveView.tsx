@@ -2,6 +2,7 @@ import { Box, Text } from 'ink'
 import { useEffect, useState } from 'react'
 import { ToolCardView } from './ItemView.js'
 import { renderMarkdown } from './markdown.js'
+import { Spinner } from './Spinner.js'
 import type { LiveState } from './transcript.js'
 import { counted } from '../../text/count.js'
 
@@ -39,7 +40,8 @@ function useClock(active: boolean): number {
 export function LiveView({ live, maxLines, width }: { live: LiveState; maxLines: number; width: number }) {
   const now = useClock(live.running.length > 0)
   const reasoningTail = live.reasoning ? tailToFit(live.reasoning.trimEnd(), 2, width - 4) : ''
-  const textBudget = Math.max(3, maxLines - (reasoningTail ? 3 : 0) - live.running.length * 3 - live.writing.length)
+  // One row for the spinner line under a step that waits on the model.
+  const textBudget = Math.max(3, maxLines - (reasoningTail ? 3 : 0) - live.running.length * 3 - live.writing.length - 1)
   const text = live.text ? tailToFit(renderMarkdown(live.text), textBudget, width) : ''
   return (
     <Box flexDirection="column">
@@ -61,6 +63,7 @@ export function LiveView({ live, maxLines, width }: { live: LiveState; maxLines:
       {live.running.map((card) => (
         <ToolCardView key={card.callId} card={card} now={now} />
       ))}
+      {live.requestSince !== undefined && !live.running.length ? <Spinner since={live.requestSince} streamedChars={live.streamedChars} /> : null}
     </Box>
   )
 }

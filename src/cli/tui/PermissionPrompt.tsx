@@ -1,6 +1,7 @@
-import { Box, Text, useInput } from 'ink'
+import { Box, Text } from 'ink'
 import { isPasteMarker, typedChunk } from './bracketed-paste.js'
-import { useRef, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
+import type { KeyClaim } from './PromptEditor.js'
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { describeCall, toolLookup, type ToolLookup } from '../../frontend/render/index.js'
 import { PermissionDetails } from './PermissionDetails.js'
@@ -22,21 +23,30 @@ const PLAN_CHOICES: Choice[] = [
   { label: 'Keep planning', key: '4', answer: 'deny' },
 ]
 
+/** A digit counts as a deliberate answer only when no typed text reached the editor for this long. */
+const DELIBERATE_KEY_MS = 400
+
 /**
  * An inline permission request: allow once, allow always (when a rule is offered), deny, deny with a note the model
- * reads. Keys: the digit, `y`/`n`, arrows and Enter; Esc denies.
+ * reads. It never reads the keyboard itself: the editor below offers it each key first (`bindKeys`), and it takes
+ * only its own — ↑/↓, Esc (deny), and, while the editor is empty, Enter on the highlighted choice or a choice's digit
+ * pressed on its own (not in a burst of typing, not in a paste). Everything else is text for the editor: steering,
+ * sent after the answer. Letters never answer, so a word typed meanwhile cannot approve anything.
  */
 export function PermissionPrompt({
   request,
   onAnswer,
   tools = BUILTIN_TOOLS,
   cwd = process.cwd(),
+  bindKeys,
 }: {
   request: PermissionRequest
   onAnswer: (answer: PermissionAnswer) => void
   /** Finds the call's tool for its display; `cwd` is the agent's working directory, where a proposed edit is read. */
   tools?: ToolLookup
   cwd?: string
+  /** Hands the editor this prompt's key handler (null when the prompt goes away). */
+  bindKeys: (claim: KeyClaim | null) => void
 }) {
   // A plan from exit_plan_mode (src/plan): allow-once approves into default, allow-always into accept-edits, and a
   // deny note is feedback the model reads as steering.
@@ -77,10 +87,11 @@ export function PermissionPrompt({
     else setNote('')
   }
 
-  useInput((input, key) => {
-    if (isPasteMarker(input)) return
+  const claim: KeyClaim = (input, key, editor) => {
     const current = noteRef.current
     if (current !== null) {
+      // Writing the note: every key is the note's, pasted text included.
+      if (isPasteMarker(input)) return true
       if (key.escape) setNote(null)
       else if (key.return) reply({ outcome: 'deny', note: current.trim() || undefined })
       else if (key.backspace || key.delete) setNote(current.slice(0, -1))
@@ -90,17 +101,34 @@ export function PermissionPrompt({
         if (typed.submit) reply({ outcome: 'deny', note: (current + typed.text).trim() || undefined })
         else setNote(current + input)
       }
-      return
+      return true
     }
-    if (key.escape) return reply({ outcome: 'deny' })
-    if (key.upArrow) return setSelected((selectedRef.current + choices.length - 1) % choices.length)
-    if (key.downArrow) return setSelected((selectedRef.current + 1) % choices.length)
-    if (key.return) return choose(choices[selectedRef.current])
-    if (input === 'y') return choose(choices[0])
-    if (input === 'n') return reply({ outcome: 'deny' })
-    const byKey = choices.find((c) => c.key === input)
-    if (byKey) choose(byKey)
-  })
+    if (editor.pasting || isPasteMarker(input)) return false
+    if (key.escape) {
+      reply({ outcome: 'deny' })
+      return true
+    }
+    if (key.upArrow || key.downArrow) {
+      const step = key.upArrow ? choices.length - 1 : 1
+      setSelected((selectedRef.current + step) % choices.length)
+      return true
+    }
+    if (!editor.empty) return false
+    if (key.return) {
+      choose(choices[selectedRef.current])
+      return true
+    }
+    const byKey = input.length === 1 && editor.sinceTextMs >= DELIBERATE_KEY_MS ? choices.find((c) => c.key === input) : undefined
+    if (!byKey) return false
+    choose(byKey)
+    return true
+  }
+  const claimRef = useRef(claim)
+  claimRef.current = claim
+  useEffect(() => {
+    bindKeys((input, key, editor) => claimRef.current(input, key, editor))
+    return () => bindKeys(null)
+  }, [bindKeys])
 
   const target = describeCall(tools(request.call.name), request.call.name, request.call.arguments, cwd).subject
   const header = Array.from(target).length > HEADER_CHARS ? `${Array.from(target).slice(0, HEADER_CHARS - 1).join('')}…` : target

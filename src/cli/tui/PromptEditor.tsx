@@ -1,7 +1,10 @@
-import { Box, Text, useInput } from 'ink'
+import { Box, Text, useInput, type Key } from 'ink'
 import { PASTE_END, PASTE_START, typedChunk } from './bracketed-paste.js'
 import { useEffect, useRef, useState } from 'react'
 import * as ed from './editor-state.js'
+import { attachmentKind } from './attachments.js'
+import { printable } from './printable.js'
+import { counted } from '../../text/count.js'
 import { commandMatches, slashAtCursor, type CommandChoice } from '../../frontend/commands/completion.js'
 
 /** How a finished prompt leaves the editor: Enter sends (or steers); Alt+Enter/Tab queues a follow-up. */
@@ -24,7 +27,28 @@ export interface PromptEditorProps {
   onExpand(): void
   onExit(): void
   onHint(hint: string | undefined): void
+  /**
+   * A box above the editor that may take a key first (the permission prompt). Called for every key while the editor
+   * is active, before the editor acts; returning true means the box took it and the editor ignores it.
+   */
+  claimKey?: KeyClaim
+  /** The box above waits for an answer: the placeholder says how typed text and the box's keys are told apart. */
+  asking?: boolean
+  /** The most text rows the editor may take; a longer prompt scrolls with the cursor, so the box stays on screen. */
+  maxRows?: number
+  /** Shift+Tab: the next permission mode. */
+  onCycleMode?(): void
 }
+
+/** What the editor tells a box that may claim a key: whether it is empty, mid-paste, and when text last arrived. */
+export interface EditorFocus {
+  empty: boolean
+  pasting: boolean
+  /** Milliseconds since the editor last received typed text (Infinity when never). */
+  sinceTextMs: number
+}
+
+export type KeyClaim = (input: string, key: Key, editor: EditorFocus) => boolean
 
 /** The window in which a second Ctrl+C exits. */
 const EXIT_WINDOW_MS = 2000
@@ -46,6 +70,8 @@ export function PromptEditor(props: PromptEditorProps) {
   const lastCtrlC = useRef(0)
   /** Inside a bracketed paste: everything is text, line breaks and tabs included, until the end marker. */
   const pasting = useRef(false)
+  /** When typed or pasted text last reached the editor (ms since epoch): a box's digit keys ignore a fast burst. */
+  const lastTextAt = useRef(0)
   const stateRef = useRef(state)
   stateRef.current = state
   // Read by the key handler: ink re-attaches input listeners in an effect, which can run after a keystroke that
@@ -68,9 +94,16 @@ export function PromptEditor(props: PromptEditorProps) {
       if (!props.active) return
       const s = stateRef.current
       const update = (next: ed.EditorState) => {
+        if (next.text.length > s.text.length) lastTextAt.current = Date.now()
         stateRef.current = next
         setState(next)
       }
+      const focus: EditorFocus = {
+        empty: s.text.length === 0,
+        pasting: pasting.current,
+        sinceTextMs: lastTextAt.current ? Date.now() - lastTextAt.current : Number.POSITIVE_INFINITY,
+      }
+      if (props.claimKey?.(input, key, focus)) return
       if (input === PASTE_START || input === PASTE_END) {
         pasting.current = input === PASTE_START
         return
@@ -109,6 +142,7 @@ export function PromptEditor(props: PromptEditorProps) {
         return submit('send')
       }
       if (input === '\n') return update(ed.insert(s, '\n'))
+      if (key.tab && key.shift) return props.onCycleMode?.()
       if (key.tab) {
         const m = ed.mentionAtCursor(s)
         const choices = m ? mentionMatches(props.files, m.partial) : []
@@ -143,27 +177,35 @@ export function PromptEditor(props: PromptEditorProps) {
     { isActive: props.active },
   )
 
-  const lines = renderLines(state)
+  const all = renderLines(state)
+  const rows = Math.max(1, props.maxRows ?? all.length)
+  const cursorRow = Math.max(0, all.findIndex((l) => l.cursor !== undefined))
+  const top = all.length <= rows ? 0 : Math.min(Math.max(0, cursorRow - rows + 1), all.length - rows)
+  const lines = all.slice(top, top + rows)
+  const below = all.length - top - lines.length
   return (
     <Box flexDirection="column">
       <Box flexDirection="column" borderStyle="round" borderColor={props.busy ? 'yellow' : 'gray'} paddingX={1}>
+        {top ? <Text dimColor>  … {counted(top, 'line')} above</Text> : null}
         {lines.map((line, i) => (
-          <Text key={i}>
-            <Text color="cyan">{i === 0 ? '› ' : '  '}</Text>
+          <Text key={top + i}>
+            <Text color="cyan">{top + i === 0 ? '› ' : '  '}</Text>
             {line.before}
             {props.active ? <Text inverse>{line.cursor ?? ''}</Text> : (line.cursor ?? '')}
             {line.after}
-            {i === 0 && !state.text ? (
-              <Text dimColor>{props.busy ? 'steer the agent, or Tab to queue a follow-up' : 'ask Rein, or /help'}</Text>
+            {top + i === 0 && !state.text ? (
+              <Text dimColor>{placeholder(props)}</Text>
             ) : null}
           </Text>
         ))}
+        {below ? <Text dimColor>  … {counted(below, 'line')} below</Text> : null}
       </Box>
       {matches.length ? (
         <Box flexDirection="column" paddingLeft={2}>
           {matches.map((m, i) => (
             <Text key={m} color={i === 0 ? 'cyan' : undefined} dimColor={i !== 0}>
-              @{m}
+              @{printable(m)}
+              <Text dimColor> · {attachmentKind(m)}</Text>
               {i === 0 ? ' (Tab)' : ''}
             </Text>
           ))}
@@ -184,6 +226,11 @@ export function PromptEditor(props: PromptEditorProps) {
   )
 }
 
+function placeholder(props: PromptEditorProps): string {
+  if (props.asking) return 'type to steer; with the editor empty, ↑↓ Enter or a digit answers above'
+  return props.busy ? 'steer the agent, or Tab to queue a follow-up' : 'ask Rein, or /help'
+}
+
 /**
  * Inserts a chunk of typed input. ink hands a multi-character read over whole; erase characters inside it (a
  * Backspace that arrived in the same read as other keys) still erase rather than landing in the text.
@@ -198,8 +245,15 @@ function insertChunk(state: ed.EditorState, chunk: string): ed.EditorState {
   return next
 }
 
+/** A tab drawn as spaces (ink measures a tab as no columns, which breaks the box); the text keeps the tab. */
+const shown = (text: string) => text.replace(/\t/g, '    ')
+
 /** Each editor line split at the cursor; the cursor shows as an inverted cell (a space at a line's end). */
 function renderLines(state: ed.EditorState): { before: string; cursor?: string; after: string }[] {
+  return rawLines(state).map((l) => ({ before: shown(l.before), cursor: l.cursor === undefined ? undefined : shown(l.cursor), after: shown(l.after) }))
+}
+
+function rawLines(state: ed.EditorState): { before: string; cursor?: string; after: string }[] {
   const out: { before: string; cursor?: string; after: string }[] = []
   let offset = 0
   for (const line of state.text.split('\n')) {

@@ -1,3 +1,4 @@
+import type { Attachment } from './attachments.js'
 import type { ModelFactsLookup } from './usage-ledger.js'
 
 /** One row of the `/resume` picker. */
@@ -24,6 +25,8 @@ export interface TuiServices {
   permissionRules(cwd: string): { allow: string[]; ask: string[]; deny: string[] }
   /** `/sandbox`: the resolved sandbox policy and whether bubblewrap works, as `rein sandbox` prints it. */
   sandboxReport?(cwd: string): string
+  /** Reads a file a prompt's `@path` attaches, with the read tool's checks; absent where prompts attach nothing. */
+  attach?(cwd: string, path: string): Attachment
   /** A stored session's readable transcript (`/subagents` opens a child's); absent where no store is at hand. */
   transcript?(id: string): Promise<string>
 }

@@ -81,6 +81,8 @@ export async function runSessions(
           prefill,
           initialNotices: [sessionBanner(agent.session.id, open), ...opened.problems],
           onExit: (action: TuiExit) => {
+            // A switch draws a new screen below: the old live area (the picker that chose it) is erased, not left behind.
+            if (action.kind !== 'quit') app.clear()
             app.unmount()
             resolve(action)
           },

@@ -5,6 +5,9 @@ import { appendTail, describeCall, describeResult, plainLine, toolLookup, type T
 import { counted } from '../../text/count.js'
 import type { Change } from '../../checkpoints/engine.js'
 import { describeRewind, describeRewindUndone } from '../../checkpoints/describe-changes.js'
+import { printable, printableDeep, printableLine } from './printable.js'
+import { ATTACHED_HEADING } from './attachments.js'
+export { typedText } from '../../frontend/typed-text.js'
 
 /** A tool call as the conversation shows it: one compact card. */
 export interface ToolCard {
@@ -25,6 +28,8 @@ export interface ToolCard {
   tail: string[]
   /** The first line of an error result. */
   error?: string
+  /** Output lines before the tail that the card leaves out (the expand key prints them). */
+  hiddenLines?: number
   /** Present when the call ran inside the sandbox (docs/sandbox.md), with the sandbox's note when it stopped something. */
   sandbox?: { note?: string }
 }
@@ -54,6 +59,10 @@ export interface LiveState {
   /** Tool calls the model is still writing, by index: name and how many argument characters so far. */
   writing: { name: string; chars: number }[]
   running: ToolCard[]
+  /** When the step now waiting on the model started (ms since the epoch); absent once its answer is complete. */
+  requestSince?: number
+  /** Characters streamed so far in that step (text, reasoning, tool arguments): the spinner's token estimate. */
+  streamedChars: number
 }
 
 /** A prompt waiting in the agent's inbox, from `inbox/queued` until its `inbox/dequeued`. */
@@ -63,9 +72,17 @@ export interface QueuedItem {
   text: string
 }
 
+/** One item of the model's task list (`todo_write`). */
+export interface Todo {
+  content: string
+  status: 'pending' | 'in_progress' | 'completed'
+}
+
 export interface TranscriptSnapshot {
   finished: readonly Item[]
   live: LiveState
+  /** The task list of the latest `todo/write`; absent before the model wrote one. */
+  todos?: readonly Todo[]
   /** Steering and follow-ups not yet delivered, oldest first. Rebuilt from the log, so it survives a restart. */
   queued: readonly QueuedItem[]
   title?: string
@@ -77,12 +94,26 @@ const CARD_TITLE_MAX = 80
 /** How many finished items a resumed session prints. */
 export const HISTORY_ITEMS = 200
 
-const emptyLive = (): LiveState => ({ reasoning: '', text: '', writing: [], running: [] })
+const emptyLive = (): LiveState => ({ reasoning: '', text: '', writing: [], running: [], streamedChars: 0 })
 
-/** The plain text of input blocks; each image shows as `[image <mime type>]`. */
+/**
+ * The plain text of input blocks; each image shows as `[image <mime type>]`. A file a prompt attached (attachments.ts)
+ * shows as one line naming it, not as its content, and an image it attached is named by that line alone.
+ */
 export function blocksText(blocks: readonly InputBlock[]): string {
-  return blocks.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('')
+  let out = ''
+  let named = false
+  for (const b of blocks) {
+    if (b.type === 'text' && b.text.startsWith(ATTACHED_HEADING)) {
+      out += `\n⎘ attached @${b.text.slice(ATTACHED_HEADING.length).split('\n')[0].replace(/:$/, '')}`
+      named = true
+    } else if (b.type === 'text') out += b.text
+    else if (!named) out += `[image ${b.mimeType}]`
+    else named = false
+  }
+  return out
 }
+
 
 /**
  * Folds the agent's live events into conversation items. Mutable and incremental: each event costs O(1) apart from
@@ -93,6 +124,7 @@ export class Transcript {
   private live: LiveState = emptyLive()
   private title?: string
   private queued: QueuedItem[] = []
+  private todos?: readonly Todo[]
   private snap: TranscriptSnapshot | null = null
   private listeners = new Set<() => void>()
   private counter = 0
@@ -131,23 +163,23 @@ export class Transcript {
         this.applyEvent(live.event)
         break
       case 'text-delta':
-        this.live = { ...this.live, text: this.live.text + live.text }
+        this.live = { ...this.live, text: this.live.text + printable(live.text), streamedChars: this.live.streamedChars + live.text.length }
         break
       case 'reasoning-delta':
-        this.live = { ...this.live, reasoning: this.live.reasoning + live.text }
+        this.live = { ...this.live, reasoning: this.live.reasoning + printable(live.text), streamedChars: this.live.streamedChars + live.text.length }
         break
       case 'tool-call-delta': {
         const writing = this.live.writing.slice()
         const prev = writing[live.index] ?? { name: '', chars: 0 }
         writing[live.index] = { name: live.name ?? prev.name, chars: prev.chars + live.argumentsDelta.length }
-        this.live = { ...this.live, writing }
+        this.live = { ...this.live, writing, streamedChars: this.live.streamedChars + live.argumentsDelta.length }
         break
       }
       case 'tool-progress':
         this.live = {
           ...this.live,
           running: this.live.running.map((c) =>
-            c.callId === live.callId ? { ...c, tail: appendTail(c.tail, live.text) } : c,
+            c.callId === live.callId ? { ...c, tail: appendTail(c.tail, printable(live.text)).map(printableLine) } : c,
           ),
         }
         break
@@ -167,17 +199,18 @@ export class Transcript {
     this.changed()
   }
 
-  /** The most recent collapsed item (reasoning or injected context), for the expand key. */
-  lastCollapsed(): Extract<Item, { kind: 'reasoning' | 'context' }> | undefined {
+  /** The most recent collapsed item (reasoning, injected context, a tool card with output left out), for the expand key. */
+  lastCollapsed(): Extract<Item, { kind: 'reasoning' | 'context' | 'tool' }> | undefined {
     for (let i = this.finished.length - 1; i >= 0; i--) {
       const item = this.finished[i]
       if (item.kind === 'reasoning' || item.kind === 'context') return item
+      if (item.kind === 'tool' && item.card.hiddenLines) return item
     }
     return undefined
   }
 
   snapshot(): TranscriptSnapshot {
-    if (!this.snap) this.snap = { finished: this.finished.slice(), live: this.live, queued: this.queued, title: this.title }
+    if (!this.snap) this.snap = { finished: this.finished.slice(), live: this.live, queued: this.queued, title: this.title, todos: this.todos }
     return this.snap
   }
 
@@ -213,9 +246,15 @@ export class Transcript {
         if (text.trim() || event.data.interrupted) {
           this.push({ kind: 'assistant', key: this.key(), text, interrupted: event.data.interrupted === true })
         }
-        this.live = { ...this.live, reasoning: '', text: '', writing: [] }
+        this.live = { ...this.live, reasoning: '', text: '', writing: [], requestSince: undefined }
         break
       }
+      case 'todo/write':
+        this.todos = printableDeep(event.data.todos)
+        break
+      case 'step/start':
+        this.live = { ...this.live, requestSince: event.time, streamedChars: 0 }
+        break
       case 'tool/call': {
         const card: ToolCard = {
           callId: event.data.callId,
@@ -250,6 +289,7 @@ export class Transcript {
         break
       }
       case 'turn/end':
+        this.live = { ...this.live, requestSince: undefined }
         if (this.live.text || this.live.reasoning) this.live = { ...this.live, text: '', reasoning: '' }
         if (this.live.running.length) this.live = { ...this.live, running: [] }
         if (event.data.reason !== 'completed') {
@@ -280,7 +320,7 @@ export class Transcript {
         break
       case 'inbox/queued':
         if (event.data.verb !== 'inject') {
-          this.queued = [...this.queued, { id: event.data.id, verb: event.data.verb, text: blocksText(event.data.content) }]
+          this.queued = [...this.queued, { id: event.data.id, verb: event.data.verb, text: printable(blocksText(event.data.content)) }]
         }
         break
       case 'inbox/dequeued':
@@ -319,7 +359,8 @@ export class Transcript {
   }
 
   private push(item: Item): void {
-    this.finished.push(item)
+    if (item.kind === 'tool') item = { ...item, card: { ...item.card, tail: item.card.tail.map(printableLine) } }
+    this.finished.push(printableDeep(item))
   }
 
   private key(): string {

@@ -1,14 +1,10 @@
 import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import type { InputBlock } from '../../llm/messages.js'
+import { blocksText, typedText } from '../typed-text.js'
 import type { SessionEvent } from '../../session/events.js'
 import { counted } from '../../text/count.js'
 import type { BuiltinCommand, CommandContext } from './types.js'
 
-/** A prompt's text as a picker row and the editor prefill show it; each image as `[image <mime type>]`. */
-function blocksText(blocks: readonly InputBlock[]): string {
-  return blocks.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('')
-}
 
 function ago(ms: number): string {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000))
@@ -24,14 +20,31 @@ function size(bytes: number): string {
 
 /**
  * The seq to fork at so the new session ends just before the turn that held `promptSeq`: forks may not cut inside a
- * turn. Undefined when the prompt opened the session (the fork then starts empty).
+ * turn, and a fork must hold no queued input still waiting at its end (the new agent would deliver it at once: the
+ * prompt being forked from would be sent again). Undefined when nothing can be kept (the fork then starts empty).
  */
 export function forkSeqBefore(events: readonly SessionEvent[], promptSeq: number): number | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]
-    if (e.seq < promptSeq && e.type === 'turn/start') return e.seq > 0 ? e.seq - 1 : undefined
+  // The last seq before `seq` that is not inside a turn.
+  const turnBoundaryBefore = (seq: number): number => {
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i]
+      if (e.seq >= seq) continue
+      if (e.type === 'turn/end') return seq - 1
+      if (e.type === 'turn/start') return e.seq - 1
+    }
+    return seq - 1
   }
-  return promptSeq > 0 ? promptSeq - 1 : undefined
+  let cut = turnBoundaryBefore(promptSeq)
+  for (;;) {
+    const waiting = new Map<string, number>()
+    for (const e of events) {
+      if (e.seq > cut) break
+      if (e.type === 'inbox/queued') waiting.set(e.data.id, e.seq)
+      else if (e.type === 'inbox/dequeued') waiting.delete(e.data.id)
+    }
+    if (!waiting.size) return cut >= 0 ? cut : undefined
+    cut = turnBoundaryBefore(Math.min(...waiting.values()))
+  }
 }
 
 /** The subagents a session started, newest first, with their outcome once they ended. */
@@ -110,7 +123,7 @@ export const forkCommand: BuiltinCommand = {
       const prompt = prompts.find((p) => String(p.seq) === value)
       if (!prompt) return
       const seq = forkSeqBefore(events, prompt.seq)
-      const prefill = blocksText(prompt.data.content)
+      const prefill = typedText(prompt.data.content)
       ui.switchSession(seq === undefined ? { kind: 'switch', prefill } : { kind: 'switch', fork: { id: ctx.agent.session.id, seq }, prefill })
     })
   },

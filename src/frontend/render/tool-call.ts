@@ -62,6 +62,8 @@ export interface ShownCallResult {
   diff?: string
   /** The last lines of output, for tools whose output is a running log (`display.output: 'tail'`) and names no tool has. */
   tail: string[]
+  /** Output lines before the tail that it leaves out (a surface may offer to show them). */
+  hiddenLines?: number
   /** The error's first line, for a failed call. */
   error?: string
   /** Present when the call ran inside the sandbox, with the sandbox's note when it stopped something. */
@@ -88,6 +90,7 @@ export function describeResult(
   if (!diff && (tool === undefined || tool.display?.output === 'tail')) {
     const lines = plainText(text).replace(/\n+$/, '').split('\n')
     if (!(lines.length === 1 && lines[0] === '')) out.tail = lines.slice(-TAIL_LINES)
+    if (out.tail.length && lines.length > out.tail.length) out.hiddenLines = lines.length - out.tail.length
   }
   return out
 }

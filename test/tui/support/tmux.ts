@@ -83,6 +83,11 @@ export class Terminal {
     this.tmux(['paste-buffer', '-p', '-d', '-b', 'rein-test', '-t', this.name])
   }
 
+  /** Resizes the terminal, as a user dragging the window's edge does. */
+  resize(columns: number, rows: number): void {
+    this.tmux(['resize-window', '-t', this.name, '-x', String(columns), '-y', String(rows)])
+  }
+
   /** Types a line, then presses Enter separately. */
   async submit(text: string): Promise<void> {
     this.type(text)
