@@ -13,7 +13,7 @@ import type { SessionStore } from '../store/store.js'
 import { loadAssets, UI_DIR } from './assets.js'
 import { WebError } from './directories.js'
 import type { Pricing } from './figures.js'
-import { COOKIE, guard, sameSecret, securityHeaders } from './guard.js'
+import { cookieName, guard, sameSecret, securityHeaders } from './guard.js'
 import { Inspector } from './inspector.js'
 import { readRoutes } from './routes-read.js'
 import { writeRoutes } from './routes-write.js'
@@ -110,6 +110,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     '*',
     guard({
       token,
+      cookie: () => cookieName(port),
       hosts: () => allowedHosts(host, port),
       origins: () => allowedHosts(host, port).map((h) => `http://${h}`),
     }),
@@ -117,7 +118,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   app.post('/api/auth', (c) => {
     const given = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
     if (!sameSecret(given, token)) return c.json({ error: 'Refused: that is not this server’s token; open the address rein web printed.' }, 401)
-    setCookie(c, COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/' })
+    setCookie(c, cookieName(port), token, { httpOnly: true, sameSite: 'Strict', path: '/' })
     return c.json({ ok: true })
   })
   readRoutes(app, ctx)
