@@ -42,8 +42,15 @@ export async function post<T>(path: string, body: unknown = {}): Promise<T> {
  * Trades the token in the address's fragment (`#token=…`) for the server's HttpOnly cookie, then removes it from
  * the address bar and history. Without a fragment the cookie from an earlier load must already be set.
  */
+const TOKEN = /(?:^#|&)token=([0-9a-fA-F]+)/
+
+/** Whether the address's fragment carries a token to trade. */
+export function hasToken(): boolean {
+  return TOKEN.test(location.hash)
+}
+
 export async function exchangeToken(): Promise<void> {
-  const match = /(?:^#|&)token=([0-9a-fA-F]+)/.exec(location.hash)
+  const match = TOKEN.exec(location.hash)
   if (!match) return
   await parse(await fetch('/api/auth', { method: 'POST', credentials: 'same-origin', headers: { Authorization: `Bearer ${match[1]}` } }))
   history.replaceState(null, '', `${location.pathname}${location.search}#/`)
