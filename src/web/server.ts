@@ -3,6 +3,7 @@ import { networkInterfaces } from 'node:os'
 import { resolve } from 'node:path'
 import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
+import { compress } from 'hono/compress'
 import { setCookie } from 'hono/cookie'
 import { loadSettings } from '../config/settings.js'
 import { costOf, modelInfo } from '../llm/catalog.js'
@@ -10,7 +11,7 @@ import { modelOverridesOf } from '../llm/model-settings.js'
 import { SessionError } from '../store/errors.js'
 import { closeStore, openStoreAt, type StoreSource } from '../runtime/open-store.js'
 import type { SessionStore } from '../store/store.js'
-import { loadAssets, UI_DIR } from './assets.js'
+import { assetEncoding, loadAssets, UI_DIR } from './assets.js'
 import { WebError } from './directories.js'
 import type { Pricing } from './figures.js'
 import { cookieName, guard, sameSecret, securityHeaders } from './guard.js'
@@ -106,6 +107,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   let port = options.port ?? 3080
   const app = new Hono()
   app.use('*', securityHeaders())
+  // JSON answers are compressed as they stream out (the event stream is not: its messages must arrive one by one).
+  app.use('/api/*', compress({ contentTypeFilter: /^application\/json/ }))
   app.use(
     '*',
     guard({
@@ -134,8 +137,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       return c.text('Not found.', 404)
     }
     c.header('Content-Type', asset.type)
+    c.header('Vary', 'Accept-Encoding')
     if (c.req.path.startsWith('/assets/')) c.header('Cache-Control', 'public, max-age=31536000, immutable')
-    return c.body(new Uint8Array(asset.body))
+    const encoding = assetEncoding(asset, c.req.header('accept-encoding'))
+    if (encoding) c.header('Content-Encoding', encoding)
+    return c.body(new Uint8Array(encoding ? (asset[encoding] as Buffer) : asset.body))
   })
 
   app.onError((error, c) => {
