@@ -27,6 +27,17 @@ export async function get<T>(path: string): Promise<T> {
   return parse<T>(await fetch(path, { credentials: 'same-origin' }))
 }
 
+/**
+ * A GET that revalidates: with the ETag of the copy the page holds, an unchanged answer (304) is `undefined`, so the
+ * caller keeps its copy; otherwise the new value and its ETag.
+ */
+export async function getIfChanged<T>(path: string, etag: string | undefined): Promise<{ value: T; etag?: string } | undefined> {
+  const response = await fetch(path, { credentials: 'same-origin', cache: 'no-store', headers: etag ? { 'If-None-Match': etag } : {} })
+  if (response.status === 304) return undefined
+  const value = await parse<T>(response)
+  return { value, ...(response.headers.get('etag') ? { etag: response.headers.get('etag') as string } : {}) }
+}
+
 export async function post<T>(path: string, body: unknown = {}): Promise<T> {
   return parse<T>(
     await fetch(path, {
