@@ -278,7 +278,7 @@ describe('rein web in a browser', () => {
     const exported = await page.request.get(`${run.origin}/api/sessions/${id}/export?format=md`)
     expect(exported.status()).toBe(200)
     expect(await exported.text()).toMatch(/First prompt[\s\S]*One\.[\s\S]*Second prompt[\s\S]*Two\./)
-    await page.locator('.msg.user', { hasText: 'First prompt' }).getByRole('button', { name: /Fork at seq/ }).click()
+    await page.locator('.msg.user', { hasText: 'First prompt' }).getByRole('button', { name: /Fork here/ }).click()
     await page.waitForURL((url) => !url.hash.includes(id) && /#\/s\/[0-9a-f-]+$/.test(url.hash))
     await page.getByText(`forked from ${id.slice(0, 8)}`).waitFor()
     await page.locator('.msg.assistant', { hasText: 'One.' }).waitFor()

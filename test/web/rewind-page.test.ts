@@ -55,7 +55,7 @@ describe('rewind in the web UI', () => {
     await changes.locator('pre.diff').getByText('+agent').waitFor()
     expect(await changes.locator('pre.diff').innerText()).toContain('-mine')
 
-    await page.getByRole('button', { name: 'Rewind to turn 1' }).click()
+    await page.getByRole('button', { name: 'Rewind to here (turn 1)' }).click()
     const panel = page.getByRole('dialog', { name: 'Rewind to turn 1' })
     await panel.getByRole('list', { name: 'Files that will change' }).getByText('a.txt').waitFor()
     expect(await panel.innerText()).toContain('put back a.txt')

@@ -46,11 +46,11 @@ export function ItemView({
             <strong>{label}</strong>
             {item.source && item.source !== 'user' && <span class="tag">from {item.source}</span>}
             <span class="seq">seq {item.seq}</span>
-            <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork at seq ${item.seq}`}>
+            <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork here (seq ${item.seq})`}>
               Fork here
             </button>
             {item.kind === 'user' && item.turn !== undefined && onRewind && (
-              <button type="button" class="link" onClick={() => onRewind(item.turn as number)} aria-label={`Rewind to turn ${item.turn}`}>
+              <button type="button" class="link" onClick={() => onRewind(item.turn as number)} aria-label={`Rewind to here (turn ${item.turn})`}>
                 Rewind to here
               </button>
             )}
@@ -66,7 +66,7 @@ export function ItemView({
           <header>
             <strong>Assistant</strong>
             <span class="seq">seq {item.seq} · turn {item.turn} step {item.step}</span>
-            <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork at seq ${item.seq}`}>
+            <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork here (seq ${item.seq})`}>
               Fork here
             </button>
           </header>

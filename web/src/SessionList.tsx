@@ -57,6 +57,7 @@ export function SessionList({ info }: { info: Info }) {
 
   return (
     <section class="pad">
+      <h1 class="page-title">Sessions</h1>
       <form class="row" onSubmit={start} aria-label="Start a session">
         <label>
           Directory <input name="cwd" value={dir} onInput={(e) => setDir(e.currentTarget.value)} size={50} />

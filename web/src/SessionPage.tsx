@@ -98,6 +98,32 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
     }
   }, [id])
 
+  // Keyboard (docs/web.md): the prompt has focus once the session shows (after New session too) and again when an
+  // answered permission ask leaves the page; Esc cancels a running turn; "/" outside a text field goes to the prompt.
+  const loaded = meta !== undefined
+  useEffect(() => {
+    if (loaded) focusPrompt()
+  }, [loaded])
+  useEffect(() => {
+    if (!document.activeElement || document.activeElement === document.body) focusPrompt()
+  }, [asks.length])
+  const busyNow = useRef(false)
+  busyNow.current = state.busy === true
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.defaultPrevented || e.isComposing || e.ctrlKey || e.metaKey || e.altKey) return
+      if (e.key === 'Escape' && busyNow.current) {
+        e.preventDefault()
+        void post(`/api/sessions/${id}/cancel`).catch((error: Error) => setError(error.message))
+      } else if (e.key === '/' && !typing(e.target)) {
+        e.preventDefault()
+        focusPrompt()
+      }
+    }
+    addEventListener('keydown', onKey)
+    return () => removeEventListener('keydown', onKey)
+  }, [id])
+
   const loadEarlier = useCallback(() => {
     if (loadingEarlier.current || first.current === 0) return
     loadingEarlier.current = true
@@ -207,7 +233,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
             <option key={m}>{m}</option>
           ))}
         </select>
-        <button type="button" onClick={() => void act('cancel')} disabled={!busy}>
+        <button type="button" onClick={() => void act('cancel')} disabled={!busy} aria-keyshortcuts="Escape" title="Cancel the running turn (Esc)">
           Cancel
         </button>
         <button type="button" onClick={() => void compact()} disabled={busy || !state.hosted}>
@@ -283,6 +309,16 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
       <Composer busy={busy} text={draft} setText={setDraft} send={(text, how) => act('input', { text, how }).then((r) => r !== undefined)} />
     </section>
   )
+}
+
+function focusPrompt(): void {
+  document.getElementById('prompt')?.focus()
+}
+
+/** Whether a key press lands in a field that takes text (where "/" is a character, not a shortcut). */
+function typing(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null
+  return !!el && (el.isContentEditable || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || (el.tagName === 'INPUT' && (el as HTMLInputElement).type !== 'button'))
 }
 
 /** The first line of a message's first text block, for a title. */
