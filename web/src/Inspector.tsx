@@ -37,6 +37,11 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
     get<InspectedRequest>(`/api/sessions/${id}/requests/${seq}`).then(setRequest, (e: Error) => setError(e.message))
   }, [id, seq])
 
+  // Choosing a step brings its request into view (the steps table of a long session is taller than the screen).
+  useEffect(() => {
+    if (request) document.getElementById('chosen-request')?.scrollIntoView({ block: 'start' })
+  }, [request])
+
   const earlierRaw = (): void => {
     if (!raw || raw.start === 0) return
     get<{ start: number; events: LogEvent[]; total: number }>(`/api/sessions/${id}/events?limit=200&before=${raw.start}`).then(
@@ -61,6 +66,7 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
       ) : (
         <>
           <StepChart steps={steps.flatMap((s) => (s.figures ? [s.figures] : []))} />
+          <div class="table-wrap">
           <table class="steps" aria-label="Requests">
             <thead>
               <tr>
@@ -99,10 +105,11 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
               ))}
             </tbody>
           </table>
+          </div>
         </>
       )}
       {request && (
-        <section class="request" aria-label={`Request of turn ${request.turn} step ${request.step}`}>
+        <section class="request" id="chosen-request" aria-label={`Request of turn ${request.turn} step ${request.step}`}>
           <h2>
             Request {request.purpose === 'compaction' ? '(compaction)' : `turn ${request.turn} step ${request.step}`} · seq {request.seq}
           </h2>
@@ -149,6 +156,7 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
           Earlier events (before seq {raw.start})
         </button>
       )}
+      <div class="table-wrap">
       <table class="raw" aria-label="Raw events">
         <thead>
           <tr>
@@ -177,6 +185,7 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
           ))}
         </tbody>
       </table>
+      </div>
     </section>
   )
 }

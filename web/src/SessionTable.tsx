@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
-import { percent, usd, when } from './format'
+import { percent, usd, when, whenShort } from './format'
 import type { SessionRow } from './types'
 
 /** What a cell shows while the server still computes the row's figures (a cold listing of many sessions). */
@@ -54,7 +54,7 @@ export function SessionTable({ rows }: { rows: readonly SessionRow[] }) {
           <tr aria-rowindex={1}>
             <th scope="col">Title</th>
             <th scope="col" class="wide">Workspace</th>
-            <th scope="col">Model</th>
+            <th scope="col" class="wide">Model</th>
             <th scope="col">State</th>
             <th scope="col" class="num">Turns</th>
             <th scope="col" class="num">Cost</th>
@@ -74,12 +74,16 @@ export function SessionTable({ rows }: { rows: readonly SessionRow[] }) {
                 <a href={`#/s/${r.id}`}>{r.title || r.id.slice(0, 8)}</a>
               </td>
               <td class="muted wide">{r.cwd}</td>
-              <td>{r.pending ? PENDING : r.model || '–'}</td>
+              <td class="wide">{r.pending ? PENDING : r.model || '–'}</td>
               <td>{r.pending && !r.hosted ? PENDING : <span class={`state ${r.state}`}>{r.state}</span>}</td>
               <td class="num">{r.turns}</td>
               <td class="num">{r.pending ? PENDING : usd(r.cost)}</td>
               <td class="num wide">{r.pending ? PENDING : percent(r.cacheHitShare)}</td>
-              <td>{when(r.updatedAt)}</td>
+              <td>
+                <time dateTime={new Date(r.updatedAt).toISOString()} title={when(r.updatedAt)}>
+                  {whenShort(r.updatedAt)}
+                </time>
+              </td>
             </tr>
           ))}
           {end < rows.length && (
