@@ -113,4 +113,33 @@ describe('the sessions listing of rein web', () => {
     await page.getByLabel('Search').fill('session 7')
     await page.getByRole('region', { name: /Sessions, 11 shown/ }).waitFor()
   })
+
+  it('marks forks as forks, in the list and on their page, and shows the logged settings of a fork nothing opened yet', async () => {
+    run = await startWeb({ script: [{ text: 'One.' }] })
+    context = await (browser as Browser).newContext({ viewport: { width: 1200, height: 800 } })
+    const page = await context.newPage()
+    await page.goto(run.address)
+    await page.getByRole('button', { name: 'New session' }).click()
+    await page.waitForURL(/#\/s\/[0-9a-f-]+$/)
+    const parent = /#\/s\/([0-9a-f-]+)$/.exec(page.url())?.[1] as string
+    await page.locator('#prompt').fill('First prompt')
+    await page.locator('#prompt').press('Enter')
+    await page.locator('.msg.assistant', { hasText: 'One.' }).waitFor()
+    await page.getByRole('button', { name: 'Fork', exact: true }).click()
+    await page.waitForURL((url) => !url.hash.includes(parent) && /#\/s\/[0-9a-f-]+$/.test(url.hash))
+    await page.locator('.bar .tag.fork').waitFor()
+    await page.locator('.msg.assistant', { hasText: 'One.' }).waitFor()
+    for (const label of ['Permission mode', 'Model', 'Effort']) {
+      const menu = page.getByLabel(label, { exact: true })
+      expect(await menu.locator('option', { hasText: 'not open' }).count(), label).toBe(0)
+    }
+    await expect.poll(() => page.getByLabel('Model', { exact: true }).inputValue()).not.toBe('')
+    await page.goto(`${run.origin}/#/`)
+    const rows = page.locator('table.sessions tbody tr[data-session]')
+    await expect.poll(() => rows.count()).toBe(2)
+    await expect(page.locator(`tr[data-session="${parent}"] .tag.fork`).count()).resolves.toBe(0)
+    const fork = page.locator('tr[data-session]', { has: page.locator('.tag.fork') })
+    await expect(fork.count()).resolves.toBe(1)
+    await expect(fork.textContent()).resolves.toContain('First prompt')
+  })
 })

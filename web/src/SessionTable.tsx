@@ -2,6 +2,16 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { percent, usd, when, whenShort } from './format'
 import type { SessionRow } from './types'
 
+/**
+ * A row's title: its own (the first prompt, or a `session/title`), else for a fork with no prompt of its own (a
+ * rewind to turn 1) "fork of" its parent's title, else the id's first characters.
+ */
+function titleOf(r: SessionRow, titles: ReadonlyMap<string, string>): string {
+  if (r.title) return r.title
+  if (r.parent) return `fork of ${titles.get(r.parent.id) || r.parent.id.slice(0, 8)}`
+  return r.id.slice(0, 8)
+}
+
 /** What a cell shows while the server still computes the row's figures (a cold listing of many sessions). */
 const PENDING = (
   <span class="muted" title="Being computed">
@@ -44,6 +54,7 @@ export function SessionTable({ rows }: { rows: readonly SessionRow[] }) {
     if (first && first.offsetHeight > 0 && first.offsetHeight !== rowHeight) setRowHeight(first.offsetHeight)
   })
 
+  const titles = new Map(rows.map((r) => [r.id, r.title]))
   const start = Math.max(0, Math.floor(view.top / rowHeight) - OVERSCAN_ROWS)
   const end = Math.min(rows.length, Math.ceil((view.top + view.height) / rowHeight) + OVERSCAN_ROWS)
 
@@ -71,7 +82,7 @@ export function SessionTable({ rows }: { rows: readonly SessionRow[] }) {
           {rows.slice(start, end).map((r, i) => (
             <tr key={r.id} data-session={r.id} aria-rowindex={start + i + 2}>
               <td class="title">
-                <a href={`#/s/${r.id}`}>{r.title || r.id.slice(0, 8)}</a>
+                {r.parent && <span class="tag fork">fork</span>} <a href={`#/s/${r.id}`}>{titleOf(r, titles)}</a>
               </td>
               <td class="muted wide">{r.cwd}</td>
               <td class="wide">{r.pending ? PENDING : r.model || '–'}</td>
