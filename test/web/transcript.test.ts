@@ -40,6 +40,36 @@ describe('the page’s transcript', () => {
   })
 })
 
+describe('notices in the transcript', () => {
+  const header = (seq: number, model: string, effort: string) =>
+    ({ seq, time: 0, type: 'request/header', data: { config: { model, effort } } }) as const
+
+  it('announces a model or effort switch once, at the request that first used it, and nothing for the first or an equal header', () => {
+    const m = new TranscriptModel()
+    m.apply(header(0, 'deepseek-v4-flash', 'high'))
+    m.apply(header(1, 'deepseek-v4-flash', 'high'))
+    expect(m.items).toEqual([])
+    m.apply(header(2, 'deepseek-v4-pro', 'high'))
+    m.apply(header(3, 'deepseek-v4-pro', 'off'))
+    m.apply(header(4, 'deepseek-v4-flash', 'max'))
+    m.apply(header(5, 'deepseek-v4-flash', 'max'))
+    expect(m.items.map((i) => (i.kind === 'notice' ? [i.seq, i.text] : i.kind))).toEqual([
+      [2, 'Switched model deepseek-v4-flash → deepseek-v4-pro.'],
+      [3, 'Switched effort high → off.'],
+      [4, 'Switched model deepseek-v4-pro → deepseek-v4-flash, effort off → max.'],
+    ])
+  })
+
+  it('passes over a header without a model rather than announcing a switch from or to nothing', () => {
+    const m = new TranscriptModel()
+    m.apply({ seq: 0, time: 0, type: 'request/header', data: {} })
+    m.apply(header(1, 'deepseek-v4-pro', 'high'))
+    m.apply({ seq: 2, time: 0, type: 'request/header', data: { config: {} } })
+    m.apply(header(3, 'deepseek-v4-pro', 'high'))
+    expect(m.items).toEqual([])
+  })
+})
+
 describe('Markdown from the model', () => {
   it('shows raw HTML as text and drops links that are not http(s) or mailto', () => {
     const html = markdownHtml('<img src=x onerror=alert(1)> [a](javascript:alert(1)) [b](https://example.com)')
