@@ -96,6 +96,20 @@ describe('rein web in a browser', () => {
     await screenshot(page, 'sessions')
   })
 
+  it('renders the reply as Markdown while it streams, and the committed message keeps the same markup', async () => {
+    const reply = '## Plan\n\nFirst a **bold** step.\n\n- one\n- two\n\nAnd a closing paragraph that takes a while to arrive in small pieces.'
+    run = await startWeb({ script: [{ text: reply, chunkSize: 3, chunkDelayMs: 40 }] })
+    const page = await openPage(run)
+    await newSession(page)
+    await send(page, 'Plan it')
+    const streaming = page.locator('.msg.assistant.streaming')
+    await streaming.locator('strong', { hasText: 'bold' }).waitFor()
+    await streaming.locator('h2', { hasText: 'Plan' }).waitFor()
+    const done = page.locator('.msg.assistant:not(.streaming)', { hasText: 'closing paragraph' })
+    await done.waitFor()
+    expect(await done.locator('.md').innerHTML()).toMatch(/<h2[^>]*>Plan<\/h2>[\s\S]*<strong>bold<\/strong>[\s\S]*<li>one<\/li>/)
+  })
+
   it('shows a sentence, and no sessions, to a browser that never had the token', async () => {
     run = await startWeb()
     context = await browser.newContext()

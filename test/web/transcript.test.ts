@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { TranscriptModel } from '../../web/src/transcript.js'
-import { markdownHtml } from '../../web/src/markdown.js'
+import { markdownHtml, stableEnd, streamingMarkdownHtml } from '../../web/src/markdown.js'
 
 const text = (t: string) => [{ type: 'text', text: t }]
 
@@ -77,5 +77,36 @@ describe('Markdown from the model', () => {
     expect(html).toContain('&lt;img')
     expect(html).not.toContain('javascript:')
     expect(html).toContain('<a href="https://example.com"')
+  })
+})
+
+describe('Markdown while it streams', () => {
+  const samples = [
+    '# Plan\n\nFirst **bold** step, then `code`.\n\n- one\n- two\n\nDone.',
+    'Before\n\n```ts\nconst a = 1\n\nconst b = 2\n```\n\nAfter the fence.',
+    '1. a\n2. b\n\n> quoted\n\n| x | y |\n|---|---|\n| 1 | 2 |\n',
+    '~~~\nopen fence never closed\n\nstill code',
+  ]
+
+  it('renders as the whole text renders, whatever the chunks the text arrives in', () => {
+    samples.forEach((sample, n) => {
+      for (const size of [1, 3, 7, 40]) {
+        let html = ''
+        for (let at = size; at < sample.length + size; at += size) html = streamingMarkdownHtml(`s${n}.${size}`, sample.slice(0, at))
+        expect(html, `sample ${n}, chunks of ${size}`).toBe(markdownHtml(sample))
+      }
+    })
+  })
+
+  it('finishes blocks only at a blank line outside a code fence', () => {
+    expect(stableEnd('para one\n\npara two')).toBe('para one\n\n'.length)
+    expect(stableEnd('```\ncode\n\nmore')).toBe(0)
+    expect(stableEnd('```\ncode\n\n```\n\ntail')).toBe('```\ncode\n\n```\n\n'.length)
+    expect(stableEnd('no blank line yet')).toBe(0)
+  })
+
+  it('starts over when the text is not a continuation of what it rendered (another step reused the key)', () => {
+    streamingMarkdownHtml('k', 'alpha\n\nbeta')
+    expect(streamingMarkdownHtml('k', 'gamma\n\ndelta')).toBe(markdownHtml('gamma\n\ndelta'))
   })
 })

@@ -1,4 +1,4 @@
-import { markdownHtml } from './markdown'
+import { markdownHtml, streamingMarkdownHtml } from './markdown'
 import type { Item } from './transcript'
 import { StepChanges } from './StepChanges'
 import { SANDBOXED_LABEL } from '../../src/sandbox/result-mark'
@@ -92,7 +92,7 @@ export function ItemView({
               <pre>{item.reasoning}</pre>
             </details>
           )}
-          {item.text && <div class="md stream-text">{item.text}</div>}
+          {item.text && <div class="md stream-text" dangerouslySetInnerHTML={{ __html: streamingMarkdownHtml(item.key, item.text) }} />}
           {item.tools && <pre class="muted">{item.tools}</pre>}
         </article>
       )
