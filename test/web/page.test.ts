@@ -242,6 +242,16 @@ describe('rein web in a browser', () => {
       expect(await row.locator('[data-field=output]').textContent()).toBe(n(usage.output))
     }
     await page.locator('svg.chart rect').first().waitFor()
+    const totals = page.locator('table.steps tfoot tr[data-totals]')
+    const n = (v: number): string => v.toLocaleString('en-US')
+    const usages = answers.map((a) => a.data.usage as { inputUncached: number; inputCacheRead: number; output: number })
+    expect(await totals.locator('[data-field=prompt]').textContent()).toBe(n(usages.reduce((a, u) => a + u.inputUncached + u.inputCacheRead, 0)))
+    expect(await totals.locator('[data-field=output]').textContent()).toBe(n(usages.reduce((a, u) => a + u.output, 0)))
+    expect(await totals.textContent()).toContain(`${sent.length} requests`)
+    // The chart's axes are labelled: the steps under it, tokens and the share beside it.
+    await expect(page.locator('svg.chart [data-axis=step]').allTextContents()).resolves.toEqual(['1.1', '1.2'])
+    await expect(page.locator('svg.chart [data-axis=tokens-max]').textContent()).resolves.toMatch(/tokens$/)
+    await expect(page.locator('svg.chart [data-axis=share-max]').textContent()).resolves.toBe('100%')
     await rows.nth(1).getByRole('link').click()
     const request = page.getByRole('region', { name: /Request of turn 1 step 2/ })
     await request.waitFor()

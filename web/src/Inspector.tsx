@@ -17,6 +17,27 @@ function blockText(b: Block): string {
   }
 }
 
+/** The session's totals under the steps table: requests, bytes, tokens, the cache-hit share over all and the cost. */
+function StepTotals({ steps }: { steps: readonly InspectedStep[] }) {
+  const figures = steps.flatMap((s) => (s.figures ? [s.figures] : []))
+  const sum = (f: (s: (typeof figures)[number]) => number): number => figures.reduce((a, s) => a + f(s), 0)
+  const prompt = sum((s) => s.promptTokens)
+  const cached = sum((s) => s.cachedTokens)
+  return (
+    <tr class="totals" data-totals>
+      <th scope="row">Total</th>
+      <td colSpan={2}>{steps.length} requests</td>
+      <td>{grouped(steps.reduce((a, s) => a + s.bytes, 0))}</td>
+      <td />
+      <td data-field="prompt">{grouped(prompt)}</td>
+      <td data-field="cached">{grouped(cached)}</td>
+      <td data-field="output">{grouped(sum((s) => s.outputTokens))}</td>
+      <td>{percent(prompt > 0 ? cached / prompt : undefined)}</td>
+      <td data-field="cost">{usd(sum((s) => s.cost))}</td>
+    </tr>
+  )
+}
+
 /**
  * What the model saw, step by step: every request re-derived from the log with its digest check and figures, the
  * chosen request in full (each message labelled with the event and producer it came from), and the raw events.
@@ -104,6 +125,9 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
                 </tr>
               ))}
             </tbody>
+            <tfoot>
+              <StepTotals steps={steps} />
+            </tfoot>
           </table>
           </div>
         </>
