@@ -209,9 +209,13 @@ describe('rein web in a browser', () => {
     await page.locator('.msg.assistant', { hasText: 'Two.' }).waitFor()
     await page.getByRole('button', { name: 'Compact' }).click()
     await page.locator('.msg.summary', { hasText: 'Compaction summary' }).waitFor()
-    await expect.poll(() => page.getByRole('status').filter({ hasText: /compact/i }).count()).toBeGreaterThan(0)
     const end = logOf(run, id).find((e) => e.type === 'compaction/end')
     expect(end?.data.outcome).toBe('replaced')
+    // Announced once: the transcript's notice, not a second copy in the bar.
+    const message = String(end?.data.message)
+    await page.locator('.notice', { hasText: message }).waitFor()
+    await page.waitForFunction(() => !document.body.textContent?.includes('Compacting…'))
+    expect(await page.getByText(message).count()).toBe(1)
   })
 
   it('shows each step of the inspector with its digest check and the figures the log holds', async () => {

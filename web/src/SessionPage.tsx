@@ -155,8 +155,9 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
 
   const compact = async (): Promise<void> => {
     setNote('Compacting…')
-    const done = (await act('compact')) as { message: string } | undefined
-    setNote(done ? done.message : '')
+    const done = (await act('compact')) as { outcome: string; message: string } | undefined
+    // A compaction that replaced the conversation is announced once, by the transcript's notice of its compaction/end.
+    setNote(done && done.outcome !== 'replaced' ? done.message : '')
   }
 
   const fork = async (seq?: number): Promise<void> => {
