@@ -138,6 +138,8 @@ describe('rein web in a browser', () => {
     writeFileSync(join(run.box.cwd, 'go'), '')
     await page.locator('.msg.assistant', { hasText: 'Adjusted.' }).waitFor()
     await page.locator('.msg.steering', { hasText: steer }).waitFor()
+    // The steering text is printed once (not as a summary line and again as its body).
+    expect((await page.locator('.msg.steering').innerText()).split(steer).length - 1).toBe(1)
 
     expect(run.mock.requests).toHaveLength(2)
     const second = messagesOf(run, 1)

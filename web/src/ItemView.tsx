@@ -55,7 +55,7 @@ export function ItemView({
               </button>
             )}
           </header>
-          {item.kind === 'user' ? <Markdown text={item.text} /> : <details open={item.kind === 'steering'}><summary>{firstLine(item.text)}</summary><pre>{item.text}</pre></details>}
+          {item.kind === 'user' ? <Markdown text={item.text} /> : item.kind === 'steering' ? <pre>{item.text}</pre> : <details><summary>{firstLine(item.text)}</summary><pre>{item.text}</pre></details>}
           {item.images > 0 && <p class="muted">({item.images} image{item.images > 1 ? 's' : ''})</p>}
         </article>
       )
