@@ -50,6 +50,8 @@ export interface SessionRow {
   hosted: boolean
   cost: number
   cacheHitShare?: number
+  /** Model, cost, cache-hit share and a logged state are not computed yet (a cold listing of many sessions). */
+  pending?: true
 }
 
 /**

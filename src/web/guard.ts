@@ -12,7 +12,13 @@ import { getCookie } from 'hono/cookie'
  *   no session data, and the page cannot send the token before it has loaded (it arrives in the URL fragment).
  * Every response carries a strict Content-Security-Policy and no CORS header, so no other origin can read one.
  */
-export const COOKIE = 'rein_web'
+/**
+ * The cookie's name. Browsers scope cookies by host, not port, so two `rein web` servers on one machine would share
+ * (and overwrite) one cookie: each server's name carries its port.
+ */
+export function cookieName(port: number): string {
+  return `rein_web_${port}`
+}
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -28,6 +34,8 @@ export const CONTENT_SECURITY_POLICY = [
 
 export interface GuardOptions {
   token: string
+  /** The name of this server's cookie (it depends on the port, known once listening). */
+  cookie: () => string
   /** `host:port` values the `Host` header may hold. */
   hosts: () => readonly string[]
   /** Origins a state-changing request may come from. */
@@ -72,7 +80,7 @@ export function guard(options: GuardOptions): MiddlewareHandler {
       }
     }
     if (c.req.path.startsWith('/api/') && c.req.path !== '/api/auth') {
-      const given = getCookie(c, COOKIE) ?? bearer(c.req.header('authorization'))
+      const given = getCookie(c, options.cookie()) ?? bearer(c.req.header('authorization'))
       if (!sameSecret(given, options.token)) {
         return c.json({ error: 'Refused: this request lacks the rein web token; open the full address rein web printed (with #token=…).' }, 401)
       }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Hono } from 'hono'
 import { KNOWN_MODEL_IDS } from '../llm/catalog.js'
 import { PERMISSION_MODES } from '../agent/types.js'
@@ -17,7 +18,15 @@ export function readRoutes(app: Hono, ctx: WebContext): void {
     c.json({ root: ctx.root, all: ctx.all, models: KNOWN_MODEL_IDS, efforts: EFFORTS, modes: PERMISSION_MODES }),
   )
 
-  app.get('/api/sessions', async (c) => c.json({ sessions: await ctx.listing() }))
+  // The page re-asks every few seconds: an unchanged listing answers 304 with no body (its ETag is the body's hash).
+  app.get('/api/sessions', async (c) => {
+    const body = JSON.stringify({ sessions: await ctx.listing() })
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+    c.header('ETag', etag)
+    if (sameEntity(c.req.header('if-none-match'), etag)) return c.body(null, 304)
+    c.header('Content-Type', 'application/json')
+    return c.body(body)
+  })
 
   app.get('/api/sessions/:id', async (c) => {
     const id = await ctx.visibleId(c.req.param('id'))
@@ -75,6 +84,15 @@ export function readRoutes(app: Hono, ctx: WebContext): void {
   })
 
   stepDiffRoute(app, ctx)
+}
+
+/**
+ * Whether `If-None-Match` names `etag`. The weak form counts: compression marks the ETag weak (`W/"…"`), and a
+ * listing is equal when its JSON is, whatever encoding carried it.
+ */
+export function sameEntity(header: string | undefined, etag: string): boolean {
+  if (!header) return false
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')
 }
 
 /** A whole number from a query parameter, clamped to `min..max`; `fallback` when absent or not a number. */

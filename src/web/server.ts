@@ -3,6 +3,7 @@ import { networkInterfaces } from 'node:os'
 import { resolve } from 'node:path'
 import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
+import { compress } from 'hono/compress'
 import { setCookie } from 'hono/cookie'
 import { loadSettings } from '../config/settings.js'
 import { costOf, modelInfo } from '../llm/catalog.js'
@@ -10,10 +11,10 @@ import { modelOverridesOf } from '../llm/model-settings.js'
 import { SessionError } from '../store/errors.js'
 import { closeStore, openStoreAt, type StoreSource } from '../runtime/open-store.js'
 import type { SessionStore } from '../store/store.js'
-import { loadAssets, UI_DIR } from './assets.js'
+import { assetEncoding, loadAssets, UI_DIR } from './assets.js'
 import { WebError } from './directories.js'
 import type { Pricing } from './figures.js'
-import { COOKIE, guard, sameSecret, securityHeaders } from './guard.js'
+import { cookieName, guard, sameSecret, securityHeaders } from './guard.js'
 import { Inspector } from './inspector.js'
 import { readRoutes } from './routes-read.js'
 import { writeRoutes } from './routes-write.js'
@@ -106,10 +107,13 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   let port = options.port ?? 3080
   const app = new Hono()
   app.use('*', securityHeaders())
+  // JSON answers are compressed as they stream out (the event stream is not: its messages must arrive one by one).
+  app.use('/api/*', compress({ contentTypeFilter: /^application\/json/ }))
   app.use(
     '*',
     guard({
       token,
+      cookie: () => cookieName(port),
       hosts: () => allowedHosts(host, port),
       origins: () => allowedHosts(host, port).map((h) => `http://${h}`),
     }),
@@ -117,7 +121,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   app.post('/api/auth', (c) => {
     const given = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
     if (!sameSecret(given, token)) return c.json({ error: 'Refused: that is not this server’s token; open the address rein web printed.' }, 401)
-    setCookie(c, COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/' })
+    setCookie(c, cookieName(port), token, { httpOnly: true, sameSite: 'Strict', path: '/' })
     return c.json({ ok: true })
   })
   readRoutes(app, ctx)
@@ -133,8 +137,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       return c.text('Not found.', 404)
     }
     c.header('Content-Type', asset.type)
+    c.header('Vary', 'Accept-Encoding')
     if (c.req.path.startsWith('/assets/')) c.header('Cache-Control', 'public, max-age=31536000, immutable')
-    return c.body(new Uint8Array(asset.body))
+    const encoding = assetEncoding(asset, c.req.header('accept-encoding'))
+    if (encoding) c.header('Content-Encoding', encoding)
+    return c.body(new Uint8Array(encoding ? (asset[encoding] as Buffer) : asset.body))
   })
 
   app.onError((error, c) => {

@@ -1,9 +1,9 @@
 import type { SessionEvent } from '../session/events.js'
-import { readSessionLog } from '../session/load.js'
 import type { SessionStore } from '../store/store.js'
 import { isInside } from '../tools/paths.js'
 import { WebError } from './directories.js'
-import { sessionFigures, type Pricing, type SessionFigures } from './figures.js'
+import { sessionFigures, type Pricing } from './figures.js'
+import { INLINE_FIGURES, ListingFigures } from './listing-figures.js'
 import type { Inspector } from './inspector.js'
 import type { SessionHost } from './session-host.js'
 import type { SessionReader } from './session-reader.js'
@@ -15,7 +15,7 @@ const ID = /^[A-Za-z0-9-]{1,128}$/
 
 /** What the routes share: where sessions live, which of them this server may show, and the parts that read them. */
 export class WebContext {
-  private readonly figures = new Map<string, { version: string; figures: SessionFigures }>()
+  private readonly figures: ListingFigures
 
   constructor(
     readonly root: string,
@@ -28,7 +28,9 @@ export class WebContext {
     readonly host: SessionHost,
     readonly inspector: Inspector,
     readonly price: Pricing,
-  ) {}
+  ) {
+    this.figures = new ListingFigures(store, price)
+  }
 
   /**
    * What adds each tool event's display for the page: the hosted agent's own tools when this server holds the
@@ -76,20 +78,12 @@ export class WebContext {
     const summaries = (await this.store.summaries('all')).filter((s) => this.visibleCwd(s.cwd))
     summaries.sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id))
     const rows: SessionRow[] = []
+    let inline = INLINE_FIGURES
     for (const s of summaries) {
       const live = this.host.get(s.id)
-      const version = `${s.bytes}:${s.updatedAt}`
-      let cached = this.figures.get(s.id)
-      if (cached?.version !== version) {
-        try {
-          cached = { version, figures: sessionFigures((await readSessionLog(this.store, s.id)).events, this.price) }
-        } catch {
-          // A damaged log is still listed (its page says what is wrong); it just has no figures.
-          cached = { version, figures: { model: '', cost: 0, state: 'idle' } }
-        }
-        this.figures.set(s.id, cached)
-      }
-      const f = cached.figures
+      const known = await this.figures.get(s.id, `${s.bytes}:${s.updatedAt}`, inline > 0)
+      if (known.computed) inline--
+      const f = known.figures
       const state: ShownState = live
         ? live.opened.agent.busy
           ? 'running'
@@ -113,6 +107,7 @@ export class WebContext {
         hosted: live !== undefined,
         cost: f.cost,
         ...(f.cacheHitShare !== undefined ? { cacheHitShare: f.cacheHitShare } : {}),
+        ...(known.pending ? { pending: true as const } : {}),
       })
     }
     return rows

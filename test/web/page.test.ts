@@ -96,6 +96,20 @@ describe('rein web in a browser', () => {
     await screenshot(page, 'sessions')
   })
 
+  it('renders the reply as Markdown while it streams, and the committed message keeps the same markup', async () => {
+    const reply = '## Plan\n\nFirst a **bold** step.\n\n- one\n- two\n\nAnd a closing paragraph that takes a while to arrive in small pieces.'
+    run = await startWeb({ script: [{ text: reply, chunkSize: 3, chunkDelayMs: 40 }] })
+    const page = await openPage(run)
+    await newSession(page)
+    await send(page, 'Plan it')
+    const streaming = page.locator('.msg.assistant.streaming')
+    await streaming.locator('strong', { hasText: 'bold' }).waitFor()
+    await streaming.locator('h2', { hasText: 'Plan' }).waitFor()
+    const done = page.locator('.msg.assistant:not(.streaming)', { hasText: 'closing paragraph' })
+    await done.waitFor()
+    expect(await done.locator('.md').innerHTML()).toMatch(/<h2[^>]*>Plan<\/h2>[\s\S]*<strong>bold<\/strong>[\s\S]*<li>one<\/li>/)
+  })
+
   it('shows a sentence, and no sessions, to a browser that never had the token', async () => {
     run = await startWeb()
     context = await browser.newContext()
@@ -124,6 +138,8 @@ describe('rein web in a browser', () => {
     writeFileSync(join(run.box.cwd, 'go'), '')
     await page.locator('.msg.assistant', { hasText: 'Adjusted.' }).waitFor()
     await page.locator('.msg.steering', { hasText: steer }).waitFor()
+    // The steering text is printed once (not as a summary line and again as its body).
+    expect((await page.locator('.msg.steering').innerText()).split(steer).length - 1).toBe(1)
 
     expect(run.mock.requests).toHaveLength(2)
     const second = messagesOf(run, 1)
@@ -221,9 +237,13 @@ describe('rein web in a browser', () => {
     await page.locator('.msg.assistant', { hasText: 'Two.' }).waitFor()
     await page.getByRole('button', { name: 'Compact' }).click()
     await page.locator('.msg.summary', { hasText: 'Compaction summary' }).waitFor()
-    await expect.poll(() => page.getByRole('status').filter({ hasText: /compact/i }).count()).toBeGreaterThan(0)
     const end = logOf(run, id).find((e) => e.type === 'compaction/end')
     expect(end?.data.outcome).toBe('replaced')
+    // Announced once: the transcript's notice, not a second copy in the bar.
+    const message = String(end?.data.message)
+    await page.locator('.notice', { hasText: message }).waitFor()
+    await page.waitForFunction(() => !document.body.textContent?.includes('Compacting…'))
+    expect(await page.getByText(message).count()).toBe(1)
   })
 
   it('shows each step of the inspector with its digest check and the figures the log holds', async () => {
@@ -254,6 +274,16 @@ describe('rein web in a browser', () => {
       expect(await row.locator('[data-field=output]').textContent()).toBe(n(usage.output))
     }
     await page.locator('svg.chart rect').first().waitFor()
+    const totals = page.locator('table.steps tfoot tr[data-totals]')
+    const n = (v: number): string => v.toLocaleString('en-US')
+    const usages = answers.map((a) => a.data.usage as { inputUncached: number; inputCacheRead: number; output: number })
+    expect(await totals.locator('[data-field=prompt]').textContent()).toBe(n(usages.reduce((a, u) => a + u.inputUncached + u.inputCacheRead, 0)))
+    expect(await totals.locator('[data-field=output]').textContent()).toBe(n(usages.reduce((a, u) => a + u.output, 0)))
+    expect(await totals.textContent()).toContain(`${sent.length} requests`)
+    // The chart's axes are labelled: the steps under it, tokens and the share beside it.
+    await expect(page.locator('svg.chart [data-axis=step]').allTextContents()).resolves.toEqual(['1.1', '1.2'])
+    await expect(page.locator('svg.chart [data-axis=tokens-max]').textContent()).resolves.toMatch(/tokens$/)
+    await expect(page.locator('svg.chart [data-axis=share-max]').textContent()).resolves.toBe('100%')
     await rows.nth(1).getByRole('link').click()
     const request = page.getByRole('region', { name: /Request of turn 1 step 2/ })
     await request.waitFor()
@@ -304,7 +334,7 @@ describe('rein web in a browser', () => {
     const exported = await page.request.get(`${run.origin}/api/sessions/${id}/export?format=md`)
     expect(exported.status()).toBe(200)
     expect(await exported.text()).toMatch(/First prompt[\s\S]*One\.[\s\S]*Second prompt[\s\S]*Two\./)
-    await page.locator('.msg.user', { hasText: 'First prompt' }).getByRole('button', { name: /Fork at seq/ }).click()
+    await page.locator('.msg.user', { hasText: 'First prompt' }).getByRole('button', { name: /Fork here/ }).click()
     await page.waitForURL((url) => !url.hash.includes(id) && /#\/s\/[0-9a-f-]+$/.test(url.hash))
     await page.getByText(`forked from ${id.slice(0, 8)}`).waitFor()
     await page.locator('.msg.assistant', { hasText: 'One.' }).waitFor()

@@ -55,7 +55,7 @@ describe('rewind in the web UI', () => {
     await changes.locator('pre.diff').getByText('+agent').waitFor()
     expect(await changes.locator('pre.diff').innerText()).toContain('-mine')
 
-    await page.getByRole('button', { name: 'Rewind to turn 1' }).click()
+    await page.getByRole('button', { name: 'Rewind to here (turn 1)' }).click()
     const panel = page.getByRole('dialog', { name: 'Rewind to turn 1' })
     await panel.getByRole('list', { name: 'Files that will change' }).getByText('a.txt').waitFor()
     expect(await panel.innerText()).toContain('put back a.txt')
@@ -71,5 +71,40 @@ describe('rewind in the web UI', () => {
     await page.getByRole('button', { name: 'Undo rewind' }).click()
     await page.getByText(/Undid the rewind to turn 1/).waitFor()
     expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('agent\n')
+  })
+
+  it('keeps the rules "Allow always" saved when "Rewind to here" puts the workspace back (issue 34, item 3)', async () => {
+    const box = sandbox()
+    writeFileSync(join(box.cwd, 'a.txt'), 'mine\n')
+    run = await startWeb({
+      box,
+      script: [
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo one' } }] },
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo agent > a.txt' } }] },
+        { text: 'Rewrote it.' },
+      ],
+    })
+    const page = await openPage(run)
+    await page.getByRole('button', { name: 'New session' }).click()
+    await page.locator('#prompt').fill('rewrite a.txt')
+    await page.locator('#prompt').press('Enter')
+    const ask = page.getByRole('alertdialog', { name: 'Permission for bash' })
+    await ask.getByRole('button', { name: 'Allow always (Bash(echo one))' }).click()
+    await ask.getByText('echo agent > a.txt').first().waitFor()
+    await ask.getByRole('button', { name: 'Allow once' }).click()
+    await page.getByText('Rewrote it.').waitFor()
+    const settings = join(box.cwd, '.rein', 'settings.local.json')
+    const saved = readFileSync(settings, 'utf8')
+    expect(JSON.parse(saved).permissions.allow).toEqual(['Bash(echo one)'])
+
+    await page.getByRole('button', { name: 'Rewind to here (turn 1)' }).click()
+    const panel = page.getByRole('dialog', { name: 'Rewind to turn 1' })
+    await panel.getByRole('list', { name: 'Files that will change' }).getByText('a.txt').waitFor()
+    // The dry run does not name the settings file: it is never part of a snapshot.
+    expect(await panel.innerText()).not.toContain('settings.local.json')
+    await panel.getByRole('button', { name: 'Restore code and conversation' }).click()
+    await page.getByText('Rewound to turn 1: 1 file restored.').waitFor()
+    expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('mine\n')
+    expect(readFileSync(settings, 'utf8')).toBe(saved)
   })
 })

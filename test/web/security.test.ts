@@ -31,7 +31,7 @@ describe('rein web refuses what did not come from its own page', () => {
     expect(none.json().error).toMatch(/lacks the rein web token/)
     const wrong = await raw(run.origin, '/api/sessions', { headers: { authorization: `Bearer ${'0'.repeat(64)}` } })
     expect(wrong.status).toBe(401)
-    const badCookie = await raw(run.origin, '/api/sessions', { headers: { cookie: 'rein_web=nope' } })
+    const badCookie = await raw(run.origin, '/api/sessions', { headers: { cookie: `rein_web_${new URL(run.origin).port}=nope` } })
     expect(badCookie.status).toBe(401)
     const ok = await raw(run.origin, '/api/sessions', { headers: { authorization: `Bearer ${run.token}` } })
     expect(ok.status).toBe(200)

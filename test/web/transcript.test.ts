@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { TranscriptModel } from '../../web/src/transcript.js'
-import { markdownHtml } from '../../web/src/markdown.js'
+import { markdownHtml, stableEnd, streamingMarkdownHtml } from '../../web/src/markdown.js'
 
 const text = (t: string) => [{ type: 'text', text: t }]
 
@@ -40,6 +40,36 @@ describe('the page’s transcript', () => {
   })
 })
 
+describe('notices in the transcript', () => {
+  const header = (seq: number, model: string, effort: string) =>
+    ({ seq, time: 0, type: 'request/header', data: { config: { model, effort } } }) as const
+
+  it('announces a model or effort switch once, at the request that first used it, and nothing for the first or an equal header', () => {
+    const m = new TranscriptModel()
+    m.apply(header(0, 'deepseek-v4-flash', 'high'))
+    m.apply(header(1, 'deepseek-v4-flash', 'high'))
+    expect(m.items).toEqual([])
+    m.apply(header(2, 'deepseek-v4-pro', 'high'))
+    m.apply(header(3, 'deepseek-v4-pro', 'off'))
+    m.apply(header(4, 'deepseek-v4-flash', 'max'))
+    m.apply(header(5, 'deepseek-v4-flash', 'max'))
+    expect(m.items.map((i) => (i.kind === 'notice' ? [i.seq, i.text] : i.kind))).toEqual([
+      [2, 'Switched model deepseek-v4-flash → deepseek-v4-pro.'],
+      [3, 'Switched effort high → off.'],
+      [4, 'Switched model deepseek-v4-pro → deepseek-v4-flash, effort off → max.'],
+    ])
+  })
+
+  it('passes over a header without a model rather than announcing a switch from or to nothing', () => {
+    const m = new TranscriptModel()
+    m.apply({ seq: 0, time: 0, type: 'request/header', data: {} })
+    m.apply(header(1, 'deepseek-v4-pro', 'high'))
+    m.apply({ seq: 2, time: 0, type: 'request/header', data: { config: {} } })
+    m.apply(header(3, 'deepseek-v4-pro', 'high'))
+    expect(m.items).toEqual([])
+  })
+})
+
 describe('Markdown from the model', () => {
   it('shows raw HTML as text and drops links that are not http(s) or mailto', () => {
     const html = markdownHtml('<img src=x onerror=alert(1)> [a](javascript:alert(1)) [b](https://example.com)')
@@ -47,5 +77,36 @@ describe('Markdown from the model', () => {
     expect(html).toContain('&lt;img')
     expect(html).not.toContain('javascript:')
     expect(html).toContain('<a href="https://example.com"')
+  })
+})
+
+describe('Markdown while it streams', () => {
+  const samples = [
+    '# Plan\n\nFirst **bold** step, then `code`.\n\n- one\n- two\n\nDone.',
+    'Before\n\n```ts\nconst a = 1\n\nconst b = 2\n```\n\nAfter the fence.',
+    '1. a\n2. b\n\n> quoted\n\n| x | y |\n|---|---|\n| 1 | 2 |\n',
+    '~~~\nopen fence never closed\n\nstill code',
+  ]
+
+  it('renders as the whole text renders, whatever the chunks the text arrives in', () => {
+    samples.forEach((sample, n) => {
+      for (const size of [1, 3, 7, 40]) {
+        let html = ''
+        for (let at = size; at < sample.length + size; at += size) html = streamingMarkdownHtml(`s${n}.${size}`, sample.slice(0, at))
+        expect(html, `sample ${n}, chunks of ${size}`).toBe(markdownHtml(sample))
+      }
+    })
+  })
+
+  it('finishes blocks only at a blank line outside a code fence', () => {
+    expect(stableEnd('para one\n\npara two')).toBe('para one\n\n'.length)
+    expect(stableEnd('```\ncode\n\nmore')).toBe(0)
+    expect(stableEnd('```\ncode\n\n```\n\ntail')).toBe('```\ncode\n\n```\n\n'.length)
+    expect(stableEnd('no blank line yet')).toBe(0)
+  })
+
+  it('starts over when the text is not a continuation of what it rendered (another step reused the key)', () => {
+    streamingMarkdownHtml('k', 'alpha\n\nbeta')
+    expect(streamingMarkdownHtml('k', 'gamma\n\ndelta')).toBe(markdownHtml('gamma\n\ndelta'))
   })
 })

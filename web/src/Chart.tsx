@@ -2,7 +2,20 @@ import type { StepFigures } from './types'
 
 const W = 720
 const H = 160
-const PAD = 28
+const PAD = 34
+
+/** Which steps get a label under the axis: at most about 12, evenly spaced, the first and the last always. */
+export function ticks(count: number): number[] {
+  if (count <= 0) return []
+  const every = Math.max(1, Math.ceil(count / 12))
+  const out: number[] = []
+  for (let i = 0; i < count; i += every) out.push(i)
+  if (out[out.length - 1] !== count - 1) {
+    if (count - 1 - out[out.length - 1] < every / 2) out.pop()
+    out.push(count - 1)
+  }
+  return out
+}
 
 /**
  * Per-step figures as inline SVG: prompt tokens as bars (the cached part darker), cache-hit share and cost as lines
@@ -21,6 +34,22 @@ export function StepChart({ steps }: { steps: readonly StepFigures[] }) {
     <figure>
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label="Tokens, cache-hit share and cost per step" class="chart">
         <line x1={PAD} y1={H - PAD} x2={W - PAD} y2={H - PAD} class="axis" />
+        <line x1={PAD} y1={PAD} x2={PAD} y2={H - PAD} class="axis" />
+        <line x1={W - PAD} y1={PAD} x2={W - PAD} y2={H - PAD} class="axis" />
+        <text x={PAD - 4} y={H - PAD} class="label" text-anchor="end" data-axis="tokens-0">
+          0
+        </text>
+        <text x={W - PAD + 4} y={PAD + 4} class="label" data-axis="share-max">
+          100%
+        </text>
+        <text x={W - PAD + 4} y={H - PAD} class="label" data-axis="share-0">
+          0%
+        </text>
+        {ticks(steps.length).map((i) => (
+          <text key={i} x={x(i) + slot / 2} y={H - PAD + 14} class="label" text-anchor="middle" data-axis="step">
+            {steps[i].purpose === 'compaction' ? 'c' : `${steps[i].turn}.${steps[i].step}`}
+          </text>
+        ))}
         {steps.map((s, i) => {
           const total = s.promptTokens + s.outputTokens
           const h = (total / maxTokens) * (H - 2 * PAD)
@@ -36,8 +65,11 @@ export function StepChart({ steps }: { steps: readonly StepFigures[] }) {
         })}
         <path d={line((s) => s.cacheHitShare)} class="line-cache" fill="none" />
         <path d={line((s) => s.cost / maxCost)} class="line-cost" fill="none" />
-        <text x={PAD} y={PAD - 10} class="label">
+        <text x={PAD} y={PAD - 10} class="label" data-axis="tokens-max">
           {maxTokens.toLocaleString('en-US')} tokens
+        </text>
+        <text x={W / 2} y={H - 2} class="label" text-anchor="middle">
+          step (turn.step)
         </text>
       </svg>
       <figcaption class="legend">

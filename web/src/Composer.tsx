@@ -35,6 +35,7 @@ export function Composer({
         id="prompt"
         rows={3}
         value={text}
+        aria-keyshortcuts="/"
         placeholder={busy ? 'Enter steers the running turn; Shift+Enter for a new line' : 'Ask Rein… (Enter sends, Shift+Enter for a new line)'}
         onInput={(e) => setText(e.currentTarget.value)}
         onKeyDown={(e) => {

@@ -17,6 +17,27 @@ function blockText(b: Block): string {
   }
 }
 
+/** The session's totals under the steps table: requests, bytes, tokens, the cache-hit share over all and the cost. */
+function StepTotals({ steps }: { steps: readonly InspectedStep[] }) {
+  const figures = steps.flatMap((s) => (s.figures ? [s.figures] : []))
+  const sum = (f: (s: (typeof figures)[number]) => number): number => figures.reduce((a, s) => a + f(s), 0)
+  const prompt = sum((s) => s.promptTokens)
+  const cached = sum((s) => s.cachedTokens)
+  return (
+    <tr class="totals" data-totals>
+      <th scope="row">Total</th>
+      <td colSpan={2}>{steps.length} requests</td>
+      <td>{grouped(steps.reduce((a, s) => a + s.bytes, 0))}</td>
+      <td />
+      <td data-field="prompt">{grouped(prompt)}</td>
+      <td data-field="cached">{grouped(cached)}</td>
+      <td data-field="output">{grouped(sum((s) => s.outputTokens))}</td>
+      <td>{percent(prompt > 0 ? cached / prompt : undefined)}</td>
+      <td data-field="cost">{usd(sum((s) => s.cost))}</td>
+    </tr>
+  )
+}
+
 /**
  * What the model saw, step by step: every request re-derived from the log with its digest check and figures, the
  * chosen request in full (each message labelled with the event and producer it came from), and the raw events.
@@ -36,6 +57,11 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
     if (seq === undefined) return setRequest(undefined)
     get<InspectedRequest>(`/api/sessions/${id}/requests/${seq}`).then(setRequest, (e: Error) => setError(e.message))
   }, [id, seq])
+
+  // Choosing a step brings its request into view (the steps table of a long session is taller than the screen).
+  useEffect(() => {
+    if (request) document.getElementById('chosen-request')?.scrollIntoView({ block: 'start' })
+  }, [request])
 
   const earlierRaw = (): void => {
     if (!raw || raw.start === 0) return
@@ -61,6 +87,7 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
       ) : (
         <>
           <StepChart steps={steps.flatMap((s) => (s.figures ? [s.figures] : []))} />
+          <div class="table-wrap">
           <table class="steps" aria-label="Requests">
             <thead>
               <tr>
@@ -98,11 +125,15 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
                 </tr>
               ))}
             </tbody>
+            <tfoot>
+              <StepTotals steps={steps} />
+            </tfoot>
           </table>
+          </div>
         </>
       )}
       {request && (
-        <section class="request" aria-label={`Request of turn ${request.turn} step ${request.step}`}>
+        <section class="request" id="chosen-request" aria-label={`Request of turn ${request.turn} step ${request.step}`}>
           <h2>
             Request {request.purpose === 'compaction' ? '(compaction)' : `turn ${request.turn} step ${request.step}`} · seq {request.seq}
           </h2>
@@ -149,6 +180,7 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
           Earlier events (before seq {raw.start})
         </button>
       )}
+      <div class="table-wrap">
       <table class="raw" aria-label="Raw events">
         <thead>
           <tr>
@@ -177,6 +209,7 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
           ))}
         </tbody>
       </table>
+      </div>
     </section>
   )
 }

@@ -1,4 +1,4 @@
-import { markdownHtml } from './markdown'
+import { markdownHtml, streamingMarkdownHtml } from './markdown'
 import type { Item } from './transcript'
 import { StepChanges } from './StepChanges'
 import { DiffView } from './DiffView'
@@ -48,16 +48,16 @@ export function ItemView({
             <strong>{label}</strong>
             {item.source && item.source !== 'user' && <span class="tag">from {item.source}</span>}
             <span class="seq">seq {item.seq}</span>
-            <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork at seq ${item.seq}`}>
+            <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork here (seq ${item.seq})`}>
               Fork here
             </button>
             {item.kind === 'user' && item.turn !== undefined && onRewind && (
-              <button type="button" class="link" onClick={() => onRewind(item.turn as number)} aria-label={`Rewind to turn ${item.turn}`}>
+              <button type="button" class="link" onClick={() => onRewind(item.turn as number)} aria-label={`Rewind to here (turn ${item.turn})`}>
                 Rewind to here
               </button>
             )}
           </header>
-          {item.kind === 'user' ? <Markdown text={item.text} /> : <details open={item.kind === 'steering'}><summary>{firstLine(item.text)}</summary><pre>{item.text}</pre></details>}
+          {item.kind === 'user' ? <Markdown text={item.text} /> : item.kind === 'steering' ? <pre>{item.text}</pre> : <details><summary>{firstLine(item.text)}</summary><pre>{item.text}</pre></details>}
           {item.images > 0 && <p class="muted">({counted(item.images, 'image')})</p>}
         </article>
       )
@@ -68,7 +68,7 @@ export function ItemView({
           <header>
             <strong>Assistant</strong>
             <span class="seq">seq {item.seq} · turn {item.turn} step {item.step}</span>
-            <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork at seq ${item.seq}`}>
+            <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork here (seq ${item.seq})`}>
               Fork here
             </button>
           </header>
@@ -94,7 +94,7 @@ export function ItemView({
               <pre>{item.reasoning}</pre>
             </details>
           )}
-          {item.text && <div class="md stream-text">{item.text}</div>}
+          {item.text && <div class="md stream-text" dangerouslySetInnerHTML={{ __html: streamingMarkdownHtml(item.key, item.text) }} />}
           {item.tools && <pre class="muted">{item.tools}</pre>}
         </article>
       )

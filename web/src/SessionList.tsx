@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { get, post } from './api'
-import { percent, usd, when } from './format'
+import { getIfChanged, post } from './api'
+import { SessionTable } from './SessionTable'
 import type { Info, SessionRow } from './types'
 
-/** Every session the server may show, newest first, refreshed every few seconds; filter, search, and start one. */
+/** Every session the server may show, newest first, revalidated every few seconds; filter, search, and start one. */
 export function SessionList({ info }: { info: Info }) {
   const [rows, setRows] = useState<SessionRow[]>()
   const [error, setError] = useState('')
@@ -14,9 +14,15 @@ export function SessionList({ info }: { info: Info }) {
 
   useEffect(() => {
     let stop = false
+    let etag: string | undefined
+    // Re-asked every few seconds with the last listing's ETag: an unchanged listing comes back as a bodiless 304.
     const load = (): void => {
-      get<{ sessions: SessionRow[] }>('/api/sessions').then(
-        (r) => !stop && setRows(r.sessions),
+      getIfChanged<{ sessions: SessionRow[] }>('/api/sessions', etag).then(
+        (r) => {
+          if (stop || !r) return
+          etag = r.etag
+          setRows(r.value.sessions)
+        },
         (e: Error) => !stop && setError(e.message),
       )
     }
@@ -51,6 +57,7 @@ export function SessionList({ info }: { info: Info }) {
 
   return (
     <section class="pad">
+      <h1 class="page-title">Sessions</h1>
       <form class="row" onSubmit={start} aria-label="Start a session">
         <label>
           Directory <input name="cwd" value={dir} onInput={(e) => setDir(e.currentTarget.value)} size={50} />
@@ -83,38 +90,7 @@ export function SessionList({ info }: { info: Info }) {
       ) : !shown.length ? (
         <p>{rows.length ? 'No session matches.' : 'No sessions yet: start one above.'}</p>
       ) : (
-        <table class="sessions">
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Workspace</th>
-              <th scope="col">Model</th>
-              <th scope="col">State</th>
-              <th scope="col">Turns</th>
-              <th scope="col">Cost</th>
-              <th scope="col">Cache hit</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((r) => (
-              <tr key={r.id} data-session={r.id}>
-                <td>
-                  <a href={`#/s/${r.id}`}>{r.title || r.id.slice(0, 8)}</a>
-                </td>
-                <td class="muted">{r.cwd}</td>
-                <td>{r.model || '–'}</td>
-                <td>
-                  <span class={`state ${r.state}`}>{r.state}</span>
-                </td>
-                <td>{r.turns}</td>
-                <td>{usd(r.cost)}</td>
-                <td>{percent(r.cacheHitShare)}</td>
-                <td>{when(r.updatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <SessionTable rows={shown} />
       )}
     </section>
   )

@@ -99,6 +99,32 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
     }
   }, [id])
 
+  // Keyboard (docs/web.md): the prompt has focus once the session shows (after New session too) and again when an
+  // answered permission ask leaves the page; Esc cancels a running turn; "/" outside a text field goes to the prompt.
+  const loaded = meta !== undefined
+  useEffect(() => {
+    if (loaded) focusPrompt()
+  }, [loaded])
+  useEffect(() => {
+    if (!document.activeElement || document.activeElement === document.body) focusPrompt()
+  }, [asks.length])
+  const busyNow = useRef(false)
+  busyNow.current = state.busy === true
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.defaultPrevented || e.isComposing || e.ctrlKey || e.metaKey || e.altKey) return
+      if (e.key === 'Escape' && busyNow.current) {
+        e.preventDefault()
+        void post(`/api/sessions/${id}/cancel`).catch((error: Error) => setError(error.message))
+      } else if (e.key === '/' && !typing(e.target)) {
+        e.preventDefault()
+        focusPrompt()
+      }
+    }
+    addEventListener('keydown', onKey)
+    return () => removeEventListener('keydown', onKey)
+  }, [id])
+
   const loadEarlier = useCallback(() => {
     if (loadingEarlier.current || first.current === 0) return
     loadingEarlier.current = true
@@ -130,8 +156,9 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
 
   const compact = async (): Promise<void> => {
     setNote('Compacting…')
-    const done = (await act('compact')) as { message: string } | undefined
-    setNote(done ? done.message : '')
+    const done = (await act('compact')) as { outcome: string; message: string } | undefined
+    // A compaction that replaced the conversation is announced once, by the transcript's notice of its compaction/end.
+    setNote(done && done.outcome !== 'replaced' ? done.message : '')
   }
 
   const fork = async (seq?: number): Promise<void> => {
@@ -152,13 +179,20 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
     checkUndoable()
   }
 
+  // A session this server does not hold yet shows the settings its log last recorded, not empty menus.
+  const logged = loggedSettings(events.current)
+  const mode = state.permissionMode ?? logged.permissionMode
+  const modelId = state.model ?? logged.model
+  const effort = state.effort ?? logged.effort
+
   if (!meta) return error ? <p class="pad error" role="alert">{error}</p> : <p class="pad">Loading the session…</p>
   const busy = state.busy === true
   const shown = state.hosted ? (busy ? 'running' : 'idle') : (state.state ?? 'idle')
   return (
     <section class="session">
       <div class="bar">
-        <h1>{meta.title || `Session ${id.slice(0, 8)}`}</h1>
+        <h1>{meta.title || (meta.parent ? `Fork of ${meta.parent.id.slice(0, 8)}` : `Session ${id.slice(0, 8)}`)}</h1>
+        {meta.parent && <span class="tag fork">fork</span>}
         <span class={`state ${shown}`} aria-live="polite" data-testid="state">
           {shown}
         </span>
@@ -188,27 +222,27 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
       </div>
       <div class="bar controls">
         <label for="mode">Permission mode</label>
-        <select id="mode" value={state.permissionMode ?? ''} onChange={(e) => void act('settings', { permissionMode: e.currentTarget.value })}>
-          {!state.permissionMode && <option value="">(not open)</option>}
+        <select id="mode" value={mode ?? ''} onChange={(e) => void act('settings', { permissionMode: e.currentTarget.value })}>
+          {!mode && <option value="">default</option>}
           {info.modes.map((m) => (
             <option key={m}>{m}</option>
           ))}
         </select>
         <label for="model">Model</label>
-        <select id="model" value={state.model ?? ''} onChange={(e) => void act('settings', { model: e.currentTarget.value })}>
-          {!state.model && <option value="">(not open)</option>}
-          {[...new Set([...info.models, ...(state.model ? [state.model] : [])])].map((m) => (
+        <select id="model" value={modelId ?? ''} onChange={(e) => void act('settings', { model: e.currentTarget.value })}>
+          {!modelId && <option value="">default</option>}
+          {[...new Set([...info.models, ...(modelId ? [modelId] : [])])].map((m) => (
             <option key={m}>{m}</option>
           ))}
         </select>
         <label for="effort">Effort</label>
-        <select id="effort" value={state.effort ?? ''} onChange={(e) => void act('settings', { effort: e.currentTarget.value })}>
-          {!state.effort && <option value="">(not open)</option>}
+        <select id="effort" value={effort ?? ''} onChange={(e) => void act('settings', { effort: e.currentTarget.value })}>
+          {!effort && <option value="">default</option>}
           {info.efforts.map((m) => (
             <option key={m}>{m}</option>
           ))}
         </select>
-        <button type="button" onClick={() => void act('cancel')} disabled={!busy}>
+        <button type="button" onClick={() => void act('cancel')} disabled={!busy} aria-keyshortcuts="Escape" title="Cancel the running turn (Esc)">
           Cancel
         </button>
         <button type="button" onClick={() => void compact()} disabled={busy || !state.hosted}>
@@ -281,6 +315,31 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
       <Composer busy={busy} text={draft} setText={setDraft} send={(text, how) => act('input', { text, how }).then((r) => r !== undefined)} />
     </section>
   )
+}
+
+/** The permission mode, model and effort the log last recorded (`permission/mode`, `request/header`). */
+function loggedSettings(events: readonly LogEvent[]): { permissionMode?: string; model?: string; effort?: string } {
+  const found: { permissionMode?: string; model?: string; effort?: string } = {}
+  for (let i = events.length - 1; i >= 0 && !(found.permissionMode && found.model); i--) {
+    const e = events[i]
+    if (e.type === 'permission/mode' && !found.permissionMode) found.permissionMode = String(e.data.mode)
+    if (e.type === 'request/header' && !found.model) {
+      const config = e.data.config as { model?: string; effort?: string } | undefined
+      if (config?.model) found.model = config.model
+      if (config?.effort) found.effort = config.effort
+    }
+  }
+  return found
+}
+
+function focusPrompt(): void {
+  document.getElementById('prompt')?.focus()
+}
+
+/** Whether a key press lands in a field that takes text (where "/" is a character, not a shortcut). */
+function typing(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null
+  return !!el && (el.isContentEditable || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || (el.tagName === 'INPUT' && (el as HTMLInputElement).type !== 'button'))
 }
 
 /** The first line of a message's first text block, for a title. */

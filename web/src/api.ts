@@ -27,6 +27,17 @@ export async function get<T>(path: string): Promise<T> {
   return parse<T>(await fetch(path, { credentials: 'same-origin' }))
 }
 
+/**
+ * A GET that revalidates: with the ETag of the copy the page holds, an unchanged answer (304) is `undefined`, so the
+ * caller keeps its copy; otherwise the new value and its ETag.
+ */
+export async function getIfChanged<T>(path: string, etag: string | undefined): Promise<{ value: T; etag?: string } | undefined> {
+  const response = await fetch(path, { credentials: 'same-origin', cache: 'no-store', headers: etag ? { 'If-None-Match': etag } : {} })
+  if (response.status === 304) return undefined
+  const value = await parse<T>(response)
+  return { value, ...(response.headers.get('etag') ? { etag: response.headers.get('etag') as string } : {}) }
+}
+
 export async function post<T>(path: string, body: unknown = {}): Promise<T> {
   return parse<T>(
     await fetch(path, {
@@ -42,8 +53,15 @@ export async function post<T>(path: string, body: unknown = {}): Promise<T> {
  * Trades the token in the address's fragment (`#token=…`) for the server's HttpOnly cookie, then removes it from
  * the address bar and history. Without a fragment the cookie from an earlier load must already be set.
  */
+const TOKEN = /(?:^#|&)token=([0-9a-fA-F]+)/
+
+/** Whether the address's fragment carries a token to trade. */
+export function hasToken(): boolean {
+  return TOKEN.test(location.hash)
+}
+
 export async function exchangeToken(): Promise<void> {
-  const match = /(?:^#|&)token=([0-9a-fA-F]+)/.exec(location.hash)
+  const match = TOKEN.exec(location.hash)
   if (!match) return
   await parse(await fetch('/api/auth', { method: 'POST', credentials: 'same-origin', headers: { Authorization: `Bearer ${match[1]}` } }))
   history.replaceState(null, '', `${location.pathname}${location.search}#/`)

@@ -13,3 +13,10 @@ export function when(ms: number): string {
 export function grouped(n: number): string {
   return n.toLocaleString('en-US')
 }
+
+/** A short time for a narrow column: the time of day when `ms` is today, else the date. */
+export function whenShort(ms: number, now = Date.now()): string {
+  const d = new Date(ms)
+  const today = new Date(now).toDateString() === d.toDateString()
+  return today ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : d.toLocaleDateString([], { month: 'short', day: 'numeric', year: '2-digit' })
+}

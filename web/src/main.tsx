@@ -1,6 +1,6 @@
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { exchangeToken, get } from './api'
+import { exchangeToken, get, hasToken } from './api'
 import { Inspector } from './Inspector'
 import { SessionList } from './SessionList'
 import { SessionPage } from './SessionPage'
@@ -22,15 +22,20 @@ function App() {
   const [where, setWhere] = useState<Route>({ page: 'list' })
 
   useEffect(() => {
-    exchangeToken()
-      .then(() => get<Info>('/api/info'))
-      .then((i) => {
-        setInfo(i)
-        setWhere(route())
-        setReady('ok')
-      })
-      .catch((error: unknown) => setReady(error instanceof Error ? error.message : String(error)))
-    const onHash = (): void => setWhere(route())
+    const connect = (): void => {
+      setReady('wait')
+      exchangeToken()
+        .then(() => get<Info>('/api/info'))
+        .then((i) => {
+          setInfo(i)
+          setWhere(route())
+          setReady('ok')
+        })
+        .catch((error: unknown) => setReady(error instanceof Error ? error.message : String(error)))
+    }
+    connect()
+    // Pasting the printed address into an open tab changes only the fragment: no load happens, so sign in here.
+    const onHash = (): void => (hasToken() ? connect() : setWhere(route()))
     addEventListener('hashchange', onHash)
     return () => removeEventListener('hashchange', onHash)
   }, [])

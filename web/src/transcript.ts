@@ -60,6 +60,8 @@ export class TranscriptModel {
   private waitingChanges: Extract<Item, { kind: 'changes' }> | undefined
   private lastEnded: { turn: number; step: number } | undefined
   private openTurn: number | undefined
+  /** The model and effort of the latest `request/header`, to announce a change (the first header announces nothing). */
+  private config: { model: string; effort: string } | undefined
 
   apply(event: LogEvent): void {
     const d = event.data
@@ -159,6 +161,17 @@ export class TranscriptModel {
       case 'llm/retry': {
         const error = d.error as { message?: unknown } | undefined
         this.items.push({ kind: 'notice', key, seq: event.seq, level: 'warning', text: `Retrying (attempt ${String(d.attempt)}): ${str(error?.message)}` })
+        break
+      }
+      case 'request/header': {
+        const config = d.config as { model?: unknown; effort?: unknown } | undefined
+        const next = { model: str(config?.model), effort: str(config?.effort) }
+        if (!next.model) return
+        const before = this.config
+        this.config = next
+        if (!before || (before.model === next.model && before.effort === next.effort)) return
+        const parts = [before.model !== next.model ? `model ${before.model} → ${next.model}` : '', before.effort !== next.effort ? `effort ${before.effort} → ${next.effort}` : '']
+        this.items.push({ kind: 'notice', key, seq: event.seq, level: 'info', text: `Switched ${parts.filter(Boolean).join(', ')}.` })
         break
       }
       case 'permission/mode':
