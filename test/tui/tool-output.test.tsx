@@ -38,7 +38,7 @@ describe('long tool output on a card', () => {
 describe('hostile tool output', () => {
   it('never writes an escape sequence from tool output or a file name to the terminal', async () => {
     const agent = new FakeAgent()
-    agent.commit('tool/call', { turn: 1, step: 1, callId: 'r1', name: 'read', arguments: '{"path":"evil\\u001b]0;pwned\\u0007.txt"}' })
+    agent.commit('tool/call', { turn: 1, step: 1, callId: 'r1', name: 'read', arguments: '{"file_path":"evil\\u001b]0;pwned\\u0007.txt"}' })
     agent.commit('tool/result', { turn: 1, step: 1, callId: 'r1', content: [{ type: 'text', text: 'x' }], isError: false })
     bashRun(agent, 'before\x1b[2J\x1b]52;c;ZXZpbA==\x07\x1b[31mred\x9b1mafter\rover\x00', 'b2')
     const ui = render(<App agent={agent.api} services={fakeServices()} onExit={() => {}} />)
@@ -50,8 +50,9 @@ describe('hostile tool output', () => {
     expect(raw).not.toContain('\x1b[31mred')
     expect(raw).not.toContain('\x9b')
     expect(raw).not.toContain('\x07')
-    expect(raw).toContain('before␛[2J␛]52;c;ZXZpbA==␇␛[31mred')
-    expect(raw).toContain('evil␛]0;pwned␇.txt')
+    // The cards' text passes the front-end core's cleaner (src/frontend/render/plain.ts): sequences go, text stays.
+    expect(raw).toContain('beforered')
+    expect(raw).toContain('evil.txt')
   })
 
   it('cuts a 10 MB line of output on the card and keeps drawing', async () => {
