@@ -50,6 +50,8 @@ export interface TaskRun {
    * reaches it: it is killed at once and the attempt ends `cut-short`, to be resumed.
    */
   hung?: AbortSignal
+  /** Told the task process's pid once it started (what `hung` watches). */
+  spawned?: (pid: number) => void
 }
 
 /**
@@ -106,6 +108,7 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   const env = { ...run.env, REIN_HOME: run.home, REIN_STORE: run.storeUrl }
   const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] })
   child.stdin.end(prompt)
+  if (child.pid !== undefined) run.spawned?.(child.pid)
   let stderr = ''
   // The json result (stdout) says why a run failed when stderr does not (a store lost mid-turn).
   let stdout = ''

@@ -189,6 +189,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       if (tries === 0) log(`task ${row.batch}/${row.task_id}: attempt ${row.attempts} started.`, { batch: row.batch, task: row.task_id })
       metrics.started.inc()
       metrics.running.inc()
+      const watched = hung.next()
       const end = await runTask({
         task: row.task,
         sessionId: row.session_id,
@@ -200,7 +201,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         attempt: row.attempts,
         signal,
         retry,
-        hung: hung.next(),
+        hung: watched.signal,
+        spawned: watched.spawned,
       }).finally(() => metrics.running.dec())
       if (end.kind === 'interrupted') return false
       if (end.kind === 'cut-short' && tries < CUT_SHORT_RESUMES) {
