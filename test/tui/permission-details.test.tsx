@@ -33,7 +33,8 @@ describe('the permission prompt shows what it asks about', () => {
     expect(screen).toContain('Permission needed: edit a.txt')
     expect(screen).toMatch(/│ -two\s*│\n│ \+TWO/)
     expect(screen).toContain('1. Allow once')
-    key('n')
+    // Letters never answer a prompt (docs/tui.md); Esc denies.
+    key('\u001b')
     await expect(answer).resolves.toEqual({ outcome: 'deny' })
   })
 
