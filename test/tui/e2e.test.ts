@@ -119,6 +119,8 @@ describe('rein in a real terminal', () => {
     })
     await term.submit('run two commands')
     await term.waitFor('Permission needed: bash echo first-run')
+    // A digit answers only when it comes on its own, 400 ms after the last typed text (docs/tui.md).
+    await new Promise((r) => setTimeout(r, 500))
     await term.keys('1')
     await term.waitFor('Permission needed: bash echo second-run')
     await term.keys('4')
