@@ -12,8 +12,8 @@ const TESTS = ['test/**/*.test.ts', 'test/**/*.test.tsx']
  * in-process, seconds in all, and it never needs a build (docs/testing.md).
  */
 const SLOW_PLACES = [
-  'test/cli/**',
-  'test/security/**',
+  'test/cli/**/*.test.{ts,tsx}',
+  'test/security/**/*.test.{ts,tsx}',
   'test/**/*e2e*.test.ts',
   'test/acp/transcript.test.ts',
   'test/mcp/{cli,http,listeners,published-server,stdio}.test.ts',

@@ -39,6 +39,8 @@ describe('plan mode in the terminal UI', () => {
     const review = await term.waitFor('The plan is ready for review')
     expect(review).toContain('1. Create src/sub.ts')
     expect(review).toContain('2. Approve the plan and accept edits')
+    // A digit answers only when it comes on its own, 400 ms after the last typed text (docs/tui.md).
+    await new Promise((r) => setTimeout(r, 500))
     await term.keys('2')
     await term.waitFor('All done.')
     expect(readFileSync(join(box.cwd, 'src/sub.ts'), 'utf8')).toBe('export const sub = 2\n')
