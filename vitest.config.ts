@@ -55,6 +55,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Both cores: most files wait on child processes, the mock server or PostgreSQL, and the default (one fewer
+    // than the cores) ran the suite file by file on this 2-core machine (docs/testing.md).
+    maxWorkers: 2,
     projects: [
       { extends: true, test: { name: 'fast', include: TESTS, exclude: SLOW, globalSetup: [VERIFY_ALL, POSTGRES] } },
       // The slow project refuses to start on a missing or stale build, since its tests run dist/.
