@@ -138,7 +138,9 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
 
   const lastWords = stderr.trim().split('\n').at(-1)?.replace(/^rein: /, '')
   if (exit.code !== 0 && !timedOut) {
-    const why = [lastWords, resultError(stdout)].find((words) => words && storeLost(words))
+    // A process that crashed on a lost connection prints a stack and `Node.js vNN` last: look through every line.
+    const lostLine = stderr.trim().split('\n').reverse().find((line) => storeLost(line))?.trim()
+    const why = [lastWords, resultError(stdout), lostLine].find((words) => words && storeLost(words))
     if (why) return { kind: 'cut-short', why }
   }
   const after = await retry('reading the session', () => existingLog(run.store, run.sessionId))
