@@ -50,6 +50,8 @@ export interface Settings {
   checkpoints?: CheckpointSettings
   /** The sandbox (docs/sandbox.md): read per layer and narrowed by src/sandbox/policy.ts, never merged here. */
   sandbox?: unknown
+  /** Claude Code's `enabledPlugins`: `{"name@marketplace": true | false}` (src/plugins/sources.ts reads it per file). */
+  enabledPlugins?: Record<string, unknown>
   [key: string]: unknown
 }
 
@@ -101,6 +103,7 @@ const settingsSchema = z.looseObject({
     .optional(),
   stopHooks: z.looseObject({ maxContinuations: count.optional(), maxIdenticalReasons: count.optional() }).optional(),
   store: z.looseObject({ url: z.string().optional() }).optional(),
+  enabledPlugins: z.record(z.string(), z.unknown()).optional(),
   subagents: z
     .looseObject({
       maxDepth: z.number().int().min(0).max(LIMIT_CEILINGS['subagents.maxDepth']!).optional(),

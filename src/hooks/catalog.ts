@@ -15,6 +15,14 @@ export interface CatalogOptions {
   trustProjectHooks?: boolean
   /** The user trusts the whole workspace (`src/trust/`): every project definition runs, nothing is recorded here. */
   workspaceTrusted?: boolean
+  /** Hook configurations from source roots (plugins), already read through the read gate; loaded after the files. */
+  extra?: readonly ExtraHookFile[]
+}
+
+/** One hook configuration a source root brings: its file (scope and variables) and its text. */
+export interface ExtraHookFile {
+  file: HookFile
+  text: string
 }
 
 /** Every hook definition found, split by whether it may run. */
@@ -51,6 +59,11 @@ export function loadHookCatalog(options: CatalogOptions): HookCatalog {
     }
     const text = read.bytes.toString('utf8')
     const parsed = parseHookFile(text, file, all.length, options.cwd)
+    all.push(...parsed.definitions)
+    problems.push(...parsed.problems)
+  }
+  for (const extra of options.extra ?? []) {
+    const parsed = parseHookFile(extra.text, extra.file, all.length, options.cwd)
     all.push(...parsed.definitions)
     problems.push(...parsed.problems)
   }

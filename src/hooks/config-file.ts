@@ -3,6 +3,12 @@ import { relative } from 'node:path'
 import { isHookEvent, type HookDefinition, type HookFile } from './definitions.js'
 import { compileMatcher } from './matcher.js'
 
+/** `${NAME}` of `variables` replaced in `text`; other references are left for the shell. */
+function withVariables(text: string, variables: Readonly<Record<string, string>> | undefined): string {
+  if (!variables) return text
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => variables[name] ?? whole)
+}
+
 /** What one file yielded: its usable definitions and one sentence for each part that was skipped. */
 export interface ParsedHookFile {
   definitions: HookDefinition[]
@@ -133,7 +139,7 @@ export function parseHookFile(text: string, file: HookFile, firstOrder: number, 
             return
           }
         }
-        const command = handler.command
+        const command = withVariables(handler.command, file.variables)
         definitions.push({
           event,
           matcher,

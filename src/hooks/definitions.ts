@@ -41,6 +41,11 @@ export interface HookFile {
   path: string
   dialect: Dialect
   scope: Scope
+  /**
+   * A file from a source root (a plugin's `hooks/hooks.json`): `${NAME}` of these variables is replaced in its
+   * commands when read, and each is exported to its hooks (`CLAUDE_PLUGIN_ROOT`).
+   */
+  variables?: Readonly<Record<string, string>>
 }
 
 /** One command handler, as written in one file. Identity for trust is `hash`; identity for dedup is `command`. */

@@ -91,7 +91,7 @@ export async function runHooks(
     const env = childEnv(runtime.env, {
       secretEnv: runtime.secretEnv,
       pass: definition.env,
-      set: { CLAUDE_PROJECT_DIR: runtime.projectDir },
+      set: { ...definition.file.variables, CLAUDE_PROJECT_DIR: runtime.projectDir },
     })
     const run = definition.run ? definition.run(input, timeoutMs) : runHookCommand({ command: definition.command, cwd: agent.cwd, env, input, timeoutMs })
     return run.then((result) => ({ id, definition, result, verdict: readVerdict(event, result, timeoutMs) }))

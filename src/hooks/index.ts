@@ -1,6 +1,6 @@
 import { homedir } from 'node:os'
 import type { Extension } from '../agent/extensions.js'
-import { loadHookCatalog } from './catalog.js'
+import { loadHookCatalog, type ExtraHookFile } from './catalog.js'
 import type { HookDefinition } from './definitions.js'
 import { createHooksExtension, type HooksHandle } from './extension.js'
 import { DEFAULT_STOP_LIMITS } from './stop-guard.js'
@@ -21,6 +21,8 @@ export interface LoadHooksOptions {
   maxStopContinuations?: number
   /** Consecutive Stop-hook continuations with the same reason honoured per turn (default 3). */
   maxIdenticalStopReasons?: number
+  /** Hook configurations from source roots (plugins), loaded after the files. */
+  extra?: readonly ExtraHookFile[]
 }
 
 export interface LoadedHooks extends HooksHandle {
@@ -45,6 +47,7 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
     home: options.home,
     userHome: options.userHome ?? homedir(),
     workspaceTrusted: options.workspaceTrusted,
+    extra: options.extra,
   })
   const handle = createHooksExtension(
     { definitions: catalog.active, projectDir: catalog.projectDir, env: options.env ?? process.env, secretEnv: options.secretEnv },
@@ -56,7 +59,7 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
   return { ...handle, problems: catalog.problems, untrusted: catalog.untrusted }
 }
 
-export { loadHookCatalog, untrustedProblem, type HookCatalog } from './catalog.js'
+export { loadHookCatalog, untrustedProblem, type ExtraHookFile, type HookCatalog } from './catalog.js'
 export { recordTrust, trustFilePath } from './trust.js'
 export { HOOK_EVENTS, type HookDefinition, type HookEvent } from './definitions.js'
 export type { PreCompactResult, HooksHandle } from './extension.js'

@@ -8,6 +8,7 @@ import { customCommands } from './commands/extension.js'
 import type { ToolState } from '../tools/tool.js'
 import { skills } from './skills/extension.js'
 import type { ToolGrants } from './tool-grants.js'
+import type { PromptRoot } from './roots.js'
 
 export interface WorkflowOptions {
   cwd: string
@@ -31,6 +32,8 @@ export interface WorkflowOptions {
   isBuiltin: (name: string) => boolean
   /** Told one sentence per malformed command or skill file found at start. */
   report: (message: string) => void
+  /** More folders of commands and skills (the plugins' source roots). */
+  roots?: readonly PromptRoot[]
 }
 
 /**
@@ -39,17 +42,17 @@ export interface WorkflowOptions {
  * producers, before the permission policy).
  */
 export function workflowExtensions(options: WorkflowOptions): { first: Extension[]; after: Extension[] } {
-  const { cwd, home, env, trusted, grants, toolState } = options
+  const { cwd, home, env, trusted, grants, toolState, roots } = options
   const userHome = env.HOME ?? homedir()
   // Every command and skill file passes the read gate with the agent's read guard (src/fs/read-gate.ts).
   const refuses = loadingRefusal(toolState, { cwd, reinHome: home, userHome })
-  loadCommands(commandFolders({ cwd, reinHome: home, userHome }), refuses).problems.forEach(options.report)
+  loadCommands(commandFolders({ cwd, reinHome: home, userHome, roots }), refuses).problems.forEach(options.report)
   const problems: string[] = []
-  const listing = skills({ cwd, reinHome: home, userHome, trusted, grants, toolState, refuses, problems, listingBudget: options.skillsListingBudget })
+  const listing = skills({ cwd, reinHome: home, userHome, trusted, grants, toolState, refuses, problems, listingBudget: options.skillsListingBudget, roots })
   problems.forEach(options.report)
   return {
     first: [
-      customCommands({ cwd, reinHome: home, userHome, trusted, policy: options.policy, grants, env, secretEnv: options.secretEnv, knownModel: options.knownModel, dearer: options.dearer, refuses, isBuiltin: options.isBuiltin }),
+      customCommands({ cwd, reinHome: home, userHome, trusted, policy: options.policy, grants, env, secretEnv: options.secretEnv, knownModel: options.knownModel, dearer: options.dearer, refuses, isBuiltin: options.isBuiltin, roots }),
     ],
     after: [listing, planMode({ toolState, approve: options.approvePlan })],
   }

@@ -48,6 +48,9 @@ import { isBuiltinCommand } from '../slash/builtins.js'
 import { PROMPT_LISTING_TOKEN_BUDGET } from '../prompt-files/listing-budget.js'
 import { agentListing } from '../subagents/task-tool.js'
 import type { PlanApproval } from '../plan/extension.js'
+import type { PluginSet } from '../plugins/plugin.js'
+import { pluginHookFiles, pluginMcpServers, promptRoots } from '../plugins/roots.js'
+import { resolvePlugins } from '../plugins/sources.js'
 
 export { modelOverrides } from './model-choice.js'
 export type { McpTools } from './mcp-tools.js'
@@ -90,7 +93,7 @@ export interface OpenAgentOptions extends SessionChoice {
   systemPrompt?: { replace?: string; append?: string }
   /** `--tools`: the built-in tools (Rein's names, `task` included) the model may use; MCP tools are kept. */
   builtinTools?: string[]
-  /** `--plugin-dir`: plugin directories for a plugin loader; none exists yet, so front ends report them as not loaded. */
+  /** `--plugin-dir`: plugin directories loaded besides the installed and settings-enabled plugins (docs/claude-code.md). */
   pluginDirs?: string[]
   /** `--agents`: subagent types for this run, over those of the same name from files. */
   agentTypes?: AgentType[]
@@ -105,6 +108,8 @@ export interface OpenedAgent {
   problems: string[]
   /** Runs this agent's subagents; `running` holds the live children by session id (RPC steers one). */
   subagents: SubagentHost
+  /** The plugins loaded, and one sentence for each that was not (`system/init`'s `plugins` and `plugin_errors`). */
+  plugins: PluginSet
 }
 
 /**
@@ -145,9 +150,17 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
       userId: userIdSettingOf(settings),
     })
 
+  // Plugins (src/plugins): their commands, agents, skills, hooks and MCP servers join the loaders' own.
+  const plugins = resolvePlugins({ cwd, home, pluginDirs: options.pluginDirs, workspaceTrusted: trust.trusted })
+  plugins.errors.filter((e) => !plugins.untrusted.some((u) => u.key === e.plugin)).forEach((e) => report(e.message))
+  const roots = promptRoots(plugins)
+  const pluginServers = pluginMcpServers(plugins, env)
+  pluginServers.problems.forEach(report)
+
   // Until the agent exists, server notices are startup problems; afterwards they reach the user as notices.
   let agentRef: Agent | undefined
-  const { mcp, untrusted: untrustedServers } = await startMcp({ cwd, settings, home, trusted: trust.trusted, extra: options.mcpServers ?? [] }, report, () => agentRef)
+  const extraServers = [...pluginServers.servers, ...(options.mcpServers ?? [])]
+  const { mcp, untrusted: untrustedServers } = await startMcp({ cwd, settings, home, trusted: trust.trusted, extra: extraServers }, report, () => agentRef)
 
   const hookOptions = {
     cwd,
@@ -157,6 +170,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     secretEnv: settings.secretEnv,
     maxStopContinuations: settings.stopHooks?.maxContinuations,
     maxIdenticalStopReasons: settings.stopHooks?.maxIdenticalReasons,
+    extra: pluginHookFiles(plugins),
   }
   const hooks = loadHooks(hookOptions)
   hooks.problems.forEach(report)
@@ -205,6 +219,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     isBuiltin: isBuiltinCommand,
     // The skills take what the agent types' listing in the task tool leaves of the prompt files' one budget.
     skillsListingBudget: () => PROMPT_LISTING_TOKEN_BUDGET - agentListingTokens,
+    roots,
   })
 
   // Subagents (docs/subagents.md): the `task` tool and the host that runs children beside this agent.
@@ -227,6 +242,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     trusted: trust.trusted,
     notify: (message) => agentRef?.notify('warning', message),
     ...(options.agentTypes ? { extraTypes: options.agentTypes } : {}),
+    roots,
   })
   subagents.problems.forEach(report)
   const agentListingTokens = agentListing([...subagents.host.types.values()]).tokens
@@ -297,7 +313,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   mcp.onToolsChanged(() => agent.setTools(tools()))
   // Retention (docs/checkpoints.md): at most once a day per workspace, in the background; never awaited.
   if (checkpoints.enabled) startRetention({ home, cwd, env, secretEnv: settings.secretEnv, rules: checkpoints, keep: session.id })
-  return { agent, model: model.info, settings, mcp, problems, subagents: subagents.host }
+  return { agent, model: model.info, settings, mcp, problems, subagents: subagents.host, plugins }
 }
 
 export async function openAgent(options: OpenAgentOptions): Promise<Agent> {

@@ -11,6 +11,7 @@ import { createToolState, disposeToolState } from '../tools/registry.js'
 import { createTaskTool } from './task-tool.js'
 import type { AnyTool, ToolState } from '../tools/tool.js'
 import { loadAgentFiles } from '../prompt-files/agents/agent-files.js'
+import type { PromptRoot } from '../prompt-files/roots.js'
 import type { SessionHeader } from '../session/events.js'
 import { BUILTIN_AGENTS, childSystemPrompt, type AgentType } from './agent-types.js'
 import { SUBAGENT_HOST_KEY, SubagentHost, toolsOfType, type ParentView, type SubagentHooks } from './host.js'
@@ -47,6 +48,8 @@ export interface SubagentsOptions {
   trusted?: boolean
   /** Types given on the command line (`--agents`): over built-in and file-defined types of the same name. */
   extraTypes?: readonly AgentType[]
+  /** More folders of agent files (a plugin's), after the user's. */
+  roots?: readonly PromptRoot[]
 }
 
 /**
@@ -62,7 +65,7 @@ export function attachSubagents(options: SubagentsOptions): {
   /** For a resumed child session (its header names a known type): its system prompt and how to cut the tools. */
   resumedChild: (header: SessionHeader) => { system: string; tools: (all: readonly AnyTool[]) => AnyTool[] } | undefined
 } {
-  const files = loadAgentFiles({ cwd: options.cwd, home: options.home, userHome: options.userHome })
+  const files = loadAgentFiles({ cwd: options.cwd, home: options.home, userHome: options.userHome, roots: options.roots })
   const types = new Map<string, AgentType>(BUILTIN_AGENTS.map((t) => [t.name, t]))
   for (const type of files.agents) types.set(type.name, type)
   for (const type of options.extraTypes ?? []) types.set(type.name, type)

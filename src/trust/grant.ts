@@ -9,7 +9,7 @@ import { canonicalJson, sha256 } from './canonical.js'
  * composition root gathers the reports (src/runtime/workspace-trust.ts) and trust decides and records.
  */
 export interface Grant {
-  kind: 'allow' | 'defaultMode' | 'additionalDirectory' | 'privateNetwork' | 'passEnv' | 'limit' | 'hook' | 'mcpServer' | 'command' | 'skill'
+  kind: 'allow' | 'defaultMode' | 'additionalDirectory' | 'privateNetwork' | 'passEnv' | 'limit' | 'hook' | 'mcpServer' | 'command' | 'skill' | 'plugin'
   /** The file that defines it, absolute. */
   file: string
   label: string

@@ -22,6 +22,7 @@ const subcommands: Record<string, () => Promise<Register>> = {
   demo: async () => (await import('./demo.js')).registerDemoCommand,
   mcp: async () => (await import('./mcp.js')).registerMcpCommand,
   hooks: async () => (await import('./hooks.js')).registerHooksCommand,
+  plugin: async () => (await import('./plugin.js')).registerPluginCommand,
   trust: async () => (await import('./trust.js')).registerTrustCommand,
   'mock-model': async () => (await import('./mock-model.js')).registerMockModelCommand,
   models: async () => (await import('./models.js')).registerModelsCommand,

@@ -160,7 +160,6 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     if (!flags.resume) throw new UsageError('--fork-session needs --resume <id>: it continues that session as a new one.')
     fork = { id: flags.resume }
   }
-  if (claude.pluginDirs.length) process.stderr.write('rein: --plugin-dir: plugins are not loaded yet, so their commands, agents, skills and hooks are absent.\n')
   return {
     cwd,
     model: claude.model,

@@ -143,7 +143,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
         tools: agent.toolList.map((t) => claudeToolName(t.name)),
         servers: mcp.status?.() ?? [],
         permissionMode: agent.permissionMode,
-        ...initListings(agent.cwd, options.env ?? process.env, [...opened.subagents.types.keys()], options.pluginDirs ?? []),
+        ...initListings(agent.cwd, options.env ?? process.env, [...opened.subagents.types.keys()], opened.plugins),
       }),
     )
   }

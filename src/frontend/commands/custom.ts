@@ -4,6 +4,7 @@ import { loadingRefusal } from '../../config/read-guard.js'
 import { loadSkills, skillFolders } from '../../prompt-files/skills/catalog.js'
 import { offeredCommands } from '../../prompt-files/commands/listing.js'
 import { reinHome } from '../../store/home.js'
+import type { PromptRoot } from '../../prompt-files/roots.js'
 
 /**
  * The lines `/help` adds for custom commands: each with its hint, description and origin, then each one a built-in
@@ -19,11 +20,11 @@ export function customHelp(cwd: string): string[] {
 }
 
 /** The custom commands a client may offer, those a built-in shadows, and the skills (RPC's `get_commands`, the web's listing). */
-export function commandsAndSkills(cwd: string, env: NodeJS.ProcessEnv = process.env) {
-  const { offered, shadowed } = offeredCommands(cwd, isBuiltinCommand, env)
+export function commandsAndSkills(cwd: string, env: NodeJS.ProcessEnv = process.env, roots?: readonly PromptRoot[]) {
+  const { offered, shadowed } = offeredCommands(cwd, isBuiltinCommand, env, roots)
   const entry = (c: (typeof offered)[number]) => ({ name: c.name, description: c.description, ...(c.hint ? { hint: c.hint } : {}), origin: c.origin })
   const where = { cwd, reinHome: reinHome(env), userHome: env.HOME ?? homedir() }
-  const { skills } = loadSkills(skillFolders(where), cwd, loadingRefusal(undefined, where))
+  const { skills } = loadSkills(skillFolders({ ...where, roots }), cwd, loadingRefusal(undefined, where))
   return {
     commands: offered.map(entry),
     shadowed: shadowed.map(entry),

@@ -7,17 +7,18 @@ import { builtinTools } from '../../tools/registry.js'
 import { TASK_TOOL } from '../../tools/task-facts.js'
 import type { AgentType } from '../../subagents/agent-types.js'
 import { ignoredFields, ignoredFieldsNotice, parseFrontmatter, textField } from '../frontmatter.js'
+import type { PromptRoot } from '../roots.js'
 
 /**
  * Custom agents from Markdown files in Claude Code's format: YAML frontmatter with `name`, `description`, `tools`
  * (comma-separated or a list; Claude Code's names or Rein's) and `model`, and the body as the agent's instructions.
  * Where the same name is defined twice, the first directory wins: the project's `.rein/agents`, its `.claude/agents`,
- * then `$REIN_HOME/agents` and `~/.claude/agents`. Every file passes the read gate (`src/fs/read-gate.ts`): a project's
+ * then `$REIN_HOME/agents` and `~/.claude/agents`, then the source roots' (a plugin's `agents/`). Every file passes the read gate (`src/fs/read-gate.ts`): a project's
  * must stay in its folder below the workspace root, the user's in theirs, and none may be one the read guard
  * (`refuses`; by default the one the settings define) refuses. A file the gate refuses or that cannot be read as an
  * agent is reported in one sentence and the others load.
  */
-export function loadAgentFiles(options: { cwd: string; home: string; userHome: string; refuses?: Refusal }): { agents: AgentType[]; problems: string[] } {
+export function loadAgentFiles(options: { cwd: string; home: string; userHome: string; refuses?: Refusal; roots?: readonly PromptRoot[] }): { agents: AgentType[]; problems: string[] } {
   const refuses = options.refuses ?? loadingRefusal(undefined, { cwd: options.cwd, reinHome: options.home, userHome: options.userHome })
   const project = (dir: string): GateFolder => ({ dir, base: options.cwd })
   const user = (dir: string): GateFolder => ({ dir, base: dir })
@@ -26,6 +27,7 @@ export function loadAgentFiles(options: { cwd: string; home: string; userHome: s
     project(join(options.cwd, '.claude', 'agents')),
     user(join(options.home, 'agents')),
     user(join(options.userHome, '.claude', 'agents')),
+    ...(options.roots ?? []).flatMap((root) => root.agents.map((dir): GateFolder => ({ dir, base: root.base }))),
   ]
   const agents = new Map<string, AgentType>()
   const problems: string[] = []

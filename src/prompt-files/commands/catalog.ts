@@ -2,6 +2,7 @@ import { readdirSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../../fs/read-gate.js'
 import { ignoredFields, ignoredFieldsNotice, parseFrontmatter, textField, toolRulesField } from '../frontmatter.js'
+import { withVariables, type PromptRoot } from '../roots.js'
 
 /**
  * Custom slash commands in Claude Code's format: Markdown files whose name is the command, with optional frontmatter
@@ -21,6 +22,8 @@ export interface CustomCommand {
   allowedTools: string[]
   model?: string
   body: string
+  /** The plugin (a source root's namespace) it comes from; listings show it as `plugin:name`. */
+  plugin?: string
 }
 
 export interface CommandFolder {
@@ -31,20 +34,28 @@ export interface CommandFolder {
    * `.claude/commands` or a command file linked out of it is not read; the folder itself for the user's own.
    */
   base: string
+  /** A source root's namespace (a plugin's name): every command here is also `<namespace>:name`. */
+  namespace?: string
+  /** `${NAME}` references replaced in the commands' bodies and `allowed-tools`. */
+  variables?: Readonly<Record<string, string>>
 }
 
 /**
  * Where commands are looked for, first match wins: the user's own folders before the workspace's (a repository cannot
  * take over a name the user relies on), and Rein's folder before Claude Code's at each level.
  */
-export function commandFolders(options: { cwd: string; reinHome: string; userHome: string }): CommandFolder[] {
+export function commandFolders(options: { cwd: string; reinHome: string; userHome: string; roots?: readonly PromptRoot[] }): CommandFolder[] {
   const user = (dir: string): CommandFolder => ({ dir, scope: 'user', base: dir })
   const project = (dir: string): CommandFolder => ({ dir, scope: 'project', base: options.cwd })
+  const rooted = (options.roots ?? []).flatMap((root) =>
+    root.commands.map((dir): CommandFolder => ({ dir, scope: 'user', base: root.base, namespace: root.namespace, variables: root.variables })),
+  )
   return [
     user(join(options.reinHome, 'commands')),
     user(join(options.userHome, '.claude', 'commands')),
     project(join(options.cwd, '.rein', 'commands')),
     project(join(options.cwd, '.claude', 'commands')),
+    ...rooted,
   ]
 }
 
@@ -63,7 +74,9 @@ const NAME = /^[A-Za-z0-9][\w.-]*$/
 export const COMMAND_FIELDS = ['description', 'argument-hint', 'allowed-tools', 'model'] as const
 
 /**
- * Every command in the folders, in precedence order. Each file and subfolder passes the read gate
+ * Every command in the folders, in precedence order. A source root's command answers to `<namespace>:name`, and to
+ * its bare name when no earlier folder's command takes it and no other root has a command of that name (as Claude
+ * Code resolves plugin commands). Each file and subfolder passes the read gate
  * (`src/fs/read-gate.ts`) with `refuses`, the read guard; a file the gate refuses, or that cannot be parsed, is one
  * problem sentence and no command.
  */
@@ -73,6 +86,7 @@ export function loadCommands(folders: readonly CommandFolder[], refuses: Refusal
   const byName = new Map<string, CustomCommand>()
   const ignored = new Map<string, number>()
   const count = (fields: string[]) => fields.forEach((f) => ignored.set(f, (ignored.get(f) ?? 0) + 1))
+  const rooted: CustomCommand[] = []
   for (const folder of folders) {
     const gate: GateFolder = { dir: folder.dir, base: folder.base }
     for (const file of markdownFiles(folder.dir, 0, gate, (path, reason) => problems.push(skippedNotice('commands folder', shownPath(path, folder), reason)))) {
@@ -85,9 +99,13 @@ export function loadCommands(folders: readonly CommandFolder[], refuses: Refusal
       const qualified = loaded.namespace ? `${loaded.namespace}:${loaded.name}` : undefined
       if (byName.has(loaded.name) && (!qualified || byName.has(qualified))) continue
       commands.push(loaded)
-      if (!byName.has(loaded.name)) byName.set(loaded.name, loaded)
+      if (loaded.plugin) rooted.push(loaded)
+      else if (!byName.has(loaded.name)) byName.set(loaded.name, loaded)
       if (qualified && !byName.has(qualified)) byName.set(qualified, loaded)
     }
+  }
+  for (const command of rooted) {
+    if (!byName.has(command.name) && rooted.filter((c) => c.name === command.name).length === 1) byName.set(command.name, command)
   }
   const notice = ignoredFieldsNotice('command', ignored)
   return { commands, problems: notice ? [...problems, notice] : problems, find: (name) => byName.get(name) }
@@ -95,7 +113,7 @@ export function loadCommands(folders: readonly CommandFolder[], refuses: Refusal
 
 /** The name a listing shows for a command: the short name when it answers to it, else the namespaced one. */
 export function shownName(catalog: CommandCatalog, command: CustomCommand): string {
-  return catalog.find(command.name) === command || !command.namespace ? command.name : `${command.namespace}:${command.name}`
+  return (catalog.find(command.name) === command && !command.plugin) || !command.namespace ? command.name : `${command.namespace}:${command.name}`
 }
 
 /** The `.md` files below `dir`, sorted; a subfolder (or the folder itself) that leaves `gate` is told to `skip` and not walked. */
@@ -140,7 +158,7 @@ function shownPath(path: string, folder: CommandFolder): string {
 
 function loadCommand(file: string, folder: CommandFolder, refuses: Refusal, ignored: (fields: string[]) => void): CustomCommand | { error: string } | undefined {
   const rel = relative(folder.dir, file)
-  const parts = rel.split(sep)
+  const parts = [...(folder.namespace ? [folder.namespace] : []), ...rel.split(sep)]
   const name = parts.pop()!.slice(0, -'.md'.length)
   const shown = shownPath(file, folder)
   if (!NAME.test(name) || !parts.every((p) => NAME.test(p))) {
@@ -157,6 +175,7 @@ function loadCommand(file: string, folder: CommandFolder, refuses: Refusal, igno
   const hint = textField(parsed, 'argument-hint', `The command file ${shown}`)
   const model = textField(parsed, 'model', `The command file ${shown}`)
   const tools = toolRulesField(parsed.data, 'allowed-tools', `The command file ${shown}`)
+  const vars = folder.variables
   for (const field of [description, hint, model, tools]) if (field && typeof field === 'object' && 'error' in field) return field
   ignored(ignoredFields(parsed, COMMAND_FIELDS))
   return {
@@ -166,9 +185,10 @@ function loadCommand(file: string, folder: CommandFolder, refuses: Refusal, igno
     file,
     description: (description as string | undefined) ?? firstLine(parsed.body),
     ...(hint ? { argumentHint: hint as string } : {}),
-    allowedTools: tools as string[],
+    allowedTools: (tools as string[]).map((rule) => withVariables(rule, vars)),
     ...(model ? { model: model as string } : {}),
-    body: parsed.body.replace(/^\r?\n/, ''),
+    body: withVariables(parsed.body.replace(/^\r?\n/, ''), vars),
+    ...(folder.namespace ? { plugin: folder.namespace } : {}),
   }
 }
 

@@ -8,6 +8,7 @@ import { builtinTools } from '../../tools/registry.js'
 import { toolFacts } from '../../tools/tool.js'
 import { commandFolders, loadCommands, type CustomCommand } from './catalog.js'
 import { expandCommand, type Judge } from './expand.js'
+import type { PromptRoot } from '../roots.js'
 
 export interface CustomCommandOptions {
   cwd: string
@@ -30,6 +31,8 @@ export interface CustomCommandOptions {
    * composition root from the front ends' one command catalog, which lives above this folder.
    */
   isBuiltin: (name: string) => boolean
+  /** More command folders (a plugin's), namespaced by their root. */
+  roots?: readonly PromptRoot[]
 }
 
 /** `/name args` in a prompt that is exactly one text block. */

@@ -3,6 +3,7 @@ import { dirname, join, relative } from 'node:path'
 import { gateDirectory, readGated, skippedNotice, type GateFolder, type Refusal } from '../../fs/read-gate.js'
 import { ignoredFields, ignoredFieldsNotice, parseFrontmatter, textField, toolRulesField } from '../frontmatter.js'
 import type { Skill, SkillCatalog } from '../../tools/skill-catalog.js'
+import type { PromptRoot } from '../roots.js'
 
 export interface SkillFolder {
   dir: string
@@ -18,9 +19,9 @@ export interface SkillFolder {
 /**
  * Where skills are looked for, first match of a name wins: the user's own folders before the workspace's (a
  * repository cannot replace a skill the user relies on), Rein's before Claude Code's, and the cross-tool `.agents`
- * folder last.
+ * folder last, then the source roots' (a plugin's `skills/`, which may not link out of the plugin).
  */
-export function skillFolders(options: { cwd: string; reinHome: string; userHome: string }): SkillFolder[] {
+export function skillFolders(options: { cwd: string; reinHome: string; userHome: string; roots?: readonly PromptRoot[] }): SkillFolder[] {
   const project = (dir: string): SkillFolder => ({ dir, scope: 'project', base: options.cwd })
   return [
     { dir: join(options.reinHome, 'skills'), scope: 'user' },
@@ -28,6 +29,7 @@ export function skillFolders(options: { cwd: string; reinHome: string; userHome:
     project(join(options.cwd, '.rein', 'skills')),
     project(join(options.cwd, '.claude', 'skills')),
     project(join(options.cwd, '.agents', 'skills')),
+    ...(options.roots ?? []).flatMap((root) => root.skills.map((dir): SkillFolder => ({ dir, scope: 'user', base: root.base }))),
   ]
 }
 

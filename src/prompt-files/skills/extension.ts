@@ -7,6 +7,7 @@ import type { ToolState } from '../../tools/tool.js'
 import { loadSkills, skillFolders } from './catalog.js'
 import { SKILLS_KEY, type SkillCatalog } from '../../tools/skill-catalog.js'
 import type { ToolGrants } from '../tool-grants.js'
+import type { PromptRoot } from '../roots.js'
 
 export interface SkillsOptions {
   cwd: string
@@ -25,6 +26,8 @@ export interface SkillsOptions {
   listingBudget?: () => number
   /** Problems found at start (one sentence per malformed skill); later ones reach the user as notices. */
   problems?: string[]
+  /** More skill folders (a plugin's `skills/`). */
+  roots?: readonly PromptRoot[]
 }
 
 /**
