@@ -139,17 +139,17 @@ describe('a `claude -p` script run against Rein', () => {
     expect(await compileAsSdkMessages(lines)).toBe('')
   }, 60_000)
 
-  it('--plugin-dir is accepted: said once on stderr, and the init line names it in plugin_errors', async () => {
+  it('--plugin-dir loads the plugin: the init line lists it, and nothing is said on stderr', async () => {
     const box = sandbox()
     mkdirSync(join(box.cwd, 'my-plugin', '.claude-plugin'), { recursive: true })
     writeFileSync(join(box.cwd, 'my-plugin', '.claude-plugin', 'plugin.json'), '{"name": "my-plugin"}')
     mock = await startMockModel({ script: [{ text: 'Hi.' }] })
     const r = await runCli(['-p', 'hi', '--output-format', 'stream-json', '--verbose', '--plugin-dir', 'my-plugin'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stderr).toBe('rein: --plugin-dir: plugins are not loaded yet, so their commands, agents, skills and hooks are absent.\n')
+    expect(r.stderr).toBe('')
     const init = JSON.parse(r.stdout.split('\n')[0]) as SdkMessage
-    expect(init.plugins).toEqual([])
-    expect(init.plugin_errors).toEqual([{ plugin: 'inline[0]', type: 'generic-error', message: expect.stringContaining('does not load plugins yet'), path: join(box.cwd, 'my-plugin') }])
+    expect(init.plugins).toEqual([{ name: 'my-plugin', path: join(box.cwd, 'my-plugin') }])
+    expect(init).not.toHaveProperty('plugin_errors')
     expect(await compileAsSdkMessages([init])).toBe('')
   }, 60_000)
 })
