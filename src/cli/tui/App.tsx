@@ -15,6 +15,7 @@ import { QueueList } from './QueueList.js'
 import { TodoList } from './TodoList.js'
 import type { TuiExit, TuiServices } from './services.js'
 import { commandChoices, isCustomCommand, parseSlash } from './slash-commands.js'
+import type { PromptRoot } from '../../prompt-files/roots.js'
 import { runSlash, type SlashContext } from './slash-run.js'
 import { Transcript, type Item } from './transcript.js'
 import { UsageLedger } from './usage-ledger.js'
@@ -28,6 +29,8 @@ export interface AppProps {
   prefill?: string
   /** Lines shown first: the session banner, problems found while opening the agent. */
   initialNotices?: string[]
+  /** The session's plugins as command folders (`promptRoots`), so their commands complete and run as custom commands. */
+  promptRoots?: readonly PromptRoot[]
 }
 
 interface PendingAsk {
@@ -111,7 +114,7 @@ function useTerminalSize(): { columns: number; rows: number } {
  * The whole interactive screen. Finished items go to `<Static>` (printed once into the scrollback); only the live
  * step, the queue, the prompt or picker and the footer redraw.
  */
-export function App({ agent, services, onExit, prefill, initialNotices = [] }: AppProps) {
+export function App({ agent, services, onExit, prefill, initialNotices = [], promptRoots }: AppProps) {
   const { transcript, ledger, snapshot, busy, refresh } = useConversation(agent, services, initialNotices)
   const { columns, rows } = useTerminalSize()
   const [asks, setAsks] = useState<PendingAsk[]>([])
@@ -119,7 +122,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   const [hint, setHint] = useState<string | undefined>()
   const [files, setFiles] = useState<readonly string[]>([])
   const fileSet = useMemo(() => new Set(files), [files])
-  const commands = useMemo(() => commandChoices(agent.cwd), [agent])
+  const commands = useMemo(() => commandChoices(agent.cwd, promptRoots), [agent, promptRoots])
   const tools = useMemo(() => agentToolLookup(agent), [agent])
   // The open permission prompt's key handler: the editor offers it each key first (PermissionPrompt.tsx).
   const promptKeys = useRef<KeyClaim | null>(null)
@@ -198,7 +201,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   const submit = (text: string, how: SubmitHow) => {
     const slash = how === 'send' ? parseSlash(text) : undefined
     // A custom command (src/slash) is a prompt: the agent expands it, so it always opens a turn of its own.
-    if (slash && isCustomCommand(agent.cwd, slash.name)) return void agent.followUp(text)
+    if (slash && isCustomCommand(agent.cwd, slash.name, promptRoots)) return void agent.followUp(text)
     if (slash) {
       runSlash(slashContext, slash.name, slash.arg)
         .catch((error: unknown) => {

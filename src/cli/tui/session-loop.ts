@@ -2,6 +2,7 @@ import { render } from 'ink'
 import { createElement } from 'react'
 import type { Extension } from '../../agent/extensions.js'
 import { openAgentWithContext, type OpenAgentOptions } from '../../runtime/open.js'
+import { promptRoots } from '../../plugins/roots.js'
 import { busySessionId } from '../../store/lease.js'
 import { describeGrant, type WorkspaceTrust } from '../../trust/workspace.js'
 import { trustWorkspace } from '../../runtime/workspace-trust.js'
@@ -80,6 +81,7 @@ export async function runSessions(
           services: realServices({ home, settings: opened.settings, ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}) }),
           prefill,
           initialNotices: [sessionBanner(agent.session.id, open), ...opened.problems],
+          promptRoots: promptRoots(opened.plugins),
           onExit: (action: TuiExit) => {
             // A switch draws a new screen below: the old live area (the picker that chose it) is erased, not left behind.
             if (action.kind !== 'quit') app.clear()

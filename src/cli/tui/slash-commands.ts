@@ -2,6 +2,7 @@ import type { CommandChoice } from '../../frontend/commands/completion.js'
 import { isBuiltinCommand } from '../../slash/builtins.js'
 import { commandsFor, suggestCommand as suggestOn } from '../../frontend/commands/catalog.js'
 import { offeredCommands } from '../../prompt-files/commands/listing.js'
+import type { PromptRoot } from '../../prompt-files/roots.js'
 
 export { parseSlash } from '../../frontend/commands/catalog.js'
 
@@ -25,13 +26,13 @@ export function suggestCommand(name: string): string | undefined {
 // Custom commands (src/slash) beside the built-ins: completion offers both, and a custom name is sent as a prompt.
 
 /** Whether `/name` is a custom command rather than a built-in. */
-export function isCustomCommand(cwd: string, name: string): boolean {
+export function isCustomCommand(cwd: string, name: string, roots?: readonly PromptRoot[]): boolean {
   const builtin = commandsFor('tui').some((c) => c.name === name || c.aliases?.includes(name))
-  return !builtin && offeredCommands(cwd, isBuiltinCommand).offered.some((c) => c.name === name || c.command.name === name)
+  return !builtin && offeredCommands(cwd, isBuiltinCommand, process.env, roots).offered.some((c) => c.name === name || c.command.name === name)
 }
 
-/** Every command the editor completes: the catalog's built-ins for the terminal UI, then the custom commands. */
-export function commandChoices(cwd: string): CommandChoice[] {
+/** Every command the editor completes: the catalog's built-ins for the terminal UI, then the custom commands (the plugins' among them). */
+export function commandChoices(cwd: string, roots?: readonly PromptRoot[]): CommandChoice[] {
   const builtins = commandsFor('tui').map((c) => ({ name: c.name, ...(c.argument ? { hint: c.argument.hint } : {}) }))
-  return [...builtins, ...offeredCommands(cwd, isBuiltinCommand).offered.map((c) => ({ name: c.name, hint: c.hint }))]
+  return [...builtins, ...offeredCommands(cwd, isBuiltinCommand, process.env, roots).offered.map((c) => ({ name: c.name, hint: c.hint }))]
 }
