@@ -9,7 +9,10 @@ export const CLONE_TIMEOUT_MS = 120_000
  * a script), with Rein's secrets kept from git. Resolves, or rejects with one sentence naming the URL.
  */
 export function shallowClone(url: string, dest: string, options: { ref?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
-  if (url.startsWith('-') || options.ref?.startsWith('-')) return Promise.reject(new Error(`${url} is not a git URL Rein clones.`))
+  // Only transports that fetch: never `ext::` or another remote helper, which would run a command a marketplace names.
+  if (!CLONEABLE.test(url) || options.ref?.startsWith('-')) {
+    return Promise.reject(new Error(`${url} is not a git URL Rein clones: use https://, ssh://, git://, file:// or git@host:path.`))
+  }
   const args = ['clone', '--depth', '1', '--quiet', ...(options.ref ? ['--branch', options.ref] : []), '--', url, dest]
   const env = { ...childEnv(options.env ?? process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true' }
   return new Promise((resolve, reject) => {
@@ -31,6 +34,9 @@ export function shallowClone(url: string, dest: string, options: { ref?: string;
     })
   })
 }
+
+/** The URLs Rein clones. */
+const CLONEABLE = /^(?:(?:https?|ssh|git|file):\/\/[^\s]+|[\w.-]+@[\w.-]+:[^\s-][^\s]*)$/i
 
 /** Whether `source` names a git repository rather than a folder: a URL, `git@host:path`, or a path ending in `.git`. */
 export function isGitSource(source: string): boolean {

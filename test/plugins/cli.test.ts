@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cliEnv, runCli, sandbox } from '../support/cli.js'
@@ -74,6 +74,25 @@ describe('rein -p with --plugin-dir', () => {
     expect(init!.tools).toEqual(expect.arrayContaining(['mcp__plugin_kit_fixture__echo', 'mcp__plugin_kit_fixture__whoami']))
     // The server ran with the plugin's root expanded in its environment.
     expect(JSON.stringify(mock.requests.at(-1)!.body)).toContain(`root=${root}`)
+  }, 60_000)
+
+  it("runs Anthropic's ralph-loop unchanged: the command's shell block starts the loop, and its Stop hook reads transcript_path until the promise", async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'Working on it.' }, { text: 'All fixed. <promise>DONE</promise>' }] })
+    const r = await runCli(['-p', '/ralph-loop:ralph-loop Fix the bug --completion-promise DONE --max-iterations 5', '--output-format', 'stream-json', '--plugin-dir', join(FIXTURES, 'ralph-loop')], {
+      cwd: box.cwd,
+      env: cliEnv({ url: mock.url, home: box.home }),
+    })
+    expect(r.code, r.stderr).toBe(0)
+    // The setup script ran from the command's ```! block (its output is in the expansion)...
+    const first = mock.requests[0]!.body as { messages: { role: string; content: unknown }[] }
+    expect(JSON.stringify(first.messages)).toContain('Ralph loop activated in this session!')
+    // ...the Stop hook found no promise in the transcript's last assistant text and fed the prompt back...
+    expect(mock.requests).toHaveLength(2)
+    expect(userTexts(mock)).toContain('Fix the bug')
+    // ...and, seeing the promise, let the turn end and removed its state file.
+    expect(lines(r.stdout).at(-1)).toMatchObject({ type: 'result', subtype: 'success', result: 'All fixed. <promise>DONE</promise>' })
+    expect(existsSync(join(box.cwd, '.claude', 'ralph-loop.local.md'))).toBe(false)
   }, 60_000)
 
   it('a --plugin-dir that is no plugin is one plugin_errors entry and one stderr sentence; the run goes on', async () => {

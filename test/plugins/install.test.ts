@@ -106,6 +106,17 @@ describe('rein plugin install from git', () => {
     expect(existsSync(added.dir)).toBe(false)
   })
 
+  it('a git entry naming a remote helper (ext::) or an option is refused before git runs', async () => {
+    const { root, cwd, home } = box()
+    const market = marketplace(join(root, 'market'), [
+      { name: 'ext', source: { source: 'url', url: `ext::sh -c touch% ${join(root, 'pwned')}` } },
+      { name: 'opt', source: { source: 'url', url: '--upload-pack=touch /tmp/x' } },
+    ])
+    await expect(installPlugin(`ext@${market}`, { home, cwd })).rejects.toThrow(/^ext::sh -c touch% .* is not a git URL Rein clones: use https:\/\/, ssh:\/\/, git:\/\/, file:\/\/ or git@host:path\.$/)
+    await expect(installPlugin('opt@team', { home, cwd })).rejects.toThrow('--upload-pack=touch /tmp/x is not a git URL Rein clones')
+    expect(existsSync(join(root, 'pwned'))).toBe(false)
+  })
+
   it('a repository that cannot be cloned is one sentence naming the URL, and nothing is left behind', async () => {
     const { root, cwd, home } = box()
     const url = pathToFileURL(join(root, 'missing.git')).href
