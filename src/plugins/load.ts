@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { join, relative, resolve, sep } from 'node:path'
 import { gateDirectory, readGated, realFolder, type GateFolder } from '../fs/read-gate.js'
 import { isPluginName, MANIFEST_BYTE_CAP, parseManifest, pathList, type PluginManifest } from './manifest.js'
@@ -24,7 +25,7 @@ export function loadPlugin(dir: string, origin: PluginOrigin): LoadedPlugin | { 
   const given = resolve(dir)
   const root = realFolder({ dir: given, base: given })
   const listed = gateDirectory(given, { dir: given, base: given })
-  if (root === undefined || listed.kind === 'absent') return { error: `The plugin folder ${given} does not exist.` }
+  if (root === undefined || listed.kind === 'absent') return { error: existsSync(given) ? `The plugin path ${given} is not a folder.` : `The plugin folder ${given} does not exist.` }
   if (listed.kind === 'skipped') return { error: `The plugin folder ${given} was not read: ${listed.reason}.` }
   const gate: GateFolder = { dir: root, base: root }
   const read = (path: string) => readGated(path, { folder: gate, refuses: () => undefined, maxBytes: MANIFEST_BYTE_CAP })

@@ -97,6 +97,13 @@ describe('a plugin folder', () => {
     expect(loadPlugin(dir, { source: 'flag' })).toEqual({ error: `${dir} is not a plugin: it has no .claude-plugin/plugin.json and none of commands/, agents/, skills/, hooks/hooks.json or .mcp.json.` })
   })
 
+  it('that is a file, or missing, is one sentence', () => {
+    const { root } = box()
+    writeFileSync(join(root, 'file'), 'x')
+    expect(loadPlugin(join(root, 'file'), { source: 'flag' })).toEqual({ error: `The plugin path ${join(root, 'file')} is not a folder.` })
+    expect(loadPlugin(join(root, 'gone'), { source: 'flag' })).toEqual({ error: `The plugin folder ${join(root, 'gone')} does not exist.` })
+  })
+
   it('whose manifest is not JSON, has no name, or names it with / or .. is refused in one sentence', () => {
     const { root } = box()
     const cases: [string, RegExp][] = [
