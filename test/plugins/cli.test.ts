@@ -95,6 +95,18 @@ describe('rein -p with --plugin-dir', () => {
     expect(existsSync(join(box.cwd, '.claude', 'ralph-loop.local.md'))).toBe(false)
   }, 60_000)
 
+  it("an Agent SDK program's initialize answer names the plugin's commands (supportedCommands)", async () => {
+    const box = sandbox()
+    const input = JSON.stringify({ type: 'control_request', request_id: 'r1', request: { subtype: 'initialize' } }) + '\n'
+    const r = await runCli(['--input-format', 'stream-json', '--output-format', 'stream-json', '--plugin-dir', join(FIXTURES, 'feature-dev')], {
+      cwd: box.cwd,
+      env: cliEnv({ url: 'http://127.0.0.1:9', home: box.home }),
+      input,
+    })
+    const answer = lines(r.stdout).find((l) => l.type === 'control_response') as { response: { response: { commands: unknown[] } } } | undefined
+    expect(answer?.response.response.commands, r.stderr).toEqual([{ name: 'feature-dev:feature-dev', description: expect.stringMatching(/^Guided feature development/), argumentHint: 'Optional feature description' }])
+  }, 60_000)
+
   it('a --plugin-dir that is no plugin is one plugin_errors entry and one stderr sentence; the run goes on', async () => {
     const box = sandbox()
     mkdirSync(join(box.cwd, 'not-a-plugin'))

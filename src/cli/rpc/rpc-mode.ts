@@ -11,6 +11,7 @@ import { listCommands } from '../../frontend/commands/run.js'
 import { LineLimiter, maxLineBytes, tooLongMessage, type LinePiece } from '../../frontend/line-limit.js'
 import { REWIND_COMMAND, UNDO_REWIND_COMMAND, type RewindOutcome } from '../../checkpoints/rewind-types.js'
 import type { JsonValue } from '../../session/events.js'
+import { promptRoots } from '../../plugins/roots.js'
 
 /** A command's structured arguments without the fields the client left out. */
 function definedOnly(fields: Record<string, JsonValue | undefined>): { [key: string]: JsonValue } {
@@ -187,7 +188,7 @@ export async function runRpc(options: RpcOptions): Promise<number> {
         respond(cmd, { messages: agent.session.messages() })
         return true
       case 'get_commands':
-        respond(cmd, { builtins: listCommands('rpc', agent.cwd), ...commandsAndSkills(agent.cwd) })
+        respond(cmd, { builtins: listCommands('rpc', agent.cwd), ...commandsAndSkills(agent.cwd, process.env, promptRoots(opened.plugins)) })
         return true
       case 'run_command': {
         const outcome = await runCatalogCommand(agent, 'rpc', cmd.name, cmd.args ?? '', options.home)

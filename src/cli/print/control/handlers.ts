@@ -6,6 +6,7 @@ import type { OpenedAgent } from '../../../runtime/open.js'
 import { offeredCommands } from '../../../prompt-files/commands/listing.js'
 import { isBuiltinCommand } from '../../../slash/builtins.js'
 import type { ControlChannel } from './channel.js'
+import { promptRoots } from '../../../plugins/roots.js'
 
 const version = (JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
@@ -63,7 +64,7 @@ export function initializeResponse(
   /** Whether the request's hooks were registered; undefined when it sent none. */
   hooksApplied: boolean | undefined,
 ): Record<string, unknown> {
-  const { offered } = offeredCommands(opened.agent.cwd, isBuiltinCommand)
+  const { offered } = offeredCommands(opened.agent.cwd, isBuiltinCommand, process.env, promptRoots(opened.plugins))
   const agents = [
     ...[...opened.subagents.types.values()].map((t) => ({ name: t.name, description: t.description, ...(t.model ? { model: t.model } : {}) })),
     ...Object.entries(sdkAgents).map(([name, a]) => ({ name, description: a.description, ...(a.model ? { model: a.model } : {}) })),
