@@ -50,7 +50,7 @@ export function loadPlugin(dir: string, origin: PluginOrigin): LoadedPlugin | { 
       if (!inside) return { error: `${label} names ${part} at ${path}, outside its folder ${root}.` }
       const checked = gateDirectory(inside, gate)
       if (checked.kind === 'skipped') return { error: `${label}'s ${part} folder ${inside} was not read: ${checked.reason}.` }
-      // A manifest path may name one Markdown file rather than a folder; its folder is then searched (Rein loads folders).
+      // Rein loads folders: a manifest path naming one Markdown file is left out (docs/claude-code.md, "Plugins").
       if (checked.kind === 'ok' && !folders[part].includes(inside)) folders[part].push(inside)
     }
   }
