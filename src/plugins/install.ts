@@ -5,7 +5,7 @@ import { isGitSource, shallowClone } from './git.js'
 import { loadPlugin } from './load.js'
 import { isPluginName } from './manifest.js'
 import { entryLocation, readMarketplace, type Marketplace } from './marketplace.js'
-import { pluginsHome, readRegistry, writeRegistry, type InstalledPlugin } from './registry.js'
+import { own, pluginsHome, readRegistry, writeRegistry, type InstalledPlugin } from './registry.js'
 
 /**
  * `rein plugin marketplace add|remove` and `rein plugin install|remove`, in Claude Code's shape: a marketplace is added
@@ -60,7 +60,7 @@ export async function installPlugin(spec: string, options: InstallOptions): Prom
   const name = spec.slice(0, at)
   const where = spec.slice(at + 1)
   if (!isPluginName(name)) throw new Error(`${JSON.stringify(name)} is not a plugin name: letters, digits, ., - and _, no / or ..`)
-  const known = readRegistry(options.home).marketplaces[where]
+  const known = own(readRegistry(options.home).marketplaces, where)
   const market = known ? readMarketplace(known.path) : await addMarketplace(where, options)
   if ('error' in market) throw new Error(`${market.error.replace(/\.$/, '')}; add it again with \`rein plugin marketplace add ${known!.source}\`.`)
   const entry = market.entries.find((e) => e.name === name)
@@ -99,7 +99,7 @@ export async function installPlugin(spec: string, options: InstallOptions): Prom
 /** Removes an installed plugin by `name` (when one marketplace's) or `name@marketplace`; returns its key. */
 export function removePlugin(spec: string, options: Pick<InstallOptions, 'home'>): string {
   const registry = readRegistry(options.home)
-  const keys = spec.includes('@') ? (spec in registry.plugins ? [spec] : []) : Object.keys(registry.plugins).filter((k) => registry.plugins[k]!.name === spec)
+  const keys = spec.includes('@') ? (own(registry.plugins, spec) ? [spec] : []) : Object.keys(registry.plugins).filter((k) => registry.plugins[k]!.name === spec)
   if (keys.length === 0) throw new Error(`No plugin ${spec} is installed; \`rein plugin list\` shows those that are.`)
   if (keys.length > 1) throw new Error(`More than one plugin is named ${spec} (${keys.join(', ')}); name one as name@marketplace.`)
   const key = keys[0]!
@@ -114,7 +114,7 @@ export function removePlugin(spec: string, options: Pick<InstallOptions, 'home'>
 /** Removes a marketplace (its clone, when Rein cloned it); installed plugins from it stay installed. */
 export function removeMarketplace(name: string, options: Pick<InstallOptions, 'home'>): void {
   const registry = readRegistry(options.home)
-  const market = registry.marketplaces[name]
+  const market = own(registry.marketplaces, name)
   if (!market) throw new Error(`No marketplace ${name} was added; \`rein plugin marketplace list\` shows those that were.`)
   if (market.git && resolve(market.path).startsWith(join(pluginsHome(options.home), 'marketplaces') + '/')) rmSync(market.path, { recursive: true, force: true })
   delete registry.marketplaces[name]

@@ -20,6 +20,11 @@ const registrySchema = z.object({
 export type Registry = z.infer<typeof registrySchema>
 export type InstalledPlugin = Registry['plugins'][string]
 
+/** `record[key]` when it is the record's own entry: a name such as `constructor` never reaches `Object.prototype`. */
+export function own<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined
+}
+
 export function pluginsHome(home: string): string {
   return join(home, 'plugins')
 }

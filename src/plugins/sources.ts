@@ -3,7 +3,7 @@ import { readSettingsFile, settingsFiles } from '../config/settings.js'
 import { loadPlugin, type PluginOrigin } from './load.js'
 import { entryLocation, readMarketplace } from './marketplace.js'
 import type { LoadedPlugin, PluginError, PluginSet } from './plugin.js'
-import { readRegistry } from './registry.js'
+import { own, readRegistry } from './registry.js'
 
 export interface PluginSources {
   cwd: string
@@ -46,7 +46,7 @@ export function resolvePlugins(options: PluginSources): PluginSet {
     add(installed.path, { source: 'installed', key, name: installed.name }, key, installed.path)
   }
   for (const [key, setting] of enabled) {
-    if (!setting.value || key in registry.plugins) continue
+    if (!setting.value || own(registry.plugins, key)) continue
     if (!setting.user && !options.workspaceTrusted) {
       untrusted.push({ key, file: setting.file })
       errors.push({ plugin: key, message: `The plugin ${key} that ${setting.file} enables is not loaded: the workspace is not trusted; review it with \`rein trust\`.` })
@@ -96,7 +96,7 @@ function locate(key: string, home: string): { dir: string } | { error: string } 
   const name = key.slice(0, at)
   const marketName = key.slice(at + 1)
   if (at <= 0 || !marketName) return { error: `The enabledPlugins key ${JSON.stringify(key)} is not name@marketplace.` }
-  const known = readRegistry(home).marketplaces[marketName]
+  const known = own(readRegistry(home).marketplaces, marketName)
   if (!known) return { error: `The plugin ${key} is enabled but neither installed nor in an added marketplace; run \`rein plugin install ${key}\` after \`rein plugin marketplace add <path or git URL>\`.` }
   const market = readMarketplace(known.path)
   if ('error' in market) return market

@@ -222,6 +222,15 @@ describe('enabledPlugins in settings', () => {
     expect(grants.map((g) => [g.kind, g.label])).toEqual([['plugin', 'plugin ralph-loop@team with hooks (Stop), commands running shell (/ralph-loop:ralph-loop)']])
   })
 
+  it("keys naming Object's own properties (constructor, __proto__) are plugins like any other, never a crash", () => {
+    const { cwd, home } = box()
+    writeFileSync(join(home, 'settings.json'), '{"enabledPlugins": {"x@constructor": true, "constructor": true, "__proto__@toString": true}}')
+    const set = resolvePlugins({ cwd, home, workspaceTrusted: false })
+    expect(set.plugins).toEqual([])
+    expect(set.errors.map((e) => e.plugin)).toEqual(['x@constructor', 'constructor', '__proto__@toString'])
+    expect(() => removePlugin('constructor@x', { home })).toThrow('No plugin constructor@x is installed')
+  })
+
   it('a key that names no known marketplace or plugin is one sentence in the errors', () => {
     const { cwd, home } = box()
     writeFileSync(join(home, 'settings.json'), '{"enabledPlugins": {"ghost@nowhere": true, "off@nowhere": false}}')
