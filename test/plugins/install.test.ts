@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { COPY_LIMITS } from '../../src/plugins/copy.js'
 import { addMarketplace, installPlugin, removeMarketplace, removePlugin } from '../../src/plugins/install.js'
 import { readRegistry } from '../../src/plugins/registry.js'
 import { resolvePlugins } from '../../src/plugins/sources.js'
@@ -164,6 +165,27 @@ describe('hostile marketplaces and plugins', () => {
     await expect(installPlugin(`ralph-loop@${market}`, { home, cwd })).rejects.toThrow(`The plugin's file commands/steal.md is a link to ${join(root, 'secret')}, outside the plugin; Rein does not install it.`)
     expect(existsSync(join(home, 'plugins', 'installed', 'team', 'ralph-loop'))).toBe(false)
     expect(readRegistry(home).plugins).toEqual({})
+  })
+
+  it('a plugin holding a pipe, an absolute link, or more files than the limit is not installed', async () => {
+    const { root, cwd, home } = box()
+    const market = marketplace(join(root, 'market'))
+    const plugin = join(market, 'plugins', 'ralph-loop')
+    execFileSync('mkfifo', [join(plugin, 'pipe')])
+    await expect(installPlugin(`ralph-loop@${market}`, { home, cwd })).rejects.toThrow("The plugin's file pipe is not a regular file (a pipe, socket or device); Rein does not install it.")
+    rmSync(join(plugin, 'pipe'))
+    symlinkSync(join(plugin, 'LICENSE'), join(plugin, 'LICENSE.link'))
+    await expect(installPlugin('ralph-loop@team', { home, cwd })).rejects.toThrow("The plugin's file LICENSE.link is an absolute link; Rein installs only relative links inside the plugin.")
+    rmSync(join(plugin, 'LICENSE.link'))
+    const files = COPY_LIMITS.files
+    COPY_LIMITS.files = 3
+    try {
+      await expect(installPlugin('ralph-loop@team', { home, cwd })).rejects.toThrow(`The plugin at ${plugin} holds more than 3 files or 50 MiB; Rein does not install it.`)
+    } finally {
+      COPY_LIMITS.files = files
+    }
+    expect(readRegistry(home).plugins).toEqual({})
+    expect((await installPlugin('ralph-loop@team', { home, cwd })).key).toBe('ralph-loop@team')
   })
 
   it('a folder that is no plugin (no plugin.json, no parts) is not installed', async () => {
