@@ -132,6 +132,10 @@ export interface CheckpointSettings {
   maxFileBytes?: number
 }
 
+/** Claude Code's settings layers, as `--setting-sources` names them: user, project (committable), local (personal). */
+export type SettingSource = 'user' | 'project' | 'local'
+export const SETTING_SOURCES: readonly SettingSource[] = ['user', 'project', 'local']
+
 /** The settings files in the order they refine each other: user, project (committable), local (personal). */
 export function settingsFiles(cwd: string, home: string): string[] {
   return [path.join(home, 'settings.json'), path.join(cwd, '.rein', 'settings.json'), path.join(cwd, '.rein', 'settings.local.json')]
@@ -155,13 +159,15 @@ export function loadSettings(cwd: string, home: string, options: { workspaceTrus
 export function loadSettingsReport(
   cwd: string,
   home: string,
-  options: { workspaceTrusted?: boolean } = {},
+  options: { workspaceTrusted?: boolean; sources?: readonly SettingSource[] } = {},
 ): { settings: Settings; ignoredLimits: IgnoredLimit[] } {
   let merged: Record<string, unknown> = {}
   const ignoredLimits: IgnoredLimit[] = []
   const seen = new Set<string>()
   const userFile = path.join(home, 'settings.json')
-  for (const file of settingsFiles(cwd, home)) {
+  // `settingsFiles` lists one file per layer, in SETTING_SOURCES order; `sources` keeps only the layers named.
+  for (const [i, file] of settingsFiles(cwd, home).entries()) {
+    if (options.sources && !options.sources.includes(SETTING_SOURCES[i])) continue
     if (!existsSync(file)) continue
     const real = realpathSync(file)
     if (seen.has(real)) continue

@@ -1,4 +1,5 @@
 import { homedir } from 'node:os'
+import type { SettingSource } from '../config/settings.js'
 import type { Extension } from '../agent/extensions.js'
 import { loadHookCatalog } from './catalog.js'
 import type { HookDefinition } from './definitions.js'
@@ -21,6 +22,10 @@ export interface LoadHooksOptions {
   maxStopContinuations?: number
   /** Consecutive Stop-hook continuations with the same reason honoured per turn (default 3). */
   maxIdenticalStopReasons?: number
+  /** `--setting-sources`: only the hook files of these layers are read; all when absent. */
+  sources?: readonly SettingSource[]
+  /** Hooks from `--settings`, the user's own: read after every file and trusted. */
+  flagHooks?: { hooks: unknown; from: string }
 }
 
 export interface LoadedHooks extends HooksHandle {
@@ -45,6 +50,8 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
     home: options.home,
     userHome: options.userHome ?? homedir(),
     workspaceTrusted: options.workspaceTrusted,
+    ...(options.sources ? { sources: options.sources } : {}),
+    ...(options.flagHooks ? { flagHooks: options.flagHooks } : {}),
   })
   const handle = createHooksExtension(
     { definitions: catalog.active, projectDir: catalog.projectDir, env: options.env ?? process.env, secretEnv: options.secretEnv },

@@ -13,7 +13,7 @@ import { checkpointConfig } from '../checkpoints/settings.js'
 import { Compactor } from '../compaction/compactor.js'
 import { loadingRefusal } from '../config/read-guard.js'
 import { subagentLimits } from '../config/limits.js'
-import { loadSettingsReport, mergeSettings, type Settings } from '../config/settings.js'
+import { loadSettingsReport, mergeSettings, type SettingSource, type Settings } from '../config/settings.js'
 import { fileChanges } from '../context/file-changes.js'
 import { runtimeContext } from '../context/runtime.js'
 import { systemPrompt } from '../context/system-prompt.js'
@@ -94,6 +94,12 @@ export interface OpenAgentOptions extends SessionChoice {
   pluginDirs?: string[]
   /** `--agents`: subagent types for this run, over those of the same name from files. */
   agentTypes?: AgentType[]
+  /** `--setting-sources`: the settings layers read (settings, hook files, `.mcp.json` with `project`); all when absent. */
+  settingSources?: readonly SettingSource[]
+  /** `--strict-mcp-config`: only `mcpServers` given here, none from settings or `.mcp.json`. */
+  strictMcpConfig?: boolean
+  /** Hooks from `--settings`: the user's own, read after every hook file. */
+  flagHooks?: { hooks: unknown; from: string }
 }
 
 /** What `openAgent` hands back besides the agent: facts front ends show. */
@@ -118,7 +124,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const home = options.home ?? reinHome(env)
   const cwd = resolve(options.cwd)
   const trust = workspaceTrust({ cwd, home, once: options.trustProject })
-  const loaded = loadSettingsReport(cwd, home, { workspaceTrusted: trust.trusted })
+  const loaded = loadSettingsReport(cwd, home, { workspaceTrusted: trust.trusted, ...(options.settingSources ? { sources: options.settingSources } : {}) })
   const { ignoredLimits } = loaded
   const settings = options.settingsOverlay ? (mergeSettings(loaded.settings, options.settingsOverlay) as Settings) : loaded.settings
   refuseRetired(options.model ?? settings.model, settings)
@@ -147,7 +153,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
   // Until the agent exists, server notices are startup problems; afterwards they reach the user as notices.
   let agentRef: Agent | undefined
-  const { mcp, untrusted: untrustedServers } = await startMcp({ cwd, settings, home, trusted: trust.trusted, extra: options.mcpServers ?? [] }, report, () => agentRef)
+  const mcpChoice = { strict: options.strictMcpConfig === true, skipProjectFile: options.settingSources !== undefined && !options.settingSources.includes('project') }
+  const { mcp, untrusted: untrustedServers } = await startMcp({ cwd, settings, home, trusted: trust.trusted, extra: options.mcpServers ?? [], ...mcpChoice }, report, () => agentRef)
 
   const hookOptions = {
     cwd,
@@ -157,6 +164,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     secretEnv: settings.secretEnv,
     maxStopContinuations: settings.stopHooks?.maxContinuations,
     maxIdenticalStopReasons: settings.stopHooks?.maxIdenticalReasons,
+    ...(options.settingSources ? { sources: options.settingSources } : {}),
+    ...(options.flagHooks ? { flagHooks: options.flagHooks } : {}),
   }
   const hooks = loadHooks(hookOptions)
   hooks.problems.forEach(report)

@@ -4,7 +4,8 @@ import { resolve } from 'node:path'
 import type { Effort } from '../../llm/adapter.js'
 import { claudeAliasOf } from '../../llm/catalog.js'
 import type { PermissionMode } from '../../agent/types.js'
-import type { Settings } from '../../config/settings.js'
+import { SETTING_SOURCES, type SettingSource, type Settings } from '../../config/settings.js'
+import type { OpenAgentOptions } from '../../runtime/open.js'
 import { parseServerMap, type McpServerConfig } from '../../mcp/config.js'
 import { claudeToolNames, reinToolName } from '../../tools/claude-names.js'
 import type { AgentType } from '../../subagents/agent-types.js'
@@ -92,9 +93,7 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 
 /** Flags that Rein accepts and that change nothing, with what each would do in Claude Code. */
 const IGNORED: readonly { flags: string; does: string }[] = [
-  { flags: '--setting-sources <sources>', does: 'choose which settings files load (Rein reads its own settings files, docs/configuration.md)' },
   { flags: '--fallback-model <model>', does: 'switch models when the first is overloaded' },
-  { flags: '--strict-mcp-config', does: 'use only --mcp-config servers' },
   { flags: '--debug [filter]', does: 'print debug output' },
   { flags: '--debug-file <file>', does: 'write debug output to a file' },
   { flags: '--debug-to-stderr', does: 'print debug output on stderr' },
@@ -125,6 +124,8 @@ export function addClaudeFlags(command: Command): Command {
     .option('--append-system-prompt <text>', "add text after Rein's system prompt")
     .option('--append-system-prompt-file <file>', "add a file's text after Rein's system prompt")
     .option('--settings <file-or-json>', 'more settings for this run, as a file or JSON text (read after every settings file)')
+    .option('--setting-sources <sources>', 'the settings layers read, comma separated: user, project, local ("" for none)')
+    .option('--strict-mcp-config', 'use only the MCP servers of --mcp-config (and of an SDK program)')
     .option('--permission-prompt-tool <tool>', 'who answers permission questions: "stdio" is the SDK over the control protocol')
     .addOption(new Option('--add-dir <dirs...>', 'more directories that count as the workspace').argParser(collect))
     .option('--agents <json>', 'subagents as JSON: {"name": {"description", "prompt", "tools"?, "model"?}}')
@@ -161,6 +162,8 @@ export interface ClaudeRun {
   /** `--agents`: subagent types for this run. */
   agents?: AgentType[]
   pluginDirs: string[]
+  /** `--setting-sources`, `--strict-mcp-config` and the hooks of `--settings`, as `openAgent` takes them. */
+  open: Pick<OpenAgentOptions, 'settingSources' | 'strictMcpConfig' | 'flagHooks'>
 }
 
 /**
@@ -172,14 +175,21 @@ export function claudeRun(
   cwd: string,
   say: (message: string) => void,
 ): ClaudeRun {
-  const out: ClaudeRun = { allow: [], mcpServers: [], forkSession: flags.forkSession === true, pluginDirs: [] }
+  const out: ClaudeRun = { allow: [], mcpServers: [], forkSession: flags.forkSession === true, pluginDirs: [], open: {} }
   if (flags.dangerouslySkipPermissions) {
     if (flags.permissionMode && flags.permissionMode !== 'bypass') throw new UsageError('--dangerously-skip-permissions cannot be combined with another --permission-mode.')
     out.permissionMode = 'bypass'
   }
   out.allow = flags.allowedTools ?? []
   let overlay: Settings = {}
-  if (flags.settings !== undefined) overlay = settingsArg(flags.settings, cwd)
+  if (flags.settings !== undefined) {
+    const given = settingsArg(flags.settings, cwd)
+    overlay = given.settings
+    // Hooks in --settings are the user's own, like those of their settings file: read by the hook loader, trusted.
+    if (given.settings.hooks !== undefined) out.open.flagHooks = { hooks: given.settings.hooks, from: given.from }
+  }
+  if (flags.settingSources !== undefined) out.open.settingSources = settingSourcesArg(flags.settingSources)
+  if (flags.strictMcpConfig) out.open.strictMcpConfig = true
   if (flags.disallowedTools?.length) overlay = { ...overlay, permissions: { ...overlay.permissions, deny: [...(overlay.permissions?.deny ?? []), ...flags.disallowedTools] } }
   if (flags.addDir?.length) {
     const dirs = flags.addDir.map((d) => resolve(cwd, d))
@@ -214,8 +224,27 @@ function optionKey(spelling: string): string {
   return long.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())
 }
 
+/** `--setting-sources user,project,local`: a comma list of layers (`""` is none), each named once at most. */
+export function settingSourcesArg(value: string): SettingSource[] {
+  const names = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)
+  for (const name of names) {
+    if (!SETTING_SOURCES.includes(name as SettingSource)) {
+      throw new UsageError(`--setting-sources: "${name.slice(0, 40)}" is not a settings source; use a comma list of ${SETTING_SOURCES.join(', ')}, or "" for none.`)
+    }
+  }
+  return [...new Set(names as SettingSource[])]
+}
+
 /** A JSON argument: text starting with `{`, else a file's path. `what` names the flag in messages. */
 function jsonArg(value: string, cwd: string, what: string): unknown {
+  return jsonArgFrom(value, cwd, what).value
+}
+
+/** `jsonArg`, with where the JSON came from: the file's path, or `<what>` for text. */
+function jsonArgFrom(value: string, cwd: string, what: string): { value: unknown; from: string } {
   const trimmed = value.trim()
   let text = trimmed
   let where = 'the text'
@@ -226,7 +255,7 @@ function jsonArg(value: string, cwd: string, what: string): unknown {
     where = file
   }
   try {
-    return JSON.parse(text) as unknown
+    return { value: JSON.parse(text) as unknown, from: where === 'the text' ? `<${what}>` : where }
   } catch (error) {
     throw new UsageError(`${what}: ${where} is not valid JSON (${(error as Error).message}).`)
   }
@@ -234,10 +263,10 @@ function jsonArg(value: string, cwd: string, what: string): unknown {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-function settingsArg(value: string, cwd: string): Settings {
-  const parsed = jsonArg(value, cwd, '--settings')
-  if (!isRecord(parsed)) throw new UsageError('--settings: expected a JSON object of settings.')
-  return parsed as Settings
+function settingsArg(value: string, cwd: string): { settings: Settings; from: string } {
+  const parsed = jsonArgFrom(value, cwd, '--settings')
+  if (!isRecord(parsed.value)) throw new UsageError('--settings: expected a JSON object of settings.')
+  return { settings: parsed.value as Settings, from: parsed.from }
 }
 
 function mcpConfigArg(value: string, cwd: string): McpServerConfig[] {
