@@ -149,12 +149,37 @@ describe('the control session before the agent opens', () => {
 
   it('an initialize after the first user message says its hooks and servers were not registered', async () => {
     const { control, reported } = session([{ type: 'user', message: { role: 'user', content: 'hi' } }, init({ sdkMcpServers: ['calc'] })], 'mcp__perm__ask')
-    expect(await control.extras()).toEqual({ mcpServers: [], extensions: [] })
+    expect(await control.extras()).toEqual({ mcpServers: [], extensions: [], agentTypes: [] })
     await tick()
     expect(reported).toEqual([
       '--permission-prompt-tool mcp__perm__ask is not supported (only stdio); calls that need permission are refused.',
-      'The initialize request came after the first line of input, so its hooks and SDK MCP servers were not registered; send it first.',
+      'The initialize request came after the first line of input, so its hooks, SDK MCP servers, system prompt and agents were not registered; send it first.',
     ])
+  })
+
+  it("an initialize's system prompt and agents become the agent's, and a bad agent alone is left out with a sentence", async () => {
+    const agents = {
+      reviewer: { description: 'Reviews code', prompt: 'Review it.', tools: ['Read', 'Grep'], model: 'sonnet' },
+      auditor: { description: 'Audits', prompt: 'Audit it.', disallowedTools: ['Bash', 'Write', 'Edit'] },
+      broken: { description: 'No prompt' },
+    }
+    const { control, reported } = session([init({ systemPrompt: ['You are a release bot.', '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__', 'Today is Tuesday.'], appendSystemPrompt: 'Be brief.', agents })])
+    const extras = await control.extras()
+    expect(extras.systemPrompt).toEqual({ replace: 'You are a release bot.\n\nToday is Tuesday.', append: 'Be brief.' })
+    expect(extras.agentTypes.map((t) => [t.name, t.tools, t.model])).toEqual([
+      ['reviewer', ['read', 'grep'], undefined],
+      ['auditor', expect.not.arrayContaining(['bash', 'write', 'edit']), undefined],
+    ])
+    expect(extras.agentTypes[1].tools).toEqual(expect.arrayContaining(['read', 'grep', 'glob']))
+    expect(reported).toEqual(['The SDK\'s agents in initialize: agent "broken" needs a "description" and a "prompt", both text. It was left out.'])
+  })
+
+  it("the SDK's default (an empty custom prompt) keeps Rein's prompt; the preset's append alone follows it", async () => {
+    expect((await session([init({ systemPrompt: [''] })]).control.extras()).systemPrompt).toBeUndefined()
+    expect((await session([init({ appendSystemPrompt: 'Cite files.' })]).control.extras()).systemPrompt).toEqual({ append: 'Cite files.' })
+    const { control, reported } = session([init({ jsonSchema: { type: 'object' } })])
+    await control.extras()
+    expect(reported).toEqual(["The SDK's jsonSchema (structured output) is not supported and was ignored; the result is the model's text."])
   })
 
   it('a second initialize is refused with an error response', async () => {

@@ -324,8 +324,8 @@ function thinkingEffort(flags: ClaudeFlags): Effort | undefined {
 }
 
 /**
- * `--agents`: Claude Code's `{"name": {"description", "prompt", "tools"?, "model"?}}` as subagent types. Tools take
- * either spelling; a Claude model name (or `inherit`) runs on the session's model, as in agent files.
+ * `--agents`: Claude Code's `{"name": {"description", "prompt", "tools"?, "model"?}}` as subagent types. A bad
+ * agent ends the run with one sentence.
  */
 function agentsArg(value: string): AgentType[] {
   let parsed: unknown
@@ -335,22 +335,43 @@ function agentsArg(value: string): AgentType[] {
     throw new UsageError(`--agents is not valid JSON (${(error as Error).message}); pass {"name": {"description": …, "prompt": …}}.`)
   }
   if (!isRecord(parsed)) throw new UsageError('--agents: expected a JSON object of agents by name.')
-  return Object.entries(parsed).map(([name, agent]): AgentType => {
-    if (!/^[a-z0-9][a-z0-9_.-]{0,63}$/i.test(name)) throw new UsageError(`--agents: "${name.slice(0, 40)}" is not an agent name (letters, digits, ., - and _).`)
+  const { types, problems } = agentTypesFrom(parsed, '--agents')
+  if (problems.length) throw new UsageError(`--agents: ${problems[0]}`)
+  return types
+}
+
+/**
+ * The SDK's `AgentDefinition`s by name (from `--agents` or `initialize`) as subagent types, and one sentence per
+ * agent that cannot be one. Tools take either spelling; `disallowedTools` narrows `tools` (or, without them, the
+ * built-in tools); a Claude model name (or `inherit`) runs on the session's model, as in agent files.
+ */
+export function agentTypesFrom(agents: Record<string, unknown>, source: string): { types: AgentType[]; problems: string[] } {
+  const types: AgentType[] = []
+  const problems: string[] = []
+  const toolNames = (list: unknown): string[] | null | undefined =>
+    list === undefined ? undefined : Array.isArray(list) && list.every((t) => typeof t === 'string') ? list.map((t) => reinToolName(t.replace(/\(.*\)$/, '')) ?? t) : null
+  for (const [name, agent] of Object.entries(agents)) {
+    if (!/^[a-z0-9][a-z0-9_.-]{0,63}$/i.test(name)) {
+      problems.push(`"${name.slice(0, 40)}" is not an agent name (letters, digits, ., - and _).`)
+      continue
+    }
     if (!isRecord(agent) || typeof agent.description !== 'string' || typeof agent.prompt !== 'string') {
-      throw new UsageError(`--agents: agent "${name}" needs a "description" and a "prompt", both text.`)
+      problems.push(`agent "${name}" needs a "description" and a "prompt", both text.`)
+      continue
     }
-    const tools = agent.tools === undefined ? undefined : Array.isArray(agent.tools) && agent.tools.every((t) => typeof t === 'string') ? agent.tools : null
-    if (tools === null) throw new UsageError(`--agents: agent "${name}" has "tools" that is not a list of tool names.`)
-    if (agent.model !== undefined && typeof agent.model !== 'string') throw new UsageError(`--agents: agent "${name}" has a "model" that is not one name.`)
+    const tools = toolNames(agent.tools)
+    const denied = toolNames(agent.disallowedTools)
+    if (tools === null || denied === null) {
+      problems.push(`agent "${name}" has "${tools === null ? 'tools' : 'disallowedTools'}" that is not a list of tool names.`)
+      continue
+    }
+    if (agent.model !== undefined && typeof agent.model !== 'string') {
+      problems.push(`agent "${name}" has a "model" that is not one name.`)
+      continue
+    }
     const model = agent.model === undefined || agent.model === 'inherit' || CLAUDE_SHORT[agent.model] || agent.model.startsWith('claude') ? undefined : agent.model
-    return {
-      name,
-      description: agent.description,
-      prompt: agent.prompt,
-      ...(tools ? { tools: tools.map((t) => reinToolName(t.replace(/\(.*\)$/, '')) ?? t) } : {}),
-      ...(model ? { model } : {}),
-      source: '--agents',
-    }
-  })
+    const offered = denied?.length ? (tools ?? claudeToolNames().map((t) => reinToolName(t) as string)).filter((t) => !denied.includes(t)) : tools
+    types.push({ name, description: agent.description, prompt: agent.prompt, ...(offered ? { tools: offered } : {}), ...(model ? { model } : {}), source })
+  }
+  return { types, problems }
 }

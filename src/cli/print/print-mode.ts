@@ -62,6 +62,9 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     ...options,
     mcpServers: [...(options.mcpServers ?? []), ...(extras?.mcpServers ?? [])],
     extensions: [...(options.extensions ?? []), ...(extras?.extensions ?? [])],
+    // initialize's system prompt and agents over the flags' (the SDK sends them there, not on the command line).
+    ...(extras?.systemPrompt ? { systemPrompt: { ...options.systemPrompt, ...extras.systemPrompt } } : {}),
+    ...(extras?.agentTypes.length ? { agentTypes: [...(options.agentTypes ?? []), ...extras.agentTypes] } : {}),
     onProblem: (message) => err.write(`rein: ${message}\n`),
     onPermissionRefused: (call, rule) => {
       const tool = claudeToolName(call.name)

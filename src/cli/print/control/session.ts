@@ -8,6 +8,7 @@ import { initializeResponse, registerAgentHandlers, type ControlState } from './
 import { sdkHooks } from './hooks.js'
 import { InputPump } from './input-pump.js'
 import { sdkPermissionAsker } from './permission.js'
+import { initOptions, type InitOptions } from './init-options.js'
 import { initializeRequest, type InitializeRequest } from './wire.js'
 
 export interface ControlOptions {
@@ -21,8 +22,8 @@ export interface ControlOptions {
   permissionPromptTool?: string
 }
 
-/** What the agent is opened with: the SDK program's in-process MCP servers and its hook callbacks. */
-export interface ControlExtras {
+/** What the agent is opened with: the SDK program's in-process MCP servers, hook callbacks, system prompt and agents. */
+export interface ControlExtras extends InitOptions {
   mcpServers: McpServerConfig[]
   extensions: Extension[]
 }
@@ -54,12 +55,12 @@ export class ControlSession {
       this.init = parsed.data
       // Only an initialize that is the first line shapes the session: later, the agent may already be open.
       if (this.pump.handled === 0) this.registered = parsed.data
-      else if (request.hooks !== undefined || request.sdkMcpServers !== undefined) {
-        this.options.report('The initialize request came after the first line of input, so its hooks and SDK MCP servers were not registered; send it first.')
+      else if (['hooks', 'sdkMcpServers', 'systemPrompt', 'appendSystemPrompt', 'agents'].some((key) => request[key] !== undefined)) {
+        this.options.report('The initialize request came after the first line of input, so its hooks, SDK MCP servers, system prompt and agents were not registered; send it first.')
       }
       const opened = await this.agentOpen
       const hooksApplied = parsed.data.hooks === undefined ? undefined : this.registered === parsed.data
-      return initializeResponse(opened, parsed.data.agents ?? {}, hooksApplied)
+      return initializeResponse(opened, hooksApplied)
     })
     this.pump = new InputPump(options.input, options.lineLimit, this.channel, options.report, options.write)
     if (options.permissionPromptTool !== undefined && options.permissionPromptTool !== 'stdio') {
@@ -71,13 +72,9 @@ export class ControlSession {
   async extras(): Promise<ControlExtras> {
     await this.pump.first
     const init = this.registered
-    if (!init) return { mcpServers: [], extensions: [] }
-    const ignored = [
-      init.systemPrompt ? 'systemPrompt' : undefined,
-      init.appendSystemPrompt ? 'appendSystemPrompt' : undefined,
-      init.jsonSchema !== undefined ? 'jsonSchema' : undefined,
-    ].filter(Boolean)
-    if (ignored.length) this.options.report(`The SDK's ${ignored.join(', ')} in initialize ${ignored.length === 1 ? 'is' : 'are'} not supported yet and ignored; Rein keeps its own system prompt.`)
+    if (!init) return { mcpServers: [], extensions: [], agentTypes: [] }
+    const { options, problems } = initOptions(init)
+    problems.forEach(this.options.report)
     const mcpServers = (init.sdkMcpServers ?? []).map((name): McpServerConfig => ({ name, origin: 'sdk', transport: () => this.mcpTransport(name) }))
     const extensions: Extension[] = []
     if (init.hooks) {
@@ -85,7 +82,7 @@ export class ControlSession {
       if (hooks.ignored.length) this.options.report(`Rein does not run the SDK hook events ${hooks.ignored.join(', ')}; their callbacks are never called.`)
       extensions.push(hooks.extension)
     }
-    return { mcpServers, extensions }
+    return { ...options, mcpServers, extensions }
   }
 
   /** The agent is open: requests that need it are answered from now on, `initialize` included. */

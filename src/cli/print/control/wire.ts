@@ -61,7 +61,9 @@ export const initializeRequest = z.looseObject({
   sdkMcpServers: z.array(z.string().min(1)).optional(),
   systemPrompt: z.array(z.string()).optional(),
   appendSystemPrompt: z.string().optional(),
-  agents: z.record(z.string(), z.looseObject({ description: z.string(), prompt: z.string(), model: z.string().optional() })).optional(),
+  /** Checked agent by agent (`agentTypesFrom`): one bad agent is left out, the rest register. */
+  agents: z.record(z.string(), z.unknown()).optional(),
+  jsonSchema: z.unknown().optional(),
 })
 export type InitializeRequest = z.infer<typeof initializeRequest>
 
