@@ -284,16 +284,24 @@ export function mergeSettings(earlier: Record<string, unknown>, later: Record<st
  * The file is rewritten atomically; a malformed existing file throws rather than being replaced.
  */
 export function addLocalAllowRule(cwd: string, rule: string): void {
-  const file = path.join(cwd, '.rein', 'settings.local.json')
+  addRuleTo(path.join(cwd, '.rein', 'settings.local.json'), { dir: cwd, base: cwd }, 'allow', rule)
+}
+
+/**
+ * Adds `rule` to `permissions.<list>` of one settings file (a permission answer's `updatedPermissions`), rewriting it
+ * atomically and owner-only; a malformed existing file throws rather than being replaced. `folder` is where the file
+ * must really be, as for `readSettingsFile`.
+ */
+export function addRuleTo(file: string, folder: GateFolder, list: 'allow' | 'ask' | 'deny', rule: string): void {
   const parsedRule = parseRule(rule)
   if ('error' in parsedRule) throw new SettingsError(`Cannot save the rule: ${parsedRule.error}.`, file)
-  const current: Record<string, unknown> = { ...readSettingsFile(file, { dir: cwd, base: cwd }) }
+  const current: Record<string, unknown> = { ...readSettingsFile(file, folder) }
   const permissions = isPlainObject(current.permissions) ? { ...current.permissions } : {}
-  const allow = Array.isArray(permissions.allow) ? [...(permissions.allow as string[])] : []
-  if (allow.includes(rule)) return
-  allow.push(rule)
-  permissions.allow = allow
+  const rules = Array.isArray(permissions[list]) ? [...(permissions[list] as string[])] : []
+  if (rules.includes(rule)) return
+  rules.push(rule)
+  permissions[list] = rules
   current.permissions = permissions
-  // The personal file stays owner-only (0600), as it always was written.
+  // Settings files stay owner-only (0600), as the personal file always was written.
   writeFileAtomicSync(file, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
 }

@@ -26,6 +26,8 @@ export interface LoadHooksOptions {
   sources?: readonly SettingSource[]
   /** Hooks from `--settings`, the user's own: read after every file and trusted. */
   flagHooks?: { hooks: unknown; from: string }
+  /** Applies a PermissionRequest allow's `updatedPermissions`; without it they are not read. */
+  applyPermissionUpdates?: (raw: unknown, by: string) => void
 }
 
 export interface LoadedHooks extends HooksHandle {
@@ -54,7 +56,13 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
     ...(options.flagHooks ? { flagHooks: options.flagHooks } : {}),
   })
   const handle = createHooksExtension(
-    { definitions: catalog.active, projectDir: catalog.projectDir, env: options.env ?? process.env, secretEnv: options.secretEnv },
+    {
+      definitions: catalog.active,
+      projectDir: catalog.projectDir,
+      env: options.env ?? process.env,
+      secretEnv: options.secretEnv,
+      ...(options.applyPermissionUpdates ? { applyPermissionUpdates: options.applyPermissionUpdates } : {}),
+    },
     {
       maxContinuations: options.maxStopContinuations ?? DEFAULT_STOP_LIMITS.maxContinuations,
       maxIdenticalReasons: options.maxIdenticalStopReasons ?? DEFAULT_STOP_LIMITS.maxIdenticalReasons,

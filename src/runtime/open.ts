@@ -42,6 +42,7 @@ import { startMcp, type McpTools } from './mcp-tools.js'
 import { chooseModel, compactionSettings, modelOverrides, refuseRetired } from './model-choice.js'
 import { openSession, type SessionChoice } from './open-session.js'
 import { openSessionSandbox } from './sandbox.js'
+import { permissionUpdater } from './permission-updates.js'
 import { ToolGrants } from '../prompt-files/tool-grants.js'
 import { workflowExtensions } from '../prompt-files/wiring.js'
 import { isBuiltinCommand } from '../slash/builtins.js'
@@ -111,6 +112,8 @@ export interface OpenedAgent {
   problems: string[]
   /** Runs this agent's subagents; `running` holds the live children by session id (RPC steers one). */
   subagents: SubagentHost
+  /** Applies a permission answer's `updatedPermissions` (Claude Code's `PermissionUpdate[]`); `by` names who answered. */
+  applyPermissionUpdates: (raw: unknown, by: string) => void
 }
 
 /**
@@ -156,7 +159,16 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const mcpChoice = { strict: options.strictMcpConfig === true, skipProjectFile: options.settingSources !== undefined && !options.settingSources.includes('project') }
   const { mcp, untrusted: untrustedServers } = await startMcp({ cwd, settings, home, trusted: trust.trusted, extra: options.mcpServers ?? [], ...mcpChoice }, report, () => agentRef)
 
+  // Read only while a turn runs: the policy and the agent exist by then.
+  const applyPermissionUpdates = permissionUpdater({
+    cwd,
+    home,
+    allowForSession: (rule) => policy.allowForSession(rule),
+    setMode: (mode) => agentRef?.setPermissionMode(mode),
+    warn: (message) => (agentRef ? agentRef.notify('warning', message) : report(message)),
+  })
   const hookOptions = {
+    applyPermissionUpdates,
     cwd,
     home,
     env,
@@ -306,7 +318,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   mcp.onToolsChanged(() => agent.setTools(tools()))
   // Retention (docs/checkpoints.md): at most once a day per workspace, in the background; never awaited.
   if (checkpoints.enabled) startRetention({ home, cwd, env, secretEnv: settings.secretEnv, rules: checkpoints, keep: session.id })
-  return { agent, model: model.info, settings, mcp, problems, subagents: subagents.host }
+  return { agent, model: model.info, settings, mcp, problems, subagents: subagents.host, applyPermissionUpdates }
 }
 
 export async function openAgent(options: OpenAgentOptions): Promise<Agent> {

@@ -269,11 +269,12 @@ describe('hook callbacks and can_use_tool', () => {
   async function ask(answer: Record<string, unknown>) {
     const { ch, written, reported } = channel()
     let interrupted = 0
-    const asking = sdkPermissionAsker(ch, () => interrupted++, (m) => reported.push(m))(request, new AbortController().signal)
+    const updates: [unknown, string][] = []
+    const asking = sdkPermissionAsker(ch, () => interrupted++, (m) => reported.push(m), (raw, by) => updates.push([raw, by]))(request, new AbortController().signal)
     ch.receive({ type: 'control_response', response: { subtype: 'success', request_id: written[0].request_id as string, response: answer } })
     const result = await asking
     await tick()
-    return { result, sent: written[0].request as Written, interrupted, reported }
+    return { result, sent: written[0].request as Written, interrupted, reported, updates }
   }
 
   it("asks with Claude Code's tool name and a suggestion, and applies allow with updatedInput", async () => {
@@ -286,6 +287,12 @@ describe('hook callbacks and can_use_tool', () => {
       permission_suggestions: [{ type: 'addRules', rules: [{ toolName: 'Write', ruleContent: 'a' }], behavior: 'allow', destination: 'session' }],
     })
     expect(result).toEqual({ outcome: 'allow-once', arguments: '{"file_path":"a","content":"y"}', by: "the SDK host's canUseTool" })
+  })
+
+  it("hands an allow's updatedPermissions on to be applied, and a deny's never", async () => {
+    const rules = [{ type: 'addRules', rules: [{ toolName: 'Write', ruleContent: 'a' }], behavior: 'allow', destination: 'localSettings' }]
+    expect((await ask({ behavior: 'allow', updatedPermissions: rules })).updates).toEqual([[rules, "the SDK host's canUseTool"]])
+    expect((await ask({ behavior: 'deny', message: 'No.', updatedPermissions: rules })).updates).toEqual([])
   })
 
   it('applies deny with its message, ends the turn when asked to interrupt, and refuses an answer of the wrong shape', async () => {

@@ -89,7 +89,7 @@ export class ControlSession {
   attach(opened: OpenedAgent): void {
     registerAgentHandlers(this.channel, opened, this.state)
     if (this.options.permissionPromptTool === 'stdio') {
-      const ask = sdkPermissionAsker(this.channel, () => opened.agent.cancel(), this.options.report)
+      const ask = sdkPermissionAsker(this.channel, () => opened.agent.cancel(), this.options.report, opened.applyPermissionUpdates)
       opened.agent.permissionAsker = (request, signal) => (this.state.dontAsk ? Promise.resolve({ outcome: 'deny', note: 'The permission mode is dontAsk.' }) : ask(request, signal))
     }
     this.opened(opened)

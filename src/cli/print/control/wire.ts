@@ -69,6 +69,6 @@ export type InitializeRequest = z.infer<typeof initializeRequest>
 
 /** What the SDK answers to `can_use_tool`: its `PermissionResult`. */
 export const permissionResult = z.union([
-  z.looseObject({ behavior: z.literal('allow'), updatedInput: z.record(z.string(), z.unknown()).optional() }),
+  z.looseObject({ behavior: z.literal('allow'), updatedInput: z.record(z.string(), z.unknown()).optional(), updatedPermissions: z.unknown().optional() }),
   z.looseObject({ behavior: z.literal('deny'), message: z.string().optional(), interrupt: z.boolean().optional() }),
 ])
