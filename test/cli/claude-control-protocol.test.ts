@@ -149,11 +149,11 @@ describe('the control session before the agent opens', () => {
 
   it('an initialize after the first user message says its hooks and servers were not registered', async () => {
     const { control, reported } = session([{ type: 'user', message: { role: 'user', content: 'hi' } }, init({ sdkMcpServers: ['calc'] })], 'mcp__perm__ask')
-    expect(await control.extras()).toEqual({ mcpServers: [], extensions: [], agentTypes: [] })
+    expect(await control.extras()).toEqual({ mcpServers: [], extensions: [], agentTypes: [], configServers: [] })
     await tick()
     expect(reported).toEqual([
       '--permission-prompt-tool mcp__perm__ask is not supported (only stdio); calls that need permission are refused.',
-      'The initialize request came after the first line of input, so its hooks, SDK MCP servers, system prompt and agents were not registered; send it first.',
+      'The initialize request came after the first line of input, so its hooks, SDK MCP servers, system prompt, agents and settings were not registered; send it first.',
     ])
   })
 
@@ -180,6 +180,32 @@ describe('the control session before the agent opens', () => {
     const { control, reported } = session([init({ jsonSchema: { type: 'object' } })])
     await control.extras()
     expect(reported).toEqual(["The SDK's jsonSchema (structured output) is not supported and was ignored; the result is the model's text."])
+  })
+
+  it('settings, disallowedTools, managed deny rules and servers sent in initialize instead of as flags are used as the flags would be', async () => {
+    const { control, reported } = session([
+      init({
+        settings: { permissions: { allow: ['Read'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] } },
+        disallowedTools: ['WebFetch'],
+        managedSettings: { permissions: { deny: ['Bash(curl:*)'], ask: ['Write'] }, model: 'not a restriction' },
+        mcpServers: { files: { command: 'node', args: ['files.js'] }, broken: { args: [] } },
+      }),
+    ])
+    const extras = await control.extras()
+    expect(extras.settingsOverlay).toEqual({ permissions: { allow: ['Read'], deny: ['WebFetch', 'Bash(curl:*)'], ask: ['Write'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] } })
+    expect(extras.flagHooks).toEqual({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] }, from: '<initialize settings>' })
+    expect(extras.mcpServers.map((s) => [s.name, s.origin])).toEqual([['files', 'mcp-config']])
+    expect(reported).toEqual([expect.stringMatching(/^MCP server "broken" in initialize .+ \(The SDK's mcpServers in initialize\.\)$/)])
+  })
+
+  it('initialize settings that are not an object are one sentence, and the session still opens', async () => {
+    const { control, reported } = session([init({ settings: 'nowhere.json', disallowedTools: 'Bash' })])
+    const extras = await control.extras()
+    expect(extras.settingsOverlay).toBeUndefined()
+    expect(reported).toEqual([
+      expect.stringMatching(/^The SDK's settings in initialize were not used: --settings \/work\/nowhere\.json: no such file/),
+      "The SDK's disallowedTools in initialize is not a list of rules, so it was not used.",
+    ])
   })
 
   it('a second initialize is refused with an error response', async () => {

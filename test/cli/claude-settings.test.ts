@@ -80,6 +80,15 @@ describe('hooks in --settings', () => {
     expect(said).toEqual([])
   })
 
+  it("--managed-settings keeps only the policy's deny and ask rules; the SDK's initialize flags are accepted without a word", () => {
+    const box = sandbox()
+    const said: string[] = []
+    const managed = JSON.stringify({ permissions: { deny: ['Bash(curl:*)'], ask: ['Write'], allow: ['Bash'] }, model: 'x' })
+    const run = claudeRun({ managedSettings: managed }, box.cwd, (m) => said.push(m))
+    expect(run.settingsOverlay).toEqual({ permissions: { deny: ['Bash(curl:*)'], ask: ['Write'] } })
+    expect(said).toEqual([])
+  })
+
   it('a malformed hooks value is one problem, and the rest still loads', () => {
     const box = sandbox()
     const catalog = loadHookCatalog({ cwd: box.cwd, home: box.home, userHome: box.home, flagHooks: { hooks: 'run everything', from: '<--settings>' } })
@@ -111,6 +120,22 @@ describe('the settings flags in a real run', () => {
       .find((l) => l.type === 'system' && l.subtype === 'init')
     expect(init?.mcp_servers?.map((s) => s.name)).toEqual(['given'])
     expect(r.stderr).not.toMatch(/setting-sources|strict-mcp-config/)
+  }, 60_000)
+
+  it("the SDK's other flags are accepted: those that change nothing say so once, those Rein already does say nothing", async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'Hi.' }] })
+    const r = await runCli(['-p', 'hi', '--await-initialize', '--initialize-fields=settings,disallowedTools', '--channels=beta', '--session-mirror', '--no-session-persistence'], {
+      cwd: box.cwd,
+      env: cliEnv({ url: mock.url, home: box.home }),
+    })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe('Hi.\n')
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'rein: --no-session-persistence has no effect in Rein (in Claude Code it would keep the session out of the store (Rein always logs it)).',
+      'rein: --channels has no effect in Rein (in Claude Code it would subscribe to a release channel).',
+      "rein: --session-mirror has no effect in Rein (in Claude Code it would mirror the transcript to the SDK's session store).",
+    ])
   }, 60_000)
 
   const hostile: [string, string[], RegExp][] = [

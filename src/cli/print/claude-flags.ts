@@ -4,7 +4,7 @@ import { resolve } from 'node:path'
 import type { Effort } from '../../llm/adapter.js'
 import { claudeAliasOf } from '../../llm/catalog.js'
 import type { PermissionMode } from '../../agent/types.js'
-import { SETTING_SOURCES, type SettingSource, type Settings } from '../../config/settings.js'
+import { mergeSettings, SETTING_SOURCES, type SettingSource, type Settings } from '../../config/settings.js'
 import type { OpenAgentOptions } from '../../runtime/open.js'
 import { parseServerMap, type McpServerConfig } from '../../mcp/config.js'
 import { claudeToolNames, reinToolName } from '../../tools/claude-names.js'
@@ -39,6 +39,7 @@ export interface ClaudeFlags {
   replayUserMessages?: boolean
   maxThinkingTokens?: number
   thinking?: string
+  managedSettings?: string
   /** Flags accepted for compatibility that change nothing in Rein, by flag text. */
   [ignored: `ignored:${string}`]: unknown
 }
@@ -108,6 +109,11 @@ const IGNORED: readonly { flags: string; does: string }[] = [
   { flags: '--no-session-persistence', does: 'keep the session out of the store (Rein always logs it)' },
   { flags: '--ide', does: 'connect to an IDE' },
   { flags: '--disable-slash-commands', does: 'turn off slash commands' },
+  { flags: '--channels <channel>', does: 'subscribe to a release channel' },
+  { flags: '--session-mirror', does: "mirror the transcript to the SDK's session store" },
+  { flags: '--project-config-root <dir>', does: 'read project settings from another directory' },
+  { flags: '--resume-session-at <message>', does: 'resume only up to that message (Rein resumes the whole session; --fork <id>@<seq> cuts)' },
+  { flags: '--resume-drops-turn <turn>', does: 'drop the last turn on resume' },
 ]
 
 /** Adds Claude Code's flags to the root command. Rein's own spellings of the same ideas (`--allow`) stay. */
@@ -136,6 +142,11 @@ export function addClaudeFlags(command: Command): Command {
     .addOption(new Option('--max-thinking-tokens <n>', 'thinking budget, mapped to --effort').argParser(nonNegativeInt).hideHelp())
     .addOption(new Option('--thinking <mode>', 'adaptive, enabled or disabled (disabled is --effort off)').hideHelp())
   for (const { flags } of IGNORED) command.addOption(new Option(flags, 'accepted for Claude Code scripts; no effect').hideHelp())
+  // The SDK's ways of moving options into initialize: Rein always waits for initialize and reads those fields there.
+  command.addOption(new Option('--await-initialize').hideHelp())
+  command.addOption(new Option('--initialize-fields <fields>').hideHelp())
+  command.addOption(new Option('--managed-settings-in-initialize').hideHelp())
+  command.addOption(new Option('--managed-settings <file-or-json>', "an embedding program's restrictive settings: their deny and ask rules hold").hideHelp())
   return command
 }
 
@@ -190,6 +201,7 @@ export function claudeRun(
   }
   if (flags.settingSources !== undefined) out.open.settingSources = settingSourcesArg(flags.settingSources)
   if (flags.strictMcpConfig) out.open.strictMcpConfig = true
+  if (flags.managedSettings !== undefined) overlay = mergeSettings(overlay, managedRules(settingsArg(flags.managedSettings, cwd).settings)) as Settings
   if (flags.disallowedTools?.length) overlay = { ...overlay, permissions: { ...overlay.permissions, deny: [...(overlay.permissions?.deny ?? []), ...flags.disallowedTools] } }
   if (flags.addDir?.length) {
     const dirs = flags.addDir.map((d) => resolve(cwd, d))
@@ -263,7 +275,19 @@ function jsonArgFrom(value: string, cwd: string, what: string): { value: unknown
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-function settingsArg(value: string, cwd: string): { settings: Settings; from: string } {
+/**
+ * The part of Claude Code's managed settings (`--managed-settings`, `managedSettings` in initialize) Rein honours:
+ * their deny and ask rules, which only narrow. The policy's other keys have no Rein meaning.
+ */
+export function managedRules(managed: Settings): Settings {
+  const strings = (list: unknown): string[] => (Array.isArray(list) ? list.filter((r): r is string => typeof r === 'string') : [])
+  const deny = strings(managed.permissions?.deny)
+  const ask = strings(managed.permissions?.ask)
+  return deny.length || ask.length ? { permissions: { ...(deny.length ? { deny } : {}), ...(ask.length ? { ask } : {}) } } : {}
+}
+
+/** `--settings` (and the SDK's settings in `initialize`): JSON text or a file's path, holding one object of settings. */
+export function settingsArg(value: string, cwd: string): { settings: Settings; from: string } {
   const parsed = jsonArgFrom(value, cwd, '--settings')
   if (!isRecord(parsed.value)) throw new UsageError('--settings: expected a JSON object of settings.')
   return { settings: parsed.value as Settings, from: parsed.from }

@@ -15,6 +15,7 @@ import { ControlSession } from './control/session.js'
 import { planReviewText } from '../../plan/review-text.js'
 import { printBuiltin, runPrintBuiltin } from '../../frontend/commands/print-command.js'
 import type { InputBlock } from '../../llm/messages.js'
+import { mergeSettings, type Settings } from '../../config/settings.js'
 
 /** `events` is Rein's own stream (every committed event and delta); `stream-json` is Claude Code's. */
 export type OutputFormat = 'text' | 'json' | 'stream-json' | 'events'
@@ -65,6 +66,8 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     // initialize's system prompt and agents over the flags' (the SDK sends them there, not on the command line).
     ...(extras?.systemPrompt ? { systemPrompt: { ...options.systemPrompt, ...extras.systemPrompt } } : {}),
     ...(extras?.agentTypes.length ? { agentTypes: [...(options.agentTypes ?? []), ...extras.agentTypes] } : {}),
+    ...(extras?.settingsOverlay ? { settingsOverlay: mergeSettings(options.settingsOverlay ?? {}, extras.settingsOverlay) as Settings } : {}),
+    ...(extras?.flagHooks ? { flagHooks: bothHooks(options.flagHooks, extras.flagHooks) } : {}),
     onProblem: (message) => err.write(`rein: ${message}\n`),
     onPermissionRefused: (call, rule) => {
       const tool = claudeToolName(call.name)
@@ -225,6 +228,12 @@ async function runStreamInput(
   unsubscribe()
   if (!delivered && !stopped()) report('Standard input ended without a user message, so nothing was run.')
   return { outcome: await agent.whenIdle(), delivered }
+}
+
+/** Hooks of `--settings` and of initialize's settings, both read: merged as settings files merge. */
+function bothHooks(flag: PrintOptions['flagHooks'], init: NonNullable<PrintOptions['flagHooks']>): NonNullable<PrintOptions['flagHooks']> {
+  if (!flag) return init
+  return { hooks: mergeSettings({ hooks: flag.hooks }, { hooks: init.hooks }).hooks, from: `${flag.from} and ${init.from}` }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

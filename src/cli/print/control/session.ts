@@ -55,8 +55,8 @@ export class ControlSession {
       this.init = parsed.data
       // Only an initialize that is the first line shapes the session: later, the agent may already be open.
       if (this.pump.handled === 0) this.registered = parsed.data
-      else if (['hooks', 'sdkMcpServers', 'systemPrompt', 'appendSystemPrompt', 'agents'].some((key) => request[key] !== undefined)) {
-        this.options.report('The initialize request came after the first line of input, so its hooks, SDK MCP servers, system prompt and agents were not registered; send it first.')
+      else if (['hooks', 'sdkMcpServers', 'systemPrompt', 'appendSystemPrompt', 'agents', 'settings', 'disallowedTools', 'managedSettings', 'mcpServers'].some((key) => request[key] !== undefined)) {
+        this.options.report('The initialize request came after the first line of input, so its hooks, SDK MCP servers, system prompt, agents and settings were not registered; send it first.')
       }
       const opened = await this.agentOpen
       const hooksApplied = parsed.data.hooks === undefined ? undefined : this.registered === parsed.data
@@ -72,8 +72,8 @@ export class ControlSession {
   async extras(): Promise<ControlExtras> {
     await this.pump.first
     const init = this.registered
-    if (!init) return { mcpServers: [], extensions: [], agentTypes: [] }
-    const { options, problems } = initOptions(init)
+    if (!init) return { mcpServers: [], extensions: [], agentTypes: [], configServers: [] }
+    const { options, problems } = initOptions(init, this.options.cwd)
     problems.forEach(this.options.report)
     const mcpServers = (init.sdkMcpServers ?? []).map((name): McpServerConfig => ({ name, origin: 'sdk', transport: () => this.mcpTransport(name) }))
     const extensions: Extension[] = []
@@ -82,7 +82,7 @@ export class ControlSession {
       if (hooks.ignored.length) this.options.report(`Rein does not run the SDK hook events ${hooks.ignored.join(', ')}; their callbacks are never called.`)
       extensions.push(hooks.extension)
     }
-    return { ...options, mcpServers, extensions }
+    return { ...options, mcpServers: [...options.configServers, ...mcpServers], extensions }
   }
 
   /** The agent is open: requests that need it are answered from now on, `initialize` included. */

@@ -64,6 +64,11 @@ export const initializeRequest = z.looseObject({
   /** Checked agent by agent (`agentTypesFrom`): one bad agent is left out, the rest register. */
   agents: z.record(z.string(), z.unknown()).optional(),
   jsonSchema: z.unknown().optional(),
+  /** Sent here instead of as flags when the program asks for it (`settingsDelivery: 'initialize'`, …); read by init-options.ts. */
+  settings: z.unknown().optional(),
+  disallowedTools: z.unknown().optional(),
+  managedSettings: z.unknown().optional(),
+  mcpServers: z.unknown().optional(),
 })
 export type InitializeRequest = z.infer<typeof initializeRequest>
 
