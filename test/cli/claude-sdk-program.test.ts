@@ -220,3 +220,34 @@ describe('a Claude Code SDK program, unchanged but for pathToClaudeCodeExecutabl
     expect(await compileAsSdkMessages(run.messages)).toBe('')
   }, 120_000)
 })
+
+describe("permissionMode 'dontAsk' in an SDK program", () => {
+  it('refuses what is not pre-approved without calling canUseTool', async () => {
+    const sdk = await loadAgentSdk()
+    const rein = reinForSdk()
+    const mock = await startMockModel({ script: [{ toolCalls: [{ name: 'write', arguments: { file_path: 'x.txt', content: 'x' } }] }, { text: 'Refused.' }] })
+    try {
+      const asked: string[] = []
+      const messages: SDKMessage[] = []
+      const q = sdk.query({
+        prompt: 'Write x.txt.',
+        options: {
+          pathToClaudeCodeExecutable: rein.exe,
+          cwd: rein.cwd,
+          env: sdkEnv(mock.url, rein.home),
+          permissionMode: 'dontAsk',
+          canUseTool: async (toolName) => {
+            asked.push(toolName)
+            return { behavior: 'allow' }
+          },
+        },
+      })
+      for await (const message of q) messages.push(message)
+      expect(asked).toEqual([])
+      expect(existsSync(join(rein.cwd, 'x.txt'))).toBe(false)
+      expect(messages.find((m) => m.type === 'result')).toMatchObject({ permission_denials: [expect.objectContaining({ tool_name: 'Write' })] })
+    } finally {
+      await mock.close()
+    }
+  }, 60_000)
+})

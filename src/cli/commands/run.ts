@@ -136,6 +136,7 @@ async function run(words: string[], flags: RunFlags): Promise<number> {
     inputFormat: flags.inputFormat,
     includePartialMessages: flags.includePartialMessages,
     permissionPromptTool: flags.permissionPromptTool,
+    dontAsk: flags.dontAsk === true,
   })
 }
 

@@ -40,6 +40,8 @@ export interface ClaudeFlags {
   maxThinkingTokens?: number
   thinking?: string
   managedSettings?: string
+  /** `--permission-mode dontAsk` was given (the mode itself is then `default`). */
+  dontAsk?: boolean
   /** Flags accepted for compatibility that change nothing in Rein, by flag text. */
   [ignored: `ignored:${string}`]: unknown
 }
@@ -142,6 +144,8 @@ export function addClaudeFlags(command: Command): Command {
     .addOption(new Option('--max-thinking-tokens <n>', 'thinking budget, mapped to --effort').argParser(nonNegativeInt).hideHelp())
     .addOption(new Option('--thinking <mode>', 'adaptive, enabled or disabled (disabled is --effort off)').hideHelp())
   for (const { flags } of IGNORED) command.addOption(new Option(flags, 'accepted for Claude Code scripts; no effect').hideHelp())
+  // `dontAsk` is Rein's `default` mode, plus: nobody is asked, not even the SDK program (its canUseTool).
+  command.on('option:permission-mode', (raw: string) => command.setOptionValue('dontAsk', raw === 'dontAsk'))
   // The SDK's ways of moving options into initialize: Rein always waits for initialize and reads those fields there.
   command.addOption(new Option('--await-initialize').hideHelp())
   command.addOption(new Option('--initialize-fields <fields>').hideHelp())

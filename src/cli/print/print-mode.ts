@@ -31,6 +31,8 @@ export interface PrintOptions extends OpenAgentOptions {
   stdin?: AsyncIterable<Buffer | string> & { destroy?: () => void }
   /** `--permission-prompt-tool stdio`: with stream-json input, permission questions go to the SDK (`can_use_tool`). */
   permissionPromptTool?: string
+  /** `--permission-mode dontAsk`: with the control protocol, permission questions are refused without asking the SDK. */
+  dontAsk?: boolean
   stdout?: NodeJS.WritableStream
   stderr?: NodeJS.WritableStream
 }
@@ -54,7 +56,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
   const input = options.inputFormat === 'stream-json' ? (options.stdin ?? process.stdin) : undefined
   const report = (message: string): void => void err.write(`rein: ${message}\n`)
   const control = input
-    ? new ControlSession({ input, lineLimit: maxLineBytes(), cwd: options.cwd, write, report, permissionPromptTool: options.permissionPromptTool })
+    ? new ControlSession({ input, lineLimit: maxLineBytes(), cwd: options.cwd, write, report, permissionPromptTool: options.permissionPromptTool, dontAsk: options.dontAsk })
     : undefined
   const extras = await control?.extras()
   const opened = await openAgentWithContext({

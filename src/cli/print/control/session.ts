@@ -20,6 +20,8 @@ export interface ControlOptions {
   report: (message: string) => void
   /** `--permission-prompt-tool`: with `stdio`, questions for a person go to the SDK as `can_use_tool`. */
   permissionPromptTool?: string
+  /** The run started in `dontAsk` (`--permission-mode dontAsk`): questions are refused unasked until the mode changes. */
+  dontAsk?: boolean
 }
 
 /** What the agent is opened with: the SDK program's in-process MCP servers, hook callbacks, system prompt and agents. */
@@ -39,11 +41,12 @@ export class ControlSession {
   private init?: InitializeRequest
   /** The initialize request when it was the first line: what the agent is opened with. */
   private registered?: InitializeRequest
-  private readonly state: ControlState = { dontAsk: false, interrupted: new Set() }
+  private readonly state: ControlState
   private opened!: (value: OpenedAgent) => void
   private readonly agentOpen = new Promise<OpenedAgent>((resolve) => (this.opened = resolve))
 
   constructor(private readonly options: ControlOptions) {
+    this.state = { dontAsk: options.dontAsk === true, interrupted: new Set() }
     this.channel = new ControlChannel(options.write, options.report)
     this.channel.handle('initialize', async (request) => {
       if (this.init) throw new Error('This session is already initialized; Rein takes one initialize request per run.')
@@ -90,7 +93,8 @@ export class ControlSession {
     registerAgentHandlers(this.channel, opened, this.state)
     if (this.options.permissionPromptTool === 'stdio') {
       const ask = sdkPermissionAsker(this.channel, () => opened.agent.cancel(), this.options.report, opened.applyPermissionUpdates)
-      opened.agent.permissionAsker = (request, signal) => (this.state.dontAsk ? Promise.resolve({ outcome: 'deny', note: 'The permission mode is dontAsk.' }) : ask(request, signal))
+      // dontAsk: refused as when nothing can ask, so the call is in the result's permission_denials as in Claude Code.
+      opened.agent.permissionAsker = (request, signal) => (this.state.dontAsk ? Promise.resolve({ outcome: 'unanswered' }) : ask(request, signal))
     }
     this.opened(opened)
   }
