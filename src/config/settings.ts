@@ -135,6 +135,10 @@ export interface CheckpointSettings {
   maxFileBytes?: number
 }
 
+/** Claude Code's settings layers, as `--setting-sources` names them: user, project (committable), local (personal). */
+export type SettingSource = 'user' | 'project' | 'local'
+export const SETTING_SOURCES: readonly SettingSource[] = ['user', 'project', 'local']
+
 /** The settings files in the order they refine each other: user, project (committable), local (personal). */
 export function settingsFiles(cwd: string, home: string): string[] {
   return [path.join(home, 'settings.json'), path.join(cwd, '.rein', 'settings.json'), path.join(cwd, '.rein', 'settings.local.json')]
@@ -158,13 +162,15 @@ export function loadSettings(cwd: string, home: string, options: { workspaceTrus
 export function loadSettingsReport(
   cwd: string,
   home: string,
-  options: { workspaceTrusted?: boolean } = {},
+  options: { workspaceTrusted?: boolean; sources?: readonly SettingSource[] } = {},
 ): { settings: Settings; ignoredLimits: IgnoredLimit[] } {
   let merged: Record<string, unknown> = {}
   const ignoredLimits: IgnoredLimit[] = []
   const seen = new Set<string>()
   const userFile = path.join(home, 'settings.json')
-  for (const file of settingsFiles(cwd, home)) {
+  // `settingsFiles` lists one file per layer, in SETTING_SOURCES order; `sources` keeps only the layers named.
+  for (const [i, file] of settingsFiles(cwd, home).entries()) {
+    if (options.sources && !options.sources.includes(SETTING_SOURCES[i])) continue
     if (!existsSync(file)) continue
     const real = realpathSync(file)
     if (seen.has(real)) continue
@@ -281,16 +287,24 @@ export function mergeSettings(earlier: Record<string, unknown>, later: Record<st
  * The file is rewritten atomically; a malformed existing file throws rather than being replaced.
  */
 export function addLocalAllowRule(cwd: string, rule: string): void {
-  const file = path.join(cwd, '.rein', 'settings.local.json')
+  addRuleTo(path.join(cwd, '.rein', 'settings.local.json'), { dir: cwd, base: cwd }, 'allow', rule)
+}
+
+/**
+ * Adds `rule` to `permissions.<list>` of one settings file (a permission answer's `updatedPermissions`), rewriting it
+ * atomically and owner-only; a malformed existing file throws rather than being replaced. `folder` is where the file
+ * must really be, as for `readSettingsFile`.
+ */
+export function addRuleTo(file: string, folder: GateFolder, list: 'allow' | 'ask' | 'deny', rule: string): void {
   const parsedRule = parseRule(rule)
   if ('error' in parsedRule) throw new SettingsError(`Cannot save the rule: ${parsedRule.error}.`, file)
-  const current: Record<string, unknown> = { ...readSettingsFile(file, { dir: cwd, base: cwd }) }
+  const current: Record<string, unknown> = { ...readSettingsFile(file, folder) }
   const permissions = isPlainObject(current.permissions) ? { ...current.permissions } : {}
-  const allow = Array.isArray(permissions.allow) ? [...(permissions.allow as string[])] : []
-  if (allow.includes(rule)) return
-  allow.push(rule)
-  permissions.allow = allow
+  const rules = Array.isArray(permissions[list]) ? [...(permissions[list] as string[])] : []
+  if (rules.includes(rule)) return
+  rules.push(rule)
+  permissions[list] = rules
   current.permissions = permissions
-  // The personal file stays owner-only (0600), as it always was written.
+  // Settings files stay owner-only (0600), as the personal file always was written.
   writeFileAtomicSync(file, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
 }

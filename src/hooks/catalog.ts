@@ -1,5 +1,6 @@
 import { readConfigFile, type GatedFile } from '../fs/read-gate.js'
 import type { Grant, WorkspacePlaces } from '../trust/grant.js'
+import type { SettingSource } from '../config/settings.js'
 import type { HookDefinition, HookFile } from './definitions.js'
 import { displayPath, parseHookFile } from './config-file.js'
 import { hookFiles } from './discovery.js'
@@ -15,6 +16,13 @@ export interface CatalogOptions {
   trustProjectHooks?: boolean
   /** The user trusts the whole workspace (`src/trust/`): every project definition runs, nothing is recorded here. */
   workspaceTrusted?: boolean
+  /** `--setting-sources`: only the files of these layers are read; all when absent. */
+  sources?: readonly SettingSource[]
+  /**
+   * Hooks given on the command line (`--settings`): read after every file, as the user's own (trusted). `from` names
+   * them in notices: the file's path, or `<--settings>` for JSON text.
+   */
+  flagHooks?: { hooks: unknown; from: string }
   /** Hook configurations from source roots (plugins), already read through the read gate; loaded after the files. */
   extra?: readonly ExtraHookFile[]
 }
@@ -64,6 +72,12 @@ export function loadHookCatalog(options: CatalogOptions): HookCatalog {
   }
   for (const extra of options.extra ?? []) {
     const parsed = parseHookFile(extra.text, extra.file, all.length, options.cwd)
+    all.push(...parsed.definitions)
+    problems.push(...parsed.problems)
+  }
+  if (options.flagHooks?.hooks !== undefined) {
+    const file: HookFile = { path: options.flagHooks.from, dialect: 'claude', scope: 'user' }
+    const parsed = parseHookFile(JSON.stringify({ hooks: options.flagHooks.hooks }), file, all.length, options.cwd)
     all.push(...parsed.definitions)
     problems.push(...parsed.problems)
   }

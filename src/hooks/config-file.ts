@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { relative } from 'node:path'
+import { isAbsolute, relative } from 'node:path'
 import { isHookEvent, type HookDefinition, type HookFile } from './definitions.js'
 import { compileMatcher } from './matcher.js'
 
@@ -59,6 +59,8 @@ export function definitionHash(file: string, event: string, matcher: string, com
 
 /** How a file is named in problems: relative to the working directory when inside it, else absolute. */
 export function displayPath(path: string, cwd: string): string {
+  // A source that is not a file (`<--settings>`, `<Agent SDK program>`) is named as it is.
+  if (!isAbsolute(path)) return path
   const rel = relative(cwd, path)
   return rel && !rel.startsWith('..') ? rel : path
 }

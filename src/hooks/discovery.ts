@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { projectRoot } from '../context/instruction-files.js'
+import type { SettingSource } from '../config/settings.js'
 import type { HookFile } from './definitions.js'
 
 /**
@@ -8,7 +9,7 @@ import type { HookFile } from './definitions.js'
  * combine in, and which of two identical handlers is the one that runs. A path that is both a user and a project
  * file (a home directory that is itself a repository) is listed once, as a user file.
  */
-export function hookFiles(options: { cwd: string; home: string; userHome: string }): { files: HookFile[]; projectDir: string } {
+export function hookFiles(options: { cwd: string; home: string; userHome: string; sources?: readonly SettingSource[] }): { files: HookFile[]; projectDir: string } {
   const projectDir = projectRoot(options.cwd)
   const user: HookFile[] = [
     { path: join(options.userHome, '.claude', 'settings.json'), dialect: 'claude', scope: 'user' },
@@ -23,5 +24,12 @@ export function hookFiles(options: { cwd: string; home: string; userHome: string
     { path: join(projectDir, '.rein', 'settings.local.json'), dialect: 'claude', scope: 'project' },
   ]
   const userPaths = new Set(user.map((file) => file.path))
-  return { files: [...user, ...project.filter((file) => !userPaths.has(file.path))], projectDir }
+  const files = [...user, ...project.filter((file) => !userPaths.has(file.path))]
+  return { files: options.sources ? files.filter((file) => options.sources!.includes(layerOf(file))) : files, projectDir }
+}
+
+/** The `--setting-sources` layer a hook file belongs to: the user's files, a project's `*.local.json`, or its shared files. */
+function layerOf(file: HookFile): SettingSource {
+  if (file.scope === 'user') return 'user'
+  return file.path.endsWith('.local.json') ? 'local' : 'project'
 }

@@ -24,6 +24,8 @@ export interface HookRuntime {
   env: NodeJS.ProcessEnv
   /** More secret variable names (`secretEnv` in settings); a handler receives one only if its `env` names it. */
   secretEnv?: readonly string[]
+  /** Applies a PermissionRequest allow's `updatedPermissions` (rules, mode); `by` names the hook. Absent: they are ignored. */
+  applyPermissionUpdates?: (raw: unknown, by: string) => void
 }
 
 /** One handler's run and what it said. */

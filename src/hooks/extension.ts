@@ -198,7 +198,19 @@ export function createHooksExtension(runtime: HookRuntime, limits: StopLimits): 
         o.verdict.block ?? (o.verdict.permission === 'deny' ? (o.verdict.permissionReason ?? `Denied by the PermissionRequest hook ${handlerName(o.definition, agent.cwd)}.`) : undefined),
       )
       if (denials.length) return { outcome: 'deny', note: denials.join('\n') }
-      if (outcomes.some((o) => o.verdict.permission === 'allow')) return { outcome: 'allow-once' }
+      const allows = outcomes.filter((o) => o.verdict.permission === 'allow')
+      if (!allows.length) return
+      // An allow's rule updates apply as "allow always" would; its `updatedInput`s merge over the model's arguments
+      // in load order, as PreToolUse rewrites do, and the agent checks the result against the tool's schema.
+      for (const o of allows) {
+        if (o.verdict.updatedPermissions !== undefined) runtime.applyPermissionUpdates?.(o.verdict.updatedPermissions, `the PermissionRequest hook ${handlerName(o.definition, agent.cwd)}`)
+      }
+      const rewrites = allows.filter((o) => o.verdict.updatedInput)
+      if (!rewrites.length) return { outcome: 'allow-once' }
+      const original = typeof request.call.input === 'object' && request.call.input !== null && !Array.isArray(request.call.input) ? request.call.input : {}
+      const merged = rewrites.reduce<Record<string, unknown>>((acc, o) => ({ ...acc, ...o.verdict.updatedInput }), { ...original })
+      const by = `the PermissionRequest hook ${rewrites.map((o) => handlerName(o.definition, agent.cwd)).join(', ')}`
+      return { outcome: 'allow-once', arguments: JSON.stringify(merged), by }
     },
 
     /** Notification hooks for a permission prompt. They run beside the prompt, never holding it up or failing the call. */

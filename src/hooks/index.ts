@@ -1,4 +1,5 @@
 import { homedir } from 'node:os'
+import type { SettingSource } from '../config/settings.js'
 import type { Extension } from '../agent/extensions.js'
 import { loadHookCatalog, type ExtraHookFile } from './catalog.js'
 import type { HookDefinition } from './definitions.js'
@@ -23,6 +24,12 @@ export interface LoadHooksOptions {
   maxIdenticalStopReasons?: number
   /** Hook configurations from source roots (plugins), loaded after the files. */
   extra?: readonly ExtraHookFile[]
+  /** `--setting-sources`: only the hook files of these layers are read; all when absent. */
+  sources?: readonly SettingSource[]
+  /** Hooks from `--settings`, the user's own: read after every file and trusted. */
+  flagHooks?: { hooks: unknown; from: string }
+  /** Applies a PermissionRequest allow's `updatedPermissions`; without it they are not read. */
+  applyPermissionUpdates?: (raw: unknown, by: string) => void
 }
 
 export interface LoadedHooks extends HooksHandle {
@@ -48,9 +55,17 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
     userHome: options.userHome ?? homedir(),
     workspaceTrusted: options.workspaceTrusted,
     extra: options.extra,
+    ...(options.sources ? { sources: options.sources } : {}),
+    ...(options.flagHooks ? { flagHooks: options.flagHooks } : {}),
   })
   const handle = createHooksExtension(
-    { definitions: catalog.active, projectDir: catalog.projectDir, env: options.env ?? process.env, secretEnv: options.secretEnv },
+    {
+      definitions: catalog.active,
+      projectDir: catalog.projectDir,
+      env: options.env ?? process.env,
+      secretEnv: options.secretEnv,
+      ...(options.applyPermissionUpdates ? { applyPermissionUpdates: options.applyPermissionUpdates } : {}),
+    },
     {
       maxContinuations: options.maxStopContinuations ?? DEFAULT_STOP_LIMITS.maxContinuations,
       maxIdenticalReasons: options.maxIdenticalStopReasons ?? DEFAULT_STOP_LIMITS.maxIdenticalReasons,

@@ -15,6 +15,8 @@ export interface HookVerdict {
   permission?: 'allow' | 'deny' | 'ask'
   permissionReason?: string
   updatedInput?: Record<string, JsonValue>
+  /** A PermissionRequest allow's `updatedPermissions`, as written (read by src/permissions/updates.ts). */
+  updatedPermissions?: unknown
   /** Text that becomes `context/message`s: `additionalContext`, or plain stdout where the event allows it. */
   context: string[]
   /** Shown to the user, never to the model. */
@@ -117,6 +119,8 @@ function readJsonOutput(event: HookEvent, output: Record<string, unknown>): Omit
     if (event === 'PermissionRequest' && isRecord(answer) && (answer.behavior === 'allow' || answer.behavior === 'deny')) {
       verdict.permission = answer.behavior
       verdict.permissionReason = text(answer.message)
+      if (answer.behavior === 'allow' && isRecord(answer.updatedInput)) verdict.updatedInput = answer.updatedInput as Record<string, JsonValue>
+      if (answer.behavior === 'allow' && answer.updatedPermissions !== undefined) verdict.updatedPermissions = answer.updatedPermissions
     }
     if (typeof specific.additionalContext === 'string' && specific.additionalContext !== '') {
       verdict.context.push(specific.additionalContext)

@@ -19,6 +19,8 @@ export interface LoadMcpConfigOptions {
   quietUntrusted?: boolean
   /** For `${VAR}` expansion; defaults to `process.env`. */
   env?: Record<string, string | undefined>
+  /** `--setting-sources` without `project`: the project's `.mcp.json` is not read. */
+  skipProjectFile?: boolean
 }
 
 /** What `.mcp.json` holds, or why it could not be read. `servers` is absent when the file does not exist. */
@@ -139,7 +141,7 @@ export function loadMcpConfig(options: LoadMcpConfigOptions): { servers: McpServ
   const fromSettings = parseServerMap(isRecord(configured) ? allowed : configured, 'settings', 'settings', env)
   const servers = [...fromSettings.servers]
   problems.push(...fromSettings.problems)
-  const project = readProjectMcpFile(options.cwd)
+  const project: ProjectMcpFile = options.skipProjectFile ? { path: join(options.cwd, '.mcp.json') } : readProjectMcpFile(options.cwd)
   if (project.problem) problems.push(project.problem)
   for (const [name, raw] of Object.entries(project.servers ?? {})) {
     if (name in settingsServers) continue

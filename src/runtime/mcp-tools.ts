@@ -18,11 +18,14 @@ const noMcp: McpTools = {
  * the agent exists, then notices to the user. `untrusted` names the project servers left off for trust.
  */
 export async function startMcp(
-  o: { cwd: string; settings: Settings; home: string; trusted: boolean; extra: McpServerConfig[] },
+  /** `strict` (`--strict-mcp-config`): only `extra` servers; `skipProjectFile`: no `.mcp.json` (`--setting-sources`). */
+  o: { cwd: string; settings: Settings; home: string; trusted: boolean; extra: McpServerConfig[]; strict?: boolean; skipProjectFile?: boolean },
   report: (message: string) => void,
   agent: () => { notify(level: 'info' | 'warning' | 'error', message: string): void } | undefined,
 ): Promise<{ mcp: McpTools; untrusted: ReturnType<typeof loadMcpConfig>['untrusted'] }> {
-  const config = loadMcpConfig({ cwd: o.cwd, settings: o.settings, home: o.home, trustProject: o.trusted, quietUntrusted: true })
+  const config = o.strict
+    ? { servers: [], problems: [], untrusted: [] }
+    : loadMcpConfig({ cwd: o.cwd, settings: o.settings, home: o.home, trustProject: o.trusted, quietUntrusted: true, skipProjectFile: o.skipProjectFile })
   config.problems.forEach(report)
   const servers = [...config.servers, ...o.extra]
   // The MCP client library is loaded only when a server is configured: it is a large part of start-up time.

@@ -13,7 +13,7 @@ import { checkpointConfig } from '../checkpoints/settings.js'
 import { Compactor } from '../compaction/compactor.js'
 import { loadingRefusal } from '../config/read-guard.js'
 import { subagentLimits } from '../config/limits.js'
-import { loadSettingsReport, mergeSettings, type Settings } from '../config/settings.js'
+import { loadSettingsReport, mergeSettings, type SettingSource, type Settings } from '../config/settings.js'
 import { fileChanges } from '../context/file-changes.js'
 import { runtimeContext } from '../context/runtime.js'
 import { systemPrompt } from '../context/system-prompt.js'
@@ -42,6 +42,7 @@ import { startMcp, type McpTools } from './mcp-tools.js'
 import { chooseModel, compactionSettings, modelOverrides, refuseRetired } from './model-choice.js'
 import { openSession, type SessionChoice } from './open-session.js'
 import { openSessionSandbox } from './sandbox.js'
+import { permissionUpdater } from './permission-updates.js'
 import { ToolGrants } from '../prompt-files/tool-grants.js'
 import { workflowExtensions } from '../prompt-files/wiring.js'
 import { isBuiltinCommand } from '../slash/builtins.js'
@@ -97,6 +98,12 @@ export interface OpenAgentOptions extends SessionChoice {
   pluginDirs?: string[]
   /** `--agents`: subagent types for this run, over those of the same name from files. */
   agentTypes?: AgentType[]
+  /** `--setting-sources`: the settings layers read (settings, hook files, `.mcp.json` with `project`); all when absent. */
+  settingSources?: readonly SettingSource[]
+  /** `--strict-mcp-config`: only `mcpServers` given here, none from settings or `.mcp.json`. */
+  strictMcpConfig?: boolean
+  /** Hooks from `--settings`: the user's own, read after every hook file. */
+  flagHooks?: { hooks: unknown; from: string }
 }
 
 /** What `openAgent` hands back besides the agent: facts front ends show. */
@@ -110,6 +117,8 @@ export interface OpenedAgent {
   subagents: SubagentHost
   /** The plugins loaded, and one sentence for each that was not (`system/init`'s `plugins` and `plugin_errors`). */
   plugins: PluginSet
+  /** Applies a permission answer's `updatedPermissions` (Claude Code's `PermissionUpdate[]`); `by` names who answered. */
+  applyPermissionUpdates: (raw: unknown, by: string) => void
 }
 
 /**
@@ -123,7 +132,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   const home = options.home ?? reinHome(env)
   const cwd = resolve(options.cwd)
   const trust = workspaceTrust({ cwd, home, once: options.trustProject })
-  const loaded = loadSettingsReport(cwd, home, { workspaceTrusted: trust.trusted })
+  const loaded = loadSettingsReport(cwd, home, { workspaceTrusted: trust.trusted, ...(options.settingSources ? { sources: options.settingSources } : {}) })
   const { ignoredLimits } = loaded
   const settings = options.settingsOverlay ? (mergeSettings(loaded.settings, options.settingsOverlay) as Settings) : loaded.settings
   refuseRetired(options.model ?? settings.model, settings)
@@ -159,10 +168,21 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
 
   // Until the agent exists, server notices are startup problems; afterwards they reach the user as notices.
   let agentRef: Agent | undefined
-  const extraServers = [...pluginServers.servers, ...(options.mcpServers ?? [])]
-  const { mcp, untrusted: untrustedServers } = await startMcp({ cwd, settings, home, trusted: trust.trusted, extra: extraServers }, report, () => agentRef)
+  const mcpChoice = { strict: options.strictMcpConfig === true, skipProjectFile: options.settingSources !== undefined && !options.settingSources.includes('project') }
+  // --strict-mcp-config: only the servers the command line and the SDK program name, plugins' too left out.
+  const extraServers = [...(mcpChoice.strict ? [] : pluginServers.servers), ...(options.mcpServers ?? [])]
+  const { mcp, untrusted: untrustedServers } = await startMcp({ cwd, settings, home, trusted: trust.trusted, extra: extraServers, ...mcpChoice }, report, () => agentRef)
 
+  // Read only while a turn runs: the policy and the agent exist by then.
+  const applyPermissionUpdates = permissionUpdater({
+    cwd,
+    home,
+    allowForSession: (rule) => policy.allowForSession(rule),
+    setMode: (mode) => agentRef?.setPermissionMode(mode),
+    warn: (message) => (agentRef ? agentRef.notify('warning', message) : report(message)),
+  })
   const hookOptions = {
+    applyPermissionUpdates,
     cwd,
     home,
     env,
@@ -171,6 +191,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
     maxStopContinuations: settings.stopHooks?.maxContinuations,
     maxIdenticalStopReasons: settings.stopHooks?.maxIdenticalReasons,
     extra: pluginHookFiles(plugins),
+    ...(options.settingSources ? { sources: options.settingSources } : {}),
+    ...(options.flagHooks ? { flagHooks: options.flagHooks } : {}),
   }
   const hooks = loadHooks(hookOptions)
   hooks.problems.forEach(report)
@@ -313,7 +335,7 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
   mcp.onToolsChanged(() => agent.setTools(tools()))
   // Retention (docs/checkpoints.md): at most once a day per workspace, in the background; never awaited.
   if (checkpoints.enabled) startRetention({ home, cwd, env, secretEnv: settings.secretEnv, rules: checkpoints, keep: session.id })
-  return { agent, model: model.info, settings, mcp, problems, subagents: subagents.host, plugins }
+  return { agent, model: model.info, settings, mcp, problems, subagents: subagents.host, plugins, applyPermissionUpdates }
 }
 
 export async function openAgent(options: OpenAgentOptions): Promise<Agent> {

@@ -17,26 +17,23 @@ export async function loadAgentSdk(): Promise<AgentSdk> {
 }
 
 /**
- * The executable an SDK program is pointed at (`pathToClaudeCodeExecutable`): a script that only starts the built
- * Rein with the SDK's arguments and copies Rein's stdout to `stdout.jsonl` for the type check. Until Rein accepts the
- * SDK's command line as it is (branch cc-cli: implied `-p`, `--verbose`, `--x=y`), the script adds `-p`, drops
- * `--verbose` and splits `--permission-prompt-tool=stdio`; that one `case` is all there is to remove then.
+ * The executable an SDK program is pointed at (`pathToClaudeCodeExecutable`): a script that only execs the built Rein
+ * with the SDK's arguments unchanged (`--verbose`, `--permission-prompt-tool=stdio`, no `-p`), recording them one per
+ * line in `args.txt`, and copies Rein's stdout to `stdout.jsonl` for the type check.
  */
-export function reinForSdk(): { exe: string; cwd: string; home: string; stdoutFile: string; lines(): Line[] } {
+export function reinForSdk(): { exe: string; cwd: string; home: string; stdoutFile: string; args(): string[]; lines(): Line[] } {
   const box = sandbox()
   const bin = join(box.root, 'bin')
   mkdirSync(bin)
   const exe = join(bin, 'claude')
   const stdoutFile = join(box.root, 'stdout.jsonl')
+  const argsFile = join(box.root, 'args.txt')
   writeFileSync(
     exe,
     [
       '#!/usr/bin/env bash',
-      'args=()',
-      'for a in "$@"; do',
-      '  case "$a" in --verbose) ;; --permission-prompt-tool=*) args+=(--permission-prompt-tool "${a#*=}") ;; *) args+=("$a") ;; esac',
-      'done',
-      `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} -p "\${args[@]}" > >(tee -a ${JSON.stringify(stdoutFile)})`,
+      `printf '%s\\n' "$@" > ${JSON.stringify(argsFile)}`,
+      `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@" > >(tee -a ${JSON.stringify(stdoutFile)})`,
       '',
     ].join('\n'),
   )
@@ -46,6 +43,7 @@ export function reinForSdk(): { exe: string; cwd: string; home: string; stdoutFi
     cwd: box.cwd,
     home: box.home,
     stdoutFile,
+    args: () => (existsSync(argsFile) ? readFileSync(argsFile, 'utf8').split('\n').slice(0, -1) : []),
     lines: () =>
       existsSync(stdoutFile)
         ? readFileSync(stdoutFile, 'utf8')

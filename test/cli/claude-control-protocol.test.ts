@@ -149,11 +149,62 @@ describe('the control session before the agent opens', () => {
 
   it('an initialize after the first user message says its hooks and servers were not registered', async () => {
     const { control, reported } = session([{ type: 'user', message: { role: 'user', content: 'hi' } }, init({ sdkMcpServers: ['calc'] })], 'mcp__perm__ask')
-    expect(await control.extras()).toEqual({ mcpServers: [], extensions: [] })
+    expect(await control.extras()).toEqual({ mcpServers: [], extensions: [], agentTypes: [], configServers: [] })
     await tick()
     expect(reported).toEqual([
       '--permission-prompt-tool mcp__perm__ask is not supported (only stdio); calls that need permission are refused.',
-      'The initialize request came after the first line of input, so its hooks and SDK MCP servers were not registered; send it first.',
+      'The initialize request came after the first line of input, so its hooks, SDK MCP servers, system prompt, agents and settings were not registered; send it first.',
+    ])
+  })
+
+  it("an initialize's system prompt and agents become the agent's, and a bad agent alone is left out with a sentence", async () => {
+    const agents = {
+      reviewer: { description: 'Reviews code', prompt: 'Review it.', tools: ['Read', 'Grep'], model: 'sonnet' },
+      auditor: { description: 'Audits', prompt: 'Audit it.', disallowedTools: ['Bash', 'Write', 'Edit'] },
+      broken: { description: 'No prompt' },
+    }
+    const { control, reported } = session([init({ systemPrompt: ['You are a release bot.', '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__', 'Today is Tuesday.'], appendSystemPrompt: 'Be brief.', agents })])
+    const extras = await control.extras()
+    expect(extras.systemPrompt).toEqual({ replace: 'You are a release bot.\n\nToday is Tuesday.', append: 'Be brief.' })
+    expect(extras.agentTypes.map((t) => [t.name, t.tools, t.model])).toEqual([
+      ['reviewer', ['read', 'grep'], undefined],
+      ['auditor', expect.not.arrayContaining(['bash', 'write', 'edit']), undefined],
+    ])
+    expect(extras.agentTypes[1].tools).toEqual(expect.arrayContaining(['read', 'grep', 'glob']))
+    expect(reported).toEqual(['The SDK\'s agents in initialize: agent "broken" needs a "description" and a "prompt", both text. It was left out.'])
+  })
+
+  it("the SDK's default (an empty custom prompt) keeps Rein's prompt; the preset's append alone follows it", async () => {
+    expect((await session([init({ systemPrompt: [''] })]).control.extras()).systemPrompt).toBeUndefined()
+    expect((await session([init({ appendSystemPrompt: 'Cite files.' })]).control.extras()).systemPrompt).toEqual({ append: 'Cite files.' })
+    const { control, reported } = session([init({ jsonSchema: { type: 'object' } })])
+    await control.extras()
+    expect(reported).toEqual(["The SDK's jsonSchema (structured output) is not supported and was ignored; the result is the model's text."])
+  })
+
+  it('settings, disallowedTools, managed deny rules and servers sent in initialize instead of as flags are used as the flags would be', async () => {
+    const { control, reported } = session([
+      init({
+        settings: { permissions: { allow: ['Read'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] } },
+        disallowedTools: ['WebFetch'],
+        managedSettings: { permissions: { deny: ['Bash(curl:*)'], ask: ['Write'] }, model: 'not a restriction' },
+        mcpServers: { files: { command: 'node', args: ['files.js'] }, broken: { args: [] } },
+      }),
+    ])
+    const extras = await control.extras()
+    expect(extras.settingsOverlay).toEqual({ permissions: { allow: ['Read'], deny: ['WebFetch', 'Bash(curl:*)'], ask: ['Write'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] } })
+    expect(extras.flagHooks).toEqual({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] }, from: '<initialize settings>' })
+    expect(extras.mcpServers.map((s) => [s.name, s.origin])).toEqual([['files', 'mcp-config']])
+    expect(reported).toEqual([expect.stringMatching(/^MCP server "broken" in initialize .+ \(The SDK's mcpServers in initialize\.\)$/)])
+  })
+
+  it('initialize settings that are not an object are one sentence, and the session still opens', async () => {
+    const { control, reported } = session([init({ settings: 'nowhere.json', disallowedTools: 'Bash' })])
+    const extras = await control.extras()
+    expect(extras.settingsOverlay).toBeUndefined()
+    expect(reported).toEqual([
+      expect.stringMatching(/^The SDK's settings in initialize were not used: --settings \/work\/nowhere\.json: no such file/),
+      "The SDK's disallowedTools in initialize is not a list of rules, so it was not used.",
     ])
   })
 
@@ -244,11 +295,12 @@ describe('hook callbacks and can_use_tool', () => {
   async function ask(answer: Record<string, unknown>) {
     const { ch, written, reported } = channel()
     let interrupted = 0
-    const asking = sdkPermissionAsker(ch, () => interrupted++, (m) => reported.push(m))(request, new AbortController().signal)
+    const updates: [unknown, string][] = []
+    const asking = sdkPermissionAsker(ch, () => interrupted++, (m) => reported.push(m), (raw, by) => updates.push([raw, by]))(request, new AbortController().signal)
     ch.receive({ type: 'control_response', response: { subtype: 'success', request_id: written[0].request_id as string, response: answer } })
     const result = await asking
     await tick()
-    return { result, sent: written[0].request as Written, interrupted, reported }
+    return { result, sent: written[0].request as Written, interrupted, reported, updates }
   }
 
   it("asks with Claude Code's tool name and a suggestion, and applies allow with updatedInput", async () => {
@@ -261,6 +313,12 @@ describe('hook callbacks and can_use_tool', () => {
       permission_suggestions: [{ type: 'addRules', rules: [{ toolName: 'Write', ruleContent: 'a' }], behavior: 'allow', destination: 'session' }],
     })
     expect(result).toEqual({ outcome: 'allow-once', arguments: '{"file_path":"a","content":"y"}', by: "the SDK host's canUseTool" })
+  })
+
+  it("hands an allow's updatedPermissions on to be applied, and a deny's never", async () => {
+    const rules = [{ type: 'addRules', rules: [{ toolName: 'Write', ruleContent: 'a' }], behavior: 'allow', destination: 'localSettings' }]
+    expect((await ask({ behavior: 'allow', updatedPermissions: rules })).updates).toEqual([[rules, "the SDK host's canUseTool"]])
+    expect((await ask({ behavior: 'deny', message: 'No.', updatedPermissions: rules })).updates).toEqual([])
   })
 
   it('applies deny with its message, ends the turn when asked to interrupt, and refuses an answer of the wrong shape', async () => {

@@ -64,10 +64,16 @@ describe('Claude Code flags in Rein terms', () => {
       systemPrompt: { replace: 'Be brief.', append: 'Answer in French.' },
       builtinTools: ['read', 'bash'],
       effort: 'off',
+      open: { settingSources: ['user', 'project'] },
     })
-    // Each flag that changes nothing says so once; --replay-user-messages is what Rein's stream-json always does.
-    expect(said).toEqual([
-      '--setting-sources has no effect in Rein (in Claude Code it would choose which settings files load (Rein reads its own settings files, docs/configuration.md)).',
+    // --replay-user-messages is what Rein's stream-json always does: nothing to say.
+    expect(said).toEqual([])
+    // A flag that changes nothing says so once.
+    const ignored: string[] = []
+    claudeRun({ fallbackModel: 'sonnet', betas: 'x' } as Parameters<typeof claudeRun>[0], box.cwd, (m) => ignored.push(m))
+    expect(ignored).toEqual([
+      '--fallback-model has no effect in Rein (in Claude Code it would switch models when the first is overloaded).',
+      '--betas has no effect in Rein (in Claude Code it would send Anthropic beta headers).',
     ])
   })
 })

@@ -118,4 +118,49 @@ describe('PermissionRequest hooks answer where Rein would ask a person', () => {
     expect(existsSync(join(box.cwd, 'x.txt'))).toBe(false)
     expect(JSON.parse(r.stdout).permission_denials).toEqual([expect.objectContaining({ tool_name: 'Bash' })])
   }, 60_000)
+
+  it('an allow with updatedInput runs the changed call, updatedPermissions add standing rules, and bad ones are refused or ignored in one sentence', async () => {
+    const box = sandbox()
+    const log = join(box.root, 'asked.jsonl')
+    const script = join(box.root, 'rewrite.sh')
+    // Writes: allowed with new content, and "Write" allowed from now on in the local settings file. Bash: an
+    // updatedInput that is no command, and an update naming a destination that does not exist.
+    writeFileSync(
+      script,
+      [
+        '#!/bin/bash',
+        'INPUT=$(cat)',
+        `echo "$INPUT" >> ${log}`,
+        'if [ "$(echo "$INPUT" | jq -r .tool_name)" = Write ]; then',
+        `  echo "$INPUT" | jq -c '{hookSpecificOutput: {hookEventName: "PermissionRequest", decision: {behavior: "allow", updatedInput: (.tool_input + {content: "rewritten"}), updatedPermissions: [{type: "addRules", rules: [{toolName: "Write"}], behavior: "allow", destination: "localSettings"}]}}}'`,
+        'else',
+        `  echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": 42}, "updatedPermissions": [{"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "allow", "destination": "everywhere"}]}}}'`,
+        'fi',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    )
+    mock = await startMockModel({
+      script: [
+        { toolCalls: [{ name: 'write', arguments: { file_path: 'a.txt', content: 'from the model' } }] },
+        { toolCalls: [{ name: 'write', arguments: { file_path: 'b.txt', content: 'second' } }, { name: 'bash', arguments: { command: 'touch c.txt' } }] },
+        { text: 'Done.' },
+      ],
+    })
+    const settings = JSON.stringify({ hooks: { PermissionRequest: [{ hooks: [{ type: 'command', command: script }] }] } })
+    const r = await runCli(['-p', 'write files', '--output-format', 'json', '--settings', settings], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(r.code, r.stderr).toBe(0)
+    expect(readFileSync(join(box.cwd, 'a.txt'), 'utf8')).toBe('rewritten')
+    // The rule held at once: the second write was not asked about, so the model's content stands.
+    expect(readFileSync(join(box.cwd, 'b.txt'), 'utf8')).toBe('second')
+    const asked = readFileSync(log, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as Line).tool_name)
+    expect(asked).toEqual(['Write', 'Bash'])
+    expect(JSON.parse(readFileSync(join(box.cwd, '.rein', 'settings.local.json'), 'utf8'))).toEqual({ permissions: { allow: ['Write'] } })
+    expect(existsSync(join(box.cwd, 'c.txt'))).toBe(false)
+    const toolMessages = (mock.requests[2].body as { messages: Message[] }).messages.filter((m) => m.role === 'tool')
+    expect(String(toolMessages.at(-1)?.content)).toMatch(/command.*\(The arguments were changed by the PermissionRequest hook ".+rewrite\.sh" from <--settings>\.\)$/)
+    expect(r.stderr).toContain(
+      `rein: The addRules update from the PermissionRequest hook "${script}" from <--settings> names the destination "everywhere", which is none of session, cliArg, localSettings, projectSettings, userSettings, so it was ignored.`,
+    )
+  }, 60_000)
 })

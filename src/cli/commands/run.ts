@@ -136,6 +136,7 @@ async function run(words: string[], flags: RunFlags): Promise<number> {
     inputFormat: flags.inputFormat,
     includePartialMessages: flags.includePartialMessages,
     permissionPromptTool: flags.permissionPromptTool,
+    dontAsk: flags.dontAsk === true,
   })
 }
 
@@ -180,6 +181,7 @@ export function agentOptions(flags: RunFlags): OpenAgentOptions {
     ...(claude.builtinTools ? { builtinTools: claude.builtinTools } : {}),
     ...(claude.pluginDirs.length ? { pluginDirs: claude.pluginDirs } : {}),
     ...(claude.agents ? { agentTypes: claude.agents } : {}),
+    ...claude.open,
     trustProject: flags.trustProject || flags.trustProjectHooks,
     approvePlan: flags.approvePlan,
     ...(flags.sandbox !== undefined ? { sandbox: flags.sandbox } : {}),

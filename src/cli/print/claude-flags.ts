@@ -4,7 +4,8 @@ import { resolve } from 'node:path'
 import type { Effort } from '../../llm/adapter.js'
 import { claudeAliasOf } from '../../llm/catalog.js'
 import type { PermissionMode } from '../../agent/types.js'
-import type { Settings } from '../../config/settings.js'
+import { mergeSettings, SETTING_SOURCES, type SettingSource, type Settings } from '../../config/settings.js'
+import type { OpenAgentOptions } from '../../runtime/open.js'
 import { parseServerMap, type McpServerConfig } from '../../mcp/config.js'
 import { claudeToolNames, reinToolName } from '../../tools/claude-names.js'
 import type { AgentType } from '../../subagents/agent-types.js'
@@ -38,6 +39,9 @@ export interface ClaudeFlags {
   replayUserMessages?: boolean
   maxThinkingTokens?: number
   thinking?: string
+  managedSettings?: string
+  /** `--permission-mode dontAsk` was given (the mode itself is then `default`). */
+  dontAsk?: boolean
   /** Flags accepted for compatibility that change nothing in Rein, by flag text. */
   [ignored: `ignored:${string}`]: unknown
 }
@@ -92,9 +96,7 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 
 /** Flags that Rein accepts and that change nothing, with what each would do in Claude Code. */
 const IGNORED: readonly { flags: string; does: string }[] = [
-  { flags: '--setting-sources <sources>', does: 'choose which settings files load (Rein reads its own settings files, docs/configuration.md)' },
   { flags: '--fallback-model <model>', does: 'switch models when the first is overloaded' },
-  { flags: '--strict-mcp-config', does: 'use only --mcp-config servers' },
   { flags: '--debug [filter]', does: 'print debug output' },
   { flags: '--debug-file <file>', does: 'write debug output to a file' },
   { flags: '--debug-to-stderr', does: 'print debug output on stderr' },
@@ -109,6 +111,11 @@ const IGNORED: readonly { flags: string; does: string }[] = [
   { flags: '--no-session-persistence', does: 'keep the session out of the store (Rein always logs it)' },
   { flags: '--ide', does: 'connect to an IDE' },
   { flags: '--disable-slash-commands', does: 'turn off slash commands' },
+  { flags: '--channels <channel>', does: 'subscribe to a release channel' },
+  { flags: '--session-mirror', does: "mirror the transcript to the SDK's session store" },
+  { flags: '--project-config-root <dir>', does: 'read project settings from another directory' },
+  { flags: '--resume-session-at <message>', does: 'resume only up to that message (Rein resumes the whole session; --fork <id>@<seq> cuts)' },
+  { flags: '--resume-drops-turn <turn>', does: 'drop the last turn on resume' },
 ]
 
 /** Adds Claude Code's flags to the root command. Rein's own spellings of the same ideas (`--allow`) stay. */
@@ -125,6 +132,8 @@ export function addClaudeFlags(command: Command): Command {
     .option('--append-system-prompt <text>', "add text after Rein's system prompt")
     .option('--append-system-prompt-file <file>', "add a file's text after Rein's system prompt")
     .option('--settings <file-or-json>', 'more settings for this run, as a file or JSON text (read after every settings file)')
+    .option('--setting-sources <sources>', 'the settings layers read, comma separated: user, project, local ("" for none)')
+    .option('--strict-mcp-config', 'use only the MCP servers of --mcp-config (and of an SDK program)')
     .option('--permission-prompt-tool <tool>', 'who answers permission questions: "stdio" is the SDK over the control protocol')
     .addOption(new Option('--add-dir <dirs...>', 'more directories that count as the workspace').argParser(collect))
     .option('--agents <json>', 'subagents as JSON: {"name": {"description", "prompt", "tools"?, "model"?}}')
@@ -135,6 +144,13 @@ export function addClaudeFlags(command: Command): Command {
     .addOption(new Option('--max-thinking-tokens <n>', 'thinking budget, mapped to --effort').argParser(nonNegativeInt).hideHelp())
     .addOption(new Option('--thinking <mode>', 'adaptive, enabled or disabled (disabled is --effort off)').hideHelp())
   for (const { flags } of IGNORED) command.addOption(new Option(flags, 'accepted for Claude Code scripts; no effect').hideHelp())
+  // `dontAsk` is Rein's `default` mode, plus: nobody is asked, not even the SDK program (its canUseTool).
+  command.on('option:permission-mode', (raw: string) => command.setOptionValue('dontAsk', raw === 'dontAsk'))
+  // The SDK's ways of moving options into initialize: Rein always waits for initialize and reads those fields there.
+  command.addOption(new Option('--await-initialize').hideHelp())
+  command.addOption(new Option('--initialize-fields <fields>').hideHelp())
+  command.addOption(new Option('--managed-settings-in-initialize').hideHelp())
+  command.addOption(new Option('--managed-settings <file-or-json>', "an embedding program's restrictive settings: their deny and ask rules hold").hideHelp())
   return command
 }
 
@@ -161,6 +177,8 @@ export interface ClaudeRun {
   /** `--agents`: subagent types for this run. */
   agents?: AgentType[]
   pluginDirs: string[]
+  /** `--setting-sources`, `--strict-mcp-config` and the hooks of `--settings`, as `openAgent` takes them. */
+  open: Pick<OpenAgentOptions, 'settingSources' | 'strictMcpConfig' | 'flagHooks'>
 }
 
 /**
@@ -172,14 +190,22 @@ export function claudeRun(
   cwd: string,
   say: (message: string) => void,
 ): ClaudeRun {
-  const out: ClaudeRun = { allow: [], mcpServers: [], forkSession: flags.forkSession === true, pluginDirs: [] }
+  const out: ClaudeRun = { allow: [], mcpServers: [], forkSession: flags.forkSession === true, pluginDirs: [], open: {} }
   if (flags.dangerouslySkipPermissions) {
     if (flags.permissionMode && flags.permissionMode !== 'bypass') throw new UsageError('--dangerously-skip-permissions cannot be combined with another --permission-mode.')
     out.permissionMode = 'bypass'
   }
   out.allow = flags.allowedTools ?? []
   let overlay: Settings = {}
-  if (flags.settings !== undefined) overlay = settingsArg(flags.settings, cwd)
+  if (flags.settings !== undefined) {
+    const given = settingsArg(flags.settings, cwd)
+    overlay = given.settings
+    // Hooks in --settings are the user's own, like those of their settings file: read by the hook loader, trusted.
+    if (given.settings.hooks !== undefined) out.open.flagHooks = { hooks: given.settings.hooks, from: given.from }
+  }
+  if (flags.settingSources !== undefined) out.open.settingSources = settingSourcesArg(flags.settingSources)
+  if (flags.strictMcpConfig) out.open.strictMcpConfig = true
+  if (flags.managedSettings !== undefined) overlay = mergeSettings(overlay, managedRules(settingsArg(flags.managedSettings, cwd).settings)) as Settings
   if (flags.disallowedTools?.length) overlay = { ...overlay, permissions: { ...overlay.permissions, deny: [...(overlay.permissions?.deny ?? []), ...flags.disallowedTools] } }
   if (flags.addDir?.length) {
     const dirs = flags.addDir.map((d) => resolve(cwd, d))
@@ -214,8 +240,27 @@ function optionKey(spelling: string): string {
   return long.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())
 }
 
+/** `--setting-sources user,project,local`: a comma list of layers (`""` is none), each named once at most. */
+export function settingSourcesArg(value: string): SettingSource[] {
+  const names = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)
+  for (const name of names) {
+    if (!SETTING_SOURCES.includes(name as SettingSource)) {
+      throw new UsageError(`--setting-sources: "${name.slice(0, 40)}" is not a settings source; use a comma list of ${SETTING_SOURCES.join(', ')}, or "" for none.`)
+    }
+  }
+  return [...new Set(names as SettingSource[])]
+}
+
 /** A JSON argument: text starting with `{`, else a file's path. `what` names the flag in messages. */
 function jsonArg(value: string, cwd: string, what: string): unknown {
+  return jsonArgFrom(value, cwd, what).value
+}
+
+/** `jsonArg`, with where the JSON came from: the file's path, or `<what>` for text. */
+function jsonArgFrom(value: string, cwd: string, what: string): { value: unknown; from: string } {
   const trimmed = value.trim()
   let text = trimmed
   let where = 'the text'
@@ -226,7 +271,7 @@ function jsonArg(value: string, cwd: string, what: string): unknown {
     where = file
   }
   try {
-    return JSON.parse(text) as unknown
+    return { value: JSON.parse(text) as unknown, from: where === 'the text' ? `<${what}>` : where }
   } catch (error) {
     throw new UsageError(`${what}: ${where} is not valid JSON (${(error as Error).message}).`)
   }
@@ -234,10 +279,22 @@ function jsonArg(value: string, cwd: string, what: string): unknown {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-function settingsArg(value: string, cwd: string): Settings {
-  const parsed = jsonArg(value, cwd, '--settings')
-  if (!isRecord(parsed)) throw new UsageError('--settings: expected a JSON object of settings.')
-  return parsed as Settings
+/**
+ * The part of Claude Code's managed settings (`--managed-settings`, `managedSettings` in initialize) Rein honours:
+ * their deny and ask rules, which only narrow. The policy's other keys have no Rein meaning.
+ */
+export function managedRules(managed: Settings): Settings {
+  const strings = (list: unknown): string[] => (Array.isArray(list) ? list.filter((r): r is string => typeof r === 'string') : [])
+  const deny = strings(managed.permissions?.deny)
+  const ask = strings(managed.permissions?.ask)
+  return deny.length || ask.length ? { permissions: { ...(deny.length ? { deny } : {}), ...(ask.length ? { ask } : {}) } } : {}
+}
+
+/** `--settings` (and the SDK's settings in `initialize`): JSON text or a file's path, holding one object of settings. */
+export function settingsArg(value: string, cwd: string): { settings: Settings; from: string } {
+  const parsed = jsonArgFrom(value, cwd, '--settings')
+  if (!isRecord(parsed.value)) throw new UsageError('--settings: expected a JSON object of settings.')
+  return { settings: parsed.value as Settings, from: parsed.from }
 }
 
 function mcpConfigArg(value: string, cwd: string): McpServerConfig[] {
@@ -295,8 +352,8 @@ function thinkingEffort(flags: ClaudeFlags): Effort | undefined {
 }
 
 /**
- * `--agents`: Claude Code's `{"name": {"description", "prompt", "tools"?, "model"?}}` as subagent types. Tools take
- * either spelling; a Claude model name (or `inherit`) runs on the session's model, as in agent files.
+ * `--agents`: Claude Code's `{"name": {"description", "prompt", "tools"?, "model"?}}` as subagent types. A bad
+ * agent ends the run with one sentence.
  */
 function agentsArg(value: string): AgentType[] {
   let parsed: unknown
@@ -306,22 +363,43 @@ function agentsArg(value: string): AgentType[] {
     throw new UsageError(`--agents is not valid JSON (${(error as Error).message}); pass {"name": {"description": …, "prompt": …}}.`)
   }
   if (!isRecord(parsed)) throw new UsageError('--agents: expected a JSON object of agents by name.')
-  return Object.entries(parsed).map(([name, agent]): AgentType => {
-    if (!/^[a-z0-9][a-z0-9_.-]{0,63}$/i.test(name)) throw new UsageError(`--agents: "${name.slice(0, 40)}" is not an agent name (letters, digits, ., - and _).`)
+  const { types, problems } = agentTypesFrom(parsed, '--agents')
+  if (problems.length) throw new UsageError(`--agents: ${problems[0]}`)
+  return types
+}
+
+/**
+ * The SDK's `AgentDefinition`s by name (from `--agents` or `initialize`) as subagent types, and one sentence per
+ * agent that cannot be one. Tools take either spelling; `disallowedTools` narrows `tools` (or, without them, the
+ * built-in tools); a Claude model name (or `inherit`) runs on the session's model, as in agent files.
+ */
+export function agentTypesFrom(agents: Record<string, unknown>, source: string): { types: AgentType[]; problems: string[] } {
+  const types: AgentType[] = []
+  const problems: string[] = []
+  const toolNames = (list: unknown): string[] | null | undefined =>
+    list === undefined ? undefined : Array.isArray(list) && list.every((t) => typeof t === 'string') ? list.map((t) => reinToolName(t.replace(/\(.*\)$/, '')) ?? t) : null
+  for (const [name, agent] of Object.entries(agents)) {
+    if (!/^[a-z0-9][a-z0-9_.-]{0,63}$/i.test(name)) {
+      problems.push(`"${name.slice(0, 40)}" is not an agent name (letters, digits, ., - and _).`)
+      continue
+    }
     if (!isRecord(agent) || typeof agent.description !== 'string' || typeof agent.prompt !== 'string') {
-      throw new UsageError(`--agents: agent "${name}" needs a "description" and a "prompt", both text.`)
+      problems.push(`agent "${name}" needs a "description" and a "prompt", both text.`)
+      continue
     }
-    const tools = agent.tools === undefined ? undefined : Array.isArray(agent.tools) && agent.tools.every((t) => typeof t === 'string') ? agent.tools : null
-    if (tools === null) throw new UsageError(`--agents: agent "${name}" has "tools" that is not a list of tool names.`)
-    if (agent.model !== undefined && typeof agent.model !== 'string') throw new UsageError(`--agents: agent "${name}" has a "model" that is not one name.`)
+    const tools = toolNames(agent.tools)
+    const denied = toolNames(agent.disallowedTools)
+    if (tools === null || denied === null) {
+      problems.push(`agent "${name}" has "${tools === null ? 'tools' : 'disallowedTools'}" that is not a list of tool names.`)
+      continue
+    }
+    if (agent.model !== undefined && typeof agent.model !== 'string') {
+      problems.push(`agent "${name}" has a "model" that is not one name.`)
+      continue
+    }
     const model = agent.model === undefined || agent.model === 'inherit' || CLAUDE_SHORT[agent.model] || agent.model.startsWith('claude') ? undefined : agent.model
-    return {
-      name,
-      description: agent.description,
-      prompt: agent.prompt,
-      ...(tools ? { tools: tools.map((t) => reinToolName(t.replace(/\(.*\)$/, '')) ?? t) } : {}),
-      ...(model ? { model } : {}),
-      source: '--agents',
-    }
-  })
+    const offered = denied?.length ? (tools ?? claudeToolNames().map((t) => reinToolName(t) as string)).filter((t) => !denied.includes(t)) : tools
+    types.push({ name, description: agent.description, prompt: agent.prompt, ...(offered ? { tools: offered } : {}), ...(model ? { model } : {}), source })
+  }
+  return { types, problems }
 }

@@ -15,6 +15,7 @@ import { ControlSession } from './control/session.js'
 import { planReviewText } from '../../plan/review-text.js'
 import { printBuiltin, runPrintBuiltin } from '../../frontend/commands/print-command.js'
 import type { InputBlock } from '../../llm/messages.js'
+import { mergeSettings, type Settings } from '../../config/settings.js'
 
 /** `events` is Rein's own stream (every committed event and delta); `stream-json` is Claude Code's. */
 export type OutputFormat = 'text' | 'json' | 'stream-json' | 'events'
@@ -30,6 +31,8 @@ export interface PrintOptions extends OpenAgentOptions {
   stdin?: AsyncIterable<Buffer | string> & { destroy?: () => void }
   /** `--permission-prompt-tool stdio`: with stream-json input, permission questions go to the SDK (`can_use_tool`). */
   permissionPromptTool?: string
+  /** `--permission-mode dontAsk`: with the control protocol, permission questions are refused without asking the SDK. */
+  dontAsk?: boolean
   stdout?: NodeJS.WritableStream
   stderr?: NodeJS.WritableStream
 }
@@ -53,7 +56,7 @@ export async function runPrint(options: PrintOptions): Promise<number> {
   const input = options.inputFormat === 'stream-json' ? (options.stdin ?? process.stdin) : undefined
   const report = (message: string): void => void err.write(`rein: ${message}\n`)
   const control = input
-    ? new ControlSession({ input, lineLimit: maxLineBytes(), cwd: options.cwd, write, report, permissionPromptTool: options.permissionPromptTool })
+    ? new ControlSession({ input, lineLimit: maxLineBytes(), cwd: options.cwd, write, report, permissionPromptTool: options.permissionPromptTool, dontAsk: options.dontAsk })
     : undefined
   const extras = await control?.extras()
   const opened = await openAgentWithContext({
@@ -62,6 +65,11 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     ...options,
     mcpServers: [...(options.mcpServers ?? []), ...(extras?.mcpServers ?? [])],
     extensions: [...(options.extensions ?? []), ...(extras?.extensions ?? [])],
+    // initialize's system prompt and agents over the flags' (the SDK sends them there, not on the command line).
+    ...(extras?.systemPrompt ? { systemPrompt: { ...options.systemPrompt, ...extras.systemPrompt } } : {}),
+    ...(extras?.agentTypes.length ? { agentTypes: [...(options.agentTypes ?? []), ...extras.agentTypes] } : {}),
+    ...(extras?.settingsOverlay ? { settingsOverlay: mergeSettings(options.settingsOverlay ?? {}, extras.settingsOverlay) as Settings } : {}),
+    ...(extras?.flagHooks ? { flagHooks: bothHooks(options.flagHooks, extras.flagHooks) } : {}),
     onProblem: (message) => err.write(`rein: ${message}\n`),
     onPermissionRefused: (call, rule) => {
       const tool = claudeToolName(call.name)
@@ -222,6 +230,12 @@ async function runStreamInput(
   unsubscribe()
   if (!delivered && !stopped()) report('Standard input ended without a user message, so nothing was run.')
   return { outcome: await agent.whenIdle(), delivered }
+}
+
+/** Hooks of `--settings` and of initialize's settings, both read: merged as settings files merge. */
+function bothHooks(flag: PrintOptions['flagHooks'], init: NonNullable<PrintOptions['flagHooks']>): NonNullable<PrintOptions['flagHooks']> {
+  if (!flag) return init
+  return { hooks: mergeSettings({ hooks: flag.hooks }, { hooks: init.hooks }).hooks, from: `${flag.from} and ${init.from}` }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -60,15 +60,12 @@ export function modelList(): Record<string, unknown>[] {
 /** What `initialize` answers once the agent is open: commands, agents, models and the (DeepSeek) account. */
 export function initializeResponse(
   opened: OpenedAgent,
-  sdkAgents: Record<string, { description: string; model?: string }>,
   /** Whether the request's hooks were registered; undefined when it sent none. */
   hooksApplied: boolean | undefined,
 ): Record<string, unknown> {
   const { offered } = offeredCommands(opened.agent.cwd, isBuiltinCommand, process.env, promptRoots(opened.plugins))
-  const agents = [
-    ...[...opened.subagents.types.values()].map((t) => ({ name: t.name, description: t.description, ...(t.model ? { model: t.model } : {}) })),
-    ...Object.entries(sdkAgents).map(([name, a]) => ({ name, description: a.description, ...(a.model ? { model: a.model } : {}) })),
-  ]
+  // The SDK's own agents are among the types: initialize registered them before the agent opened.
+  const agents = [...opened.subagents.types.values()].map((t) => ({ name: t.name, description: t.description, ...(t.model ? { model: t.model } : {}) }))
   return {
     commands: offered.map((c) => ({ name: c.name, description: c.description, argumentHint: c.hint ?? '' })),
     agents,

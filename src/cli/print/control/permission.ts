@@ -7,10 +7,15 @@ import { permissionResult } from './wire.js'
  * The permission prompt of `--permission-prompt-tool stdio`: whenever Rein would ask a person, it asks the SDK
  * program with a `can_use_tool` request (the SDK calls its `canUseTool`). `allow` runs the call, with `updatedInput`
  * in place of the model's arguments when given; `deny` refuses it with the host's message, and with `interrupt` also
- * ends the turn (`onInterrupt`). No timeout: a person may be answering, and the turn's cancellation withdraws it.
+ * ends the turn (`onInterrupt`). An allow's `updatedPermissions` go to `applyUpdates` ("allow always"). No timeout: a person may be answering, and the turn's cancellation withdraws it.
  * An answer that is not a `PermissionResult` refuses the call and says why.
  */
-export function sdkPermissionAsker(channel: ControlChannel, onInterrupt: () => void, report: (message: string) => void): PermissionAsker {
+export function sdkPermissionAsker(
+  channel: ControlChannel,
+  onInterrupt: () => void,
+  report: (message: string) => void,
+  applyUpdates: (raw: unknown, by: string) => void,
+): PermissionAsker {
   return async (request, signal): Promise<PermissionAnswer> => {
     const input = request.call.input !== null && typeof request.call.input === 'object' && !Array.isArray(request.call.input) ? request.call.input : {}
     const answer = await channel.request(
@@ -35,6 +40,7 @@ export function sdkPermissionAsker(channel: ControlChannel, onInterrupt: () => v
     }
     const result = parsed.data
     if (result.behavior === 'allow') {
+      if (result.updatedPermissions !== undefined) applyUpdates(result.updatedPermissions, "the SDK host's canUseTool")
       return result.updatedInput ? { outcome: 'allow-once', arguments: JSON.stringify(result.updatedInput), by: "the SDK host's canUseTool" } : { outcome: 'allow-once' }
     }
     if (result.interrupt) setImmediate(onInterrupt)

@@ -8,6 +8,7 @@ import { initializeResponse, registerAgentHandlers, type ControlState } from './
 import { sdkHooks } from './hooks.js'
 import { InputPump } from './input-pump.js'
 import { sdkPermissionAsker } from './permission.js'
+import { initOptions, type InitOptions } from './init-options.js'
 import { initializeRequest, type InitializeRequest } from './wire.js'
 
 export interface ControlOptions {
@@ -19,10 +20,12 @@ export interface ControlOptions {
   report: (message: string) => void
   /** `--permission-prompt-tool`: with `stdio`, questions for a person go to the SDK as `can_use_tool`. */
   permissionPromptTool?: string
+  /** The run started in `dontAsk` (`--permission-mode dontAsk`): questions are refused unasked until the mode changes. */
+  dontAsk?: boolean
 }
 
-/** What the agent is opened with: the SDK program's in-process MCP servers and its hook callbacks. */
-export interface ControlExtras {
+/** What the agent is opened with: the SDK program's in-process MCP servers, hook callbacks, system prompt and agents. */
+export interface ControlExtras extends InitOptions {
   mcpServers: McpServerConfig[]
   extensions: Extension[]
 }
@@ -38,11 +41,12 @@ export class ControlSession {
   private init?: InitializeRequest
   /** The initialize request when it was the first line: what the agent is opened with. */
   private registered?: InitializeRequest
-  private readonly state: ControlState = { dontAsk: false, interrupted: new Set() }
+  private readonly state: ControlState
   private opened!: (value: OpenedAgent) => void
   private readonly agentOpen = new Promise<OpenedAgent>((resolve) => (this.opened = resolve))
 
   constructor(private readonly options: ControlOptions) {
+    this.state = { dontAsk: options.dontAsk === true, interrupted: new Set() }
     this.channel = new ControlChannel(options.write, options.report)
     this.channel.handle('initialize', async (request) => {
       if (this.init) throw new Error('This session is already initialized; Rein takes one initialize request per run.')
@@ -54,12 +58,12 @@ export class ControlSession {
       this.init = parsed.data
       // Only an initialize that is the first line shapes the session: later, the agent may already be open.
       if (this.pump.handled === 0) this.registered = parsed.data
-      else if (request.hooks !== undefined || request.sdkMcpServers !== undefined) {
-        this.options.report('The initialize request came after the first line of input, so its hooks and SDK MCP servers were not registered; send it first.')
+      else if (['hooks', 'sdkMcpServers', 'systemPrompt', 'appendSystemPrompt', 'agents', 'settings', 'disallowedTools', 'managedSettings', 'mcpServers'].some((key) => request[key] !== undefined)) {
+        this.options.report('The initialize request came after the first line of input, so its hooks, SDK MCP servers, system prompt, agents and settings were not registered; send it first.')
       }
       const opened = await this.agentOpen
       const hooksApplied = parsed.data.hooks === undefined ? undefined : this.registered === parsed.data
-      return initializeResponse(opened, parsed.data.agents ?? {}, hooksApplied)
+      return initializeResponse(opened, hooksApplied)
     })
     this.pump = new InputPump(options.input, options.lineLimit, this.channel, options.report, options.write)
     if (options.permissionPromptTool !== undefined && options.permissionPromptTool !== 'stdio') {
@@ -71,13 +75,9 @@ export class ControlSession {
   async extras(): Promise<ControlExtras> {
     await this.pump.first
     const init = this.registered
-    if (!init) return { mcpServers: [], extensions: [] }
-    const ignored = [
-      init.systemPrompt ? 'systemPrompt' : undefined,
-      init.appendSystemPrompt ? 'appendSystemPrompt' : undefined,
-      init.jsonSchema !== undefined ? 'jsonSchema' : undefined,
-    ].filter(Boolean)
-    if (ignored.length) this.options.report(`The SDK's ${ignored.join(', ')} in initialize ${ignored.length === 1 ? 'is' : 'are'} not supported yet and ignored; Rein keeps its own system prompt.`)
+    if (!init) return { mcpServers: [], extensions: [], agentTypes: [], configServers: [] }
+    const { options, problems } = initOptions(init, this.options.cwd)
+    problems.forEach(this.options.report)
     const mcpServers = (init.sdkMcpServers ?? []).map((name): McpServerConfig => ({ name, origin: 'sdk', transport: () => this.mcpTransport(name) }))
     const extensions: Extension[] = []
     if (init.hooks) {
@@ -85,15 +85,16 @@ export class ControlSession {
       if (hooks.ignored.length) this.options.report(`Rein does not run the SDK hook events ${hooks.ignored.join(', ')}; their callbacks are never called.`)
       extensions.push(hooks.extension)
     }
-    return { mcpServers, extensions }
+    return { ...options, mcpServers: [...options.configServers, ...mcpServers], extensions }
   }
 
   /** The agent is open: requests that need it are answered from now on, `initialize` included. */
   attach(opened: OpenedAgent): void {
     registerAgentHandlers(this.channel, opened, this.state)
     if (this.options.permissionPromptTool === 'stdio') {
-      const ask = sdkPermissionAsker(this.channel, () => opened.agent.cancel(), this.options.report)
-      opened.agent.permissionAsker = (request, signal) => (this.state.dontAsk ? Promise.resolve({ outcome: 'deny', note: 'The permission mode is dontAsk.' }) : ask(request, signal))
+      const ask = sdkPermissionAsker(this.channel, () => opened.agent.cancel(), this.options.report, opened.applyPermissionUpdates)
+      // dontAsk: refused as when nothing can ask, so the call is in the result's permission_denials as in Claude Code.
+      opened.agent.permissionAsker = (request, signal) => (this.state.dontAsk ? Promise.resolve({ outcome: 'unanswered' }) : ask(request, signal))
     }
     this.opened(opened)
   }

@@ -61,12 +61,19 @@ export const initializeRequest = z.looseObject({
   sdkMcpServers: z.array(z.string().min(1)).optional(),
   systemPrompt: z.array(z.string()).optional(),
   appendSystemPrompt: z.string().optional(),
-  agents: z.record(z.string(), z.looseObject({ description: z.string(), prompt: z.string(), model: z.string().optional() })).optional(),
+  /** Checked agent by agent (`agentTypesFrom`): one bad agent is left out, the rest register. */
+  agents: z.record(z.string(), z.unknown()).optional(),
+  jsonSchema: z.unknown().optional(),
+  /** Sent here instead of as flags when the program asks for it (`settingsDelivery: 'initialize'`, …); read by init-options.ts. */
+  settings: z.unknown().optional(),
+  disallowedTools: z.unknown().optional(),
+  managedSettings: z.unknown().optional(),
+  mcpServers: z.unknown().optional(),
 })
 export type InitializeRequest = z.infer<typeof initializeRequest>
 
 /** What the SDK answers to `can_use_tool`: its `PermissionResult`. */
 export const permissionResult = z.union([
-  z.looseObject({ behavior: z.literal('allow'), updatedInput: z.record(z.string(), z.unknown()).optional() }),
+  z.looseObject({ behavior: z.literal('allow'), updatedInput: z.record(z.string(), z.unknown()).optional(), updatedPermissions: z.unknown().optional() }),
   z.looseObject({ behavior: z.literal('deny'), message: z.string().optional(), interrupt: z.boolean().optional() }),
 ])
