@@ -50,6 +50,8 @@ export interface Settings {
   checkpoints?: CheckpointSettings
   /** The sandbox (docs/sandbox.md): read per layer and narrowed by src/sandbox/policy.ts, never merged here. */
   sandbox?: unknown
+  /** The terminal UI (docs/tui.md): its colours, and how it gets attention when a turn ends or a question waits. */
+  tui?: { theme?: 'auto' | 'dark' | 'light'; notifications?: 'auto' | 'bell' | 'osc9' | 'osc777' | 'off' }
   [key: string]: unknown
 }
 
@@ -109,6 +111,9 @@ const settingsSchema = z.looseObject({
       maxPerRun: count.optional(),
       maxSteps: count.optional(),
     })
+    .optional(),
+  tui: z
+    .looseObject({ theme: z.enum(['auto', 'dark', 'light']).optional(), notifications: z.enum(['auto', 'bell', 'osc9', 'osc777', 'off']).optional() })
     .optional(),
   checkpoints: z
     .looseObject({

@@ -2,6 +2,7 @@ import { Box, Text } from 'ink'
 import type { PermissionMode } from '../../agent/types.js'
 import type { Effort } from '../../llm/adapter.js'
 import { formatCost, formatTokens, type UsageFigures } from './usage-ledger.js'
+import { theme } from './theme.js'
 
 export interface FooterProps {
   model: string
@@ -14,11 +15,9 @@ export interface FooterProps {
   hint?: string
 }
 
-const MODE_COLOR: Record<PermissionMode, string | undefined> = {
-  default: undefined,
-  'accept-edits': 'green',
-  plan: 'blue',
-  bypass: 'red',
+function modeColour(mode: PermissionMode): string | undefined {
+  const t = theme()
+  return { default: undefined, 'accept-edits': t.ok, plan: t.plan, bypass: t.error }[mode]
 }
 
 /** One status line: model and effort, permission mode, context used, cache-hit share, cost, queued messages. */
@@ -29,8 +28,8 @@ export function Footer({ model, effort, mode, figures, queued, busy, hint }: Foo
       <Text>
         {model} <Text dimColor>· {effort}</Text>
       </Text>
-      <Text color={MODE_COLOR[mode]}>{mode}</Text>
-      <Text color={percent >= 80 ? 'red' : percent >= 60 ? 'yellow' : undefined}>
+      <Text color={modeColour(mode)}>{mode}</Text>
+      <Text color={percent >= 80 ? theme().error : percent >= 60 ? theme().warn : undefined}>
         ctx {formatTokens(figures.contextTokens)} ({percent}%)
       </Text>
       <Text dimColor>cache {figures.cacheHitShare === undefined ? '–' : `${Math.round(figures.cacheHitShare * 100)}%`}</Text>
@@ -38,7 +37,7 @@ export function Footer({ model, effort, mode, figures, queued, busy, hint }: Foo
         {formatCost(figures.totalCost)}
         {figures.subagentCost ? <Text dimColor> + {formatCost(figures.subagentCost)} subagents</Text> : null}
       </Text>
-      {queued ? <Text color="yellow">{queued} queued</Text> : null}
+      {queued ? <Text color={theme().warn}>{queued} queued</Text> : null}
       <Text dimColor>{hint ?? (busy ? 'Esc cancel · Enter steers · Tab queues' : '/help')}</Text>
     </Box>
   )

@@ -5,6 +5,7 @@ import type { KeyClaim } from './PromptEditor.js'
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { describeCall, toolLookup, type ToolLookup } from '../../frontend/render/index.js'
 import { PermissionDetails } from './PermissionDetails.js'
+import { theme } from './theme.js'
 
 /** Characters of the call's subject the prompt's header shows; a longer command is shown whole below it. */
 const HEADER_CHARS = 100
@@ -133,15 +134,15 @@ export function PermissionPrompt({
   const target = describeCall(tools(request.call.name), request.call.name, request.call.arguments, cwd).subject
   const header = Array.from(target).length > HEADER_CHARS ? `${Array.from(target).slice(0, HEADER_CHARS - 1).join('')}…` : target
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
+    <Box flexDirection="column" borderStyle="round" borderColor={theme().warn} paddingX={1}>
       {isPlan ? (
-        <Text bold color="yellow">
+        <Text bold color={theme().warn}>
           The plan is ready for review
         </Text>
       ) : (
-        <Text bold color="yellow">
+        <Text bold color={theme().warn}>
           Permission needed: {request.call.name}
-          {header ? <Text color="white"> {header}</Text> : null}
+          {header ? <Text color={theme().strong}> {header}</Text> : null}
         </Text>
       )}
       {isPlan ? null : <PermissionDetails request={request} tools={tools} cwd={cwd} shownChars={HEADER_CHARS} />}
@@ -154,7 +155,7 @@ export function PermissionPrompt({
         </Text>
       ) : (
         choices.map((choice, i) => (
-          <Text key={choice.key} color={i === selected ? 'cyan' : undefined}>
+          <Text key={choice.key} color={i === selected ? theme().accent : undefined}>
             {i === selected ? '❯ ' : '  '}
             {choice.key}. {choice.label}
           </Text>

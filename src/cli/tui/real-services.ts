@@ -49,6 +49,7 @@ export function realServices(options: { home: string; settings: Settings; sandbo
         turns: s.turns,
       })),
     workspaceFiles: listWorkspaceFiles,
+    ...(options.settings.tui?.notifications ? { notifications: options.settings.tui.notifications } : {}),
     attach: (cwd, path) => readAttachment(cwd, path, { reinHome: options.home, deny: options.settings.permissions?.deny ?? [] }),
     transcript: async (id) => {
       const log = await readSessionLog(await (store ??= openStore({ home: options.home })), id)
