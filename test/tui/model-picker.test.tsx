@@ -43,7 +43,7 @@ describe('pickers for a command argument', () => {
     await typeLine(ui, '/model')
     await waitForFrame(ui, '/model · Show or switch')
     ui.stdin.write('\x1b')
-    await settle(80)
+    await settle(250)
     expect(ui.lastFrame()).not.toContain('/model · Show or switch')
     expect(agent.config.model).toBe('deepseek-v4-flash')
     await typeLine(ui, '/model deepseek-chat')

@@ -83,7 +83,8 @@ export async function runSlash(ctx: SlashContext, name: string, arg: string): Pr
 function pickArgument(ctx: SlashContext, command: BuiltinCommand): boolean {
   const argument = command.argument
   const cwd = ctx.agent.cwd
-  const values = argument?.picks && argument.choices ? argument.choices({ cwd }) : []
+  const picks = argument?.picks === true ? argument.choices : argument?.picks
+  const values = picks ? picks({ cwd }) : []
   if (!argument || !values.length) return false
   const current = new Set<string>([ctx.agent.config.model, ctx.agent.config.effort, ctx.agent.permissionMode, themeSetting()])
   const choices = values.map((value) => {

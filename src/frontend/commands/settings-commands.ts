@@ -15,8 +15,7 @@ export const modelCommand: BuiltinCommand = {
   name: 'model',
   argument: {
     hint: '[id]',
-    choices: ({ cwd }) => modelIdsFor(cwd, reinHome()),
-    picks: true,
+    picks: ({ cwd }) => modelIdsFor(cwd, reinHome()),
     describe: (id) => modelSummary(id),
     then: 'effort',
   },

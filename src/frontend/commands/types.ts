@@ -86,8 +86,11 @@ export interface CommandArgument {
   hint: string
   /** The values completion may offer, when the argument is one of a fixed set. */
   choices?(ctx: { cwd: string }): readonly string[]
-  /** Run with no argument where the surface can pick (the terminal UI), the command offers `choices` in a picker. */
-  picks?: boolean
+  /**
+   * Run with no argument where the surface can pick (the terminal UI), the command offers these in a picker: `true`
+   * for `choices`, or its own list (values that completion and other surfaces' hints need not list).
+   */
+  picks?: true | ((ctx: { cwd: string }) => readonly string[])
   /** A picker row's detail for one choice (a model's window and price). */
   describe?(value: string, ctx: { cwd: string }): string | undefined
   /** The command whose picker opens after a pick (`/model`, then `/effort`). */
