@@ -10,6 +10,8 @@ export interface SessionChoice {
   updatedAt: number
   bytes: number
   turns: number
+  /** For a fork: the title (or short id) of the session it came from. */
+  forkOf?: string
 }
 
 /**

@@ -32,6 +32,8 @@ export interface ListedSession {
   updatedAt: number
   turns: number
   bytes: number
+  /** For a fork: the title (or short id) of the session it was forked from. */
+  forkOf?: string
 }
 
 /**
