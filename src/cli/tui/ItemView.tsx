@@ -88,7 +88,7 @@ export const ItemView = memo(function ItemView({ item }: { item: Item }) {
       return (
         <Box flexDirection="column" borderStyle="round" borderDimColor paddingX={1}>
           <Text dimColor>{item.title}</Text>
-          <Text>{item.text}</Text>
+          <Text>{item.markdown ? renderMarkdown(item.text, { width: columns - 4 }) : item.text}</Text>
         </Box>
       )
   }

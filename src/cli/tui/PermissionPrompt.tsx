@@ -1,4 +1,4 @@
-import { Box, Text } from 'ink'
+import { Box, Text, useStdout } from 'ink'
 import { isPasteMarker, typedChunk } from './bracketed-paste.js'
 import { useEffect, useRef, useState } from 'react'
 import type { KeyClaim } from './PromptEditor.js'
@@ -6,6 +6,7 @@ import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { describeCall, toolLookup, type ToolLookup } from '../../frontend/render/index.js'
 import { PermissionDetails } from './PermissionDetails.js'
 import { theme } from './theme.js'
+import { renderMarkdown } from './markdown.js'
 
 /** Characters of the call's subject the prompt's header shows; a longer command is shown whole below it. */
 const HEADER_CHARS = 100
@@ -49,6 +50,7 @@ export function PermissionPrompt({
   /** Hands the editor this prompt's key handler (null when the prompt goes away). */
   bindKeys: (claim: KeyClaim | null) => void
 }) {
+  const { stdout } = useStdout()
   // A plan from exit_plan_mode (src/plan): allow-once approves into default, allow-always into accept-edits, and a
   // deny note is feedback the model reads as steering.
   const isPlan = request.call.name === 'exit_plan_mode'
@@ -146,7 +148,7 @@ export function PermissionPrompt({
         </Text>
       )}
       {isPlan ? null : <PermissionDetails request={request} tools={tools} cwd={cwd} shownChars={HEADER_CHARS} />}
-      {isPlan ? <Text>{planOf(request)}</Text> : request.reason ? <Text dimColor>{request.reason}</Text> : null}
+      {isPlan ? <Text>{renderMarkdown(planOf(request), { width: (stdout.columns || 80) - 4 })}</Text> : request.reason ? <Text dimColor>{request.reason}</Text> : null}
       {note !== null ? (
         <Text>
           {isPlan ? 'Feedback' : 'Note to the model'}: {note}
