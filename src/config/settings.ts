@@ -52,6 +52,8 @@ export interface Settings {
   sandbox?: unknown
   /** Claude Code's `enabledPlugins`: `{"name@marketplace": true | false}` (src/plugins/sources.ts reads it per file). */
   enabledPlugins?: Record<string, unknown>
+  /** The terminal UI (docs/tui.md): its colours, and how it gets attention when a turn ends or a question waits. */
+  tui?: { theme?: 'auto' | 'dark' | 'light'; notifications?: 'auto' | 'bell' | 'osc9' | 'osc777' | 'off' }
   [key: string]: unknown
 }
 
@@ -112,6 +114,9 @@ const settingsSchema = z.looseObject({
       maxPerRun: count.optional(),
       maxSteps: count.optional(),
     })
+    .optional(),
+  tui: z
+    .looseObject({ theme: z.enum(['auto', 'dark', 'light']).optional(), notifications: z.enum(['auto', 'bell', 'osc9', 'osc777', 'off']).optional() })
     .optional(),
   checkpoints: z
     .looseObject({

@@ -1,4 +1,5 @@
 import { constants } from 'node:os'
+import { StringDecoder } from 'node:string_decoder'
 import { z } from 'zod'
 import { sandboxIn } from '../sandbox/attach.js'
 import { startJob } from './job-table.js'
@@ -80,12 +81,21 @@ async function runForeground(command: string, timeoutMs: number, ctx: Parameters
   ctx.signal.addEventListener('abort', onAbort)
   if (ctx.signal.aborted) onAbort()
 
-  const onData = (chunk: Buffer) => {
-    output.push(chunk)
-    ctx.progress?.(chunk.toString('utf8'))
+  // One decoder per stream: a character whose bytes arrive in two chunks is held until it is whole, not shown as U+FFFD.
+  const progressOf = (stream: NodeJS.ReadableStream) => {
+    const decoder = new StringDecoder('utf8')
+    stream.on('data', (chunk: Buffer) => {
+      output.push(chunk)
+      const text = decoder.write(chunk)
+      if (text) ctx.progress?.(text)
+    })
+    stream.on('close', () => {
+      const rest = decoder.end()
+      if (rest) ctx.progress?.(rest)
+    })
   }
-  child.stdout.on('data', onData)
-  child.stderr.on('data', onData)
+  progressOf(child.stdout)
+  progressOf(child.stderr)
 
   const result = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined

@@ -64,6 +64,19 @@ describe('bash', () => {
     expect(liveProcesses('sleep 43.01')).toEqual([])
   })
 
+  it('streams a character whose bytes arrive in two chunks whole, not as U+FFFD', async () => {
+    // 世 is e4 b8 96: the first byte, a pause long enough for its own read, then the rest.
+    const out = await ws.run(bashTool, { command: "printf 'a\\344'; sleep 0.3; printf '\\270\\226\\n'" })
+    expect(ws.progress).toEqual(['a', '世\n'])
+    expect(textOf(out)).toBe('a世\n[exit code: 0]')
+  })
+
+  it('shows invalid UTF-8 in the output as U+FFFD, never as raw bytes', async () => {
+    const out = await ws.run(bashTool, { command: "printf 'a\\377b\\344\\n'" })
+    expect(ws.progress.join('')).toBe('a\uFFFDb\uFFFD\n')
+    expect(textOf(out)).toBe('a\uFFFDb\uFFFD\n[exit code: 0]')
+  })
+
   it('returns when the command exits even if a background child keeps the pipes open', { timeout: 20_000 }, async () => {
     try {
       const out = await ws.run(bashTool, { command: '(sleep 300.44 &); sleep 300.45 & echo forked' })

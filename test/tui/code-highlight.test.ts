@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { highlightCode, loadHighlighter } from '../../src/cli/tui/code-highlight.js'
 import { renderMarkdown } from '../../src/cli/tui/markdown.js'
-import { blue, cyan, green, magenta, stripAnsi } from '../../src/cli/tui/ansi.js'
+import { stripAnsi } from '../../src/cli/tui/ansi.js'
+import { paint } from '../../src/cli/tui/theme.js'
+
+const [blue, cyan, green, magenta] = ['blue', 'cyan', 'green', 'magenta'].map((c) => (text: string) => paint(c, text))
 
 const CODE = '```ts\nconst answer = 42\n```'
 

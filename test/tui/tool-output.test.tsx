@@ -2,6 +2,7 @@ import { cleanup, render } from 'ink-testing-library'
 import { afterEach, describe, expect, it } from 'vitest'
 import { App } from '../../src/cli/tui/App.js'
 import { MAX_LINE_CHARS, printable, printableLine } from '../../src/cli/tui/printable.js'
+import { plainText } from '../../src/frontend/render/index.js'
 import { FakeAgent, fakeServices, settle, waitForFrame } from './support/fake-agent.js'
 
 afterEach(() => cleanup())
@@ -68,6 +69,9 @@ describe('hostile tool output', () => {
   it('turns control characters into visible pictures and keeps line breaks and tabs as spaces', () => {
     expect(printable('a\tb\r\nc\rd\x1b[0m\x7f')).toBe('a    b\nc\nd␛[0m␡')
     expect(printable('plain text, 中文')).toBe('plain text, 中文')
+    // The same characters as every surface's cleaner (plainText): bidirectional overrides cannot reorder a line either.
+    expect(printable('name\u202egpj.exe\u2066x')).toBe('name\ufffdgpj.exe\ufffdx')
+    expect(printable('\x9b31m')).toBe(plainText('\x9b31m'))
   })
 })
 

@@ -19,6 +19,7 @@ import type { PromptRoot } from '../../prompt-files/roots.js'
 import { runSlash, type SlashContext } from './slash-run.js'
 import { Transcript, type Item } from './transcript.js'
 import { UsageLedger } from './usage-ledger.js'
+import { useAttention } from './use-attention.js'
 import { agentToolLookup } from '../../frontend/render/index.js'
 
 export interface AppProps {
@@ -264,6 +265,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [], pro
   }
 
   const ask = asks[0]
+  useAttention(agent, ask?.request, services.notifications)
   const todoRows = snapshot.todos?.some((t) => t.status !== 'completed') ? Math.min(snapshot.todos.length, 8) + 2 : 0
   const liveRows = Math.max(4, rows - RESERVED_ROWS - snapshot.queued.length - todoRows)
   return (

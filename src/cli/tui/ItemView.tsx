@@ -1,4 +1,4 @@
-import { Box, Text } from 'ink'
+import { Box, Text, useStdout } from 'ink'
 import { memo, type ReactElement } from 'react'
 import type { Item, ToolCard } from './transcript.js'
 import { renderMarkdown } from './markdown.js'
@@ -6,6 +6,7 @@ import { formatDuration, plainLine } from '../../frontend/render/index.js'
 import { SANDBOXED_LABEL } from '../../sandbox/result-mark.js'
 import { counted } from '../../text/count.js'
 import { summarizeChanges } from '../../checkpoints/describe-changes.js'
+import { theme } from './theme.js'
 
 /** Diff lines shown on a card; the whole diff stays in the log and in `/export`. */
 const DIFF_LINES = 24
@@ -29,16 +30,17 @@ function lineCount(text: string): number {
 
 /** One finished conversation item. Rendered once into the scrollback, so it must not depend on later state. */
 export const ItemView = memo(function ItemView({ item }: { item: Item }) {
+  const columns = useStdout().stdout.columns || 80
   switch (item.kind) {
     case 'user':
       return item.via === 'steering' ? (
         <Box marginTop={1}>
-          <Text color="yellow">↳ steered: </Text>
+          <Text color={theme().warn}>↳ steered: </Text>
           <Text>{item.text}</Text>
         </Box>
       ) : (
         <Box marginTop={1}>
-          <Text bold color="cyan">
+          <Text bold color={theme().accent}>
             ›{' '}
           </Text>
           <Text bold>{item.text}</Text>
@@ -60,7 +62,7 @@ export const ItemView = memo(function ItemView({ item }: { item: Item }) {
     case 'assistant':
       return (
         <Box marginTop={1} flexDirection="column">
-          <Text>{renderMarkdown(item.text)}</Text>
+          <Text>{renderMarkdown(item.text, { width: columns })}</Text>
           {item.interrupted ? <Text dimColor>(interrupted)</Text> : null}
         </Box>
       )
@@ -68,14 +70,14 @@ export const ItemView = memo(function ItemView({ item }: { item: Item }) {
       return <ToolCardView card={item.card} />
     case 'notice':
       return (
-        <Text color={item.level === 'error' ? 'red' : item.level === 'warning' ? 'yellow' : undefined} dimColor={item.level === 'info'}>
+        <Text color={item.level === 'error' ? theme().error : item.level === 'warning' ? theme().warn : undefined} dimColor={item.level === 'info'}>
           {item.level === 'error' ? '✗ ' : item.level === 'warning' ? '! ' : '· '}
           {item.text}
         </Text>
       )
     case 'turn-end':
       return (
-        <Text color={item.reason === 'aborted' ? 'yellow' : 'red'}>
+        <Text color={item.reason === 'aborted' ? theme().warn : theme().error}>
           {item.reason === 'aborted' ? '■ ' : '✗ '}
           {item.message ?? TURN_END_TEXT[item.reason] ?? `The turn ended: ${item.reason}.`}
         </Text>
@@ -86,7 +88,7 @@ export const ItemView = memo(function ItemView({ item }: { item: Item }) {
       return (
         <Box flexDirection="column" borderStyle="round" borderDimColor paddingX={1}>
           <Text dimColor>{item.title}</Text>
-          <Text>{item.text}</Text>
+          <Text>{item.markdown ? renderMarkdown(item.text, { width: columns - 4 }) : item.text}</Text>
         </Box>
       )
   }
@@ -100,9 +102,9 @@ function diffBody(diff: string): string[] {
 }
 
 function statusMark(card: ToolCard): ReactElement {
-  if (card.status === 'running') return <Text color="yellow">…</Text>
-  if (card.status === 'error') return <Text color="red">✗</Text>
-  return <Text color="green">✓</Text>
+  if (card.status === 'running') return <Text color={theme().warn}>…</Text>
+  if (card.status === 'error') return <Text color={theme().error}>✗</Text>
+  return <Text color={theme().ok}>✓</Text>
 }
 
 /** A compact tool card: name, target, status, duration; then a diff or an output tail. */
@@ -113,20 +115,20 @@ export function ToolCardView({ card, now }: { card: ToolCard; now?: number }) {
   return (
     <Box flexDirection="column">
       <Text>
-        <Text color="magenta">⏺ {card.name}</Text>
+        <Text color={theme().tool}>⏺ {card.name}</Text>
         {card.target ? <Text> {card.target}</Text> : null} {statusMark(card)}
         {duration !== undefined ? <Text dimColor> {formatDuration(duration)}</Text> : null}
-        {card.sandbox ? <Text color="cyan"> · {SANDBOXED_LABEL}</Text> : null}
+        {card.sandbox ? <Text color={theme().accent}> · {SANDBOXED_LABEL}</Text> : null}
         {card.summary && card.status === 'ok' ? <Text dimColor> · {card.summary}</Text> : null}
       </Text>
-      {card.error ? <Text color="red">  └ {card.error}</Text> : null}
+      {card.error ? <Text color={theme().error}>  └ {card.error}</Text> : null}
       {card.sandbox?.note ? (
         <Box paddingLeft={2}>
-          <Text color="yellow">⛨ {card.sandbox.note}</Text>
+          <Text color={theme().warn}>⛨ {card.sandbox.note}</Text>
         </Box>
       ) : null}
       {shownDiff.map((line, i) => (
-        <Text key={i} color={line.startsWith('+') ? 'green' : line.startsWith('-') ? 'red' : undefined} dimColor={line.startsWith('@@')}>
+        <Text key={i} color={line.startsWith('+') ? theme().added : line.startsWith('-') ? theme().removed : undefined} dimColor={line.startsWith('@@')}>
           {'  '}
           {line}
         </Text>

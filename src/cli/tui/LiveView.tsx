@@ -42,7 +42,7 @@ export function LiveView({ live, maxLines, width }: { live: LiveState; maxLines:
   const reasoningTail = live.reasoning ? tailToFit(live.reasoning.trimEnd(), 2, width - 4) : ''
   // One row for the spinner line under a step that waits on the model.
   const textBudget = Math.max(3, maxLines - (reasoningTail ? 3 : 0) - live.running.length * 3 - live.writing.length - 1)
-  const text = live.text ? tailToFit(renderMarkdown(live.text), textBudget, width) : ''
+  const text = live.text ? tailToFit(renderMarkdown(live.text, { width }), textBudget, width) : ''
   return (
     <Box flexDirection="column">
       {reasoningTail ? (

@@ -2,6 +2,7 @@ import { Box, Text } from 'ink'
 import { useEffect, useState } from 'react'
 import type { PermissionRequest } from '../../agent/types.js'
 import { counted, permissionQuestion, type PermissionQuestion, type ToolLookup } from '../../frontend/render/index.js'
+import { theme } from './theme.js'
 
 /** Diff lines a permission prompt shows; the rest is counted. The whole diff is what the editor or `/export` shows. */
 const QUESTION_DIFF_LINES = 40
@@ -38,7 +39,7 @@ export function PermissionDetails({ request, tools, cwd, shownChars }: { request
         <Text dimColor>The change to {question.change.shown} is too large to show as a diff.</Text>
       ) : null}
       {shown.map((line, i) => (
-        <Text key={i} color={line.startsWith('+') ? 'green' : line.startsWith('-') ? 'red' : undefined} dimColor={line.startsWith('@@')}>
+        <Text key={i} color={line.startsWith('+') ? theme().added : line.startsWith('-') ? theme().removed : undefined} dimColor={line.startsWith('@@')}>
           {line}
         </Text>
       ))}

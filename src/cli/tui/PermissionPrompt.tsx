@@ -1,10 +1,12 @@
-import { Box, Text } from 'ink'
+import { Box, Text, useStdout } from 'ink'
 import { isPasteMarker, typedChunk } from './bracketed-paste.js'
 import { useEffect, useRef, useState } from 'react'
 import type { KeyClaim } from './PromptEditor.js'
 import type { PermissionAnswer, PermissionRequest } from '../../agent/types.js'
 import { describeCall, toolLookup, type ToolLookup } from '../../frontend/render/index.js'
 import { PermissionDetails } from './PermissionDetails.js'
+import { theme } from './theme.js'
+import { renderMarkdown } from './markdown.js'
 
 /** Characters of the call's subject the prompt's header shows; a longer command is shown whole below it. */
 const HEADER_CHARS = 100
@@ -48,6 +50,7 @@ export function PermissionPrompt({
   /** Hands the editor this prompt's key handler (null when the prompt goes away). */
   bindKeys: (claim: KeyClaim | null) => void
 }) {
+  const { stdout } = useStdout()
   // A plan from exit_plan_mode (src/plan): allow-once approves into default, allow-always into accept-edits, and a
   // deny note is feedback the model reads as steering.
   const isPlan = request.call.name === 'exit_plan_mode'
@@ -133,19 +136,19 @@ export function PermissionPrompt({
   const target = describeCall(tools(request.call.name), request.call.name, request.call.arguments, cwd).subject
   const header = Array.from(target).length > HEADER_CHARS ? `${Array.from(target).slice(0, HEADER_CHARS - 1).join('')}…` : target
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
+    <Box flexDirection="column" borderStyle="round" borderColor={theme().warn} paddingX={1}>
       {isPlan ? (
-        <Text bold color="yellow">
+        <Text bold color={theme().warn}>
           The plan is ready for review
         </Text>
       ) : (
-        <Text bold color="yellow">
+        <Text bold color={theme().warn}>
           Permission needed: {request.call.name}
-          {header ? <Text color="white"> {header}</Text> : null}
+          {header ? <Text color={theme().strong}> {header}</Text> : null}
         </Text>
       )}
       {isPlan ? null : <PermissionDetails request={request} tools={tools} cwd={cwd} shownChars={HEADER_CHARS} />}
-      {isPlan ? <Text>{planOf(request)}</Text> : request.reason ? <Text dimColor>{request.reason}</Text> : null}
+      {isPlan ? <Text>{renderMarkdown(planOf(request), { width: (stdout.columns || 80) - 4 })}</Text> : request.reason ? <Text dimColor>{request.reason}</Text> : null}
       {note !== null ? (
         <Text>
           {isPlan ? 'Feedback' : 'Note to the model'}: {note}
@@ -154,7 +157,7 @@ export function PermissionPrompt({
         </Text>
       ) : (
         choices.map((choice, i) => (
-          <Text key={choice.key} color={i === selected ? 'cyan' : undefined}>
+          <Text key={choice.key} color={i === selected ? theme().accent : undefined}>
             {i === selected ? '❯ ' : '  '}
             {choice.key}. {choice.label}
           </Text>

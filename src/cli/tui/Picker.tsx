@@ -1,6 +1,7 @@
 import { Box, Text, useInput } from 'ink'
 import { isPasteMarker, typedChunk } from './bracketed-paste.js'
 import { useRef, useState } from 'react'
+import { theme } from './theme.js'
 
 export interface PickerChoice {
   label: string
@@ -59,13 +60,13 @@ export function Picker({
 
   const first = Math.max(0, Math.min(index - Math.floor(VISIBLE / 2), shown.length - VISIBLE))
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
+    <Box flexDirection="column" borderStyle="round" borderColor={theme().accent} paddingX={1}>
       <Text bold>
         {title} <Text dimColor>· {filter ? `filter: ${filter}` : 'type to filter · Enter picks · Esc closes'}</Text>
       </Text>
       {shown.length === 0 ? <Text dimColor>Nothing matches.</Text> : null}
       {shown.slice(first, first + VISIBLE).map((c, i) => (
-        <Text key={c.value} color={first + i === index ? 'cyan' : undefined} wrap="truncate-end">
+        <Text key={c.value} color={first + i === index ? theme().accent : undefined} wrap="truncate-end">
           {first + i === index ? '❯ ' : '  '}
           {c.label}
           {c.detail ? <Text dimColor> {c.detail}</Text> : null}

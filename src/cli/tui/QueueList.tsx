@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink'
 import type { QueuedItem } from './transcript.js'
+import { theme } from './theme.js'
 
 function oneLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, ' ').trim()
@@ -12,7 +13,7 @@ export function QueueList({ items, width }: { items: readonly QueuedItem[]; widt
   return (
     <Box flexDirection="column">
       {items.map((item) => (
-        <Text key={item.id} color="yellow" dimColor>
+        <Text key={item.id} color={theme().warn} dimColor>
           {item.verb === 'steer' ? '⇢ steer (next step): ' : '⏎ follow-up (after turn): '}
           {oneLine(item.text, Math.max(10, width - 30))}
         </Text>

@@ -2,6 +2,7 @@ import { Text } from 'ink'
 import { useEffect, useState } from 'react'
 import { grouped } from '../../text/count.js'
 import { formatDuration } from '../../frontend/render/index.js'
+import { theme } from './theme.js'
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 /** How often the spinner turns: often enough to look alive, rarely enough to cost nothing next to streaming. */
@@ -23,7 +24,7 @@ export function Spinner({ since, streamedChars }: { since: number; streamedChars
   const frame = FRAMES[Math.floor(elapsed / TICK_MS) % FRAMES.length]
   const tokens = Math.round(streamedChars / CHARS_PER_TOKEN)
   return (
-    <Text color="cyan">
+    <Text color={theme().accent}>
       {frame} <Text dimColor>{streamedChars ? 'receiving' : 'waiting for the model'} · {formatDuration(elapsed)}</Text>
       {streamedChars ? <Text dimColor> · ↓ ~{grouped(tokens)} tokens</Text> : null}
       <Text dimColor> · Esc cancels</Text>

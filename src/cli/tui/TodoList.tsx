@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink'
 import type { Todo } from './transcript.js'
+import { theme } from './theme.js'
 
 /** The most items drawn; a longer list shows the ones around the item in progress and says how many are left out. */
 const SHOWN = 8
@@ -28,7 +29,7 @@ export function TodoList({ todos, width }: { todos: readonly Todo[] | undefined;
       {shown.map((todo, i) => (
         <Text
           key={first + i}
-          color={todo.status === 'in_progress' ? 'cyan' : undefined}
+          color={todo.status === 'in_progress' ? theme().accent : undefined}
           bold={todo.status === 'in_progress'}
           dimColor={todo.status === 'completed'}
           strikethrough={todo.status === 'completed'}

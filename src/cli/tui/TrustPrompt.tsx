@@ -1,5 +1,6 @@
 import { Box, Text, useApp, useInput } from 'ink'
 import { useRef } from 'react'
+import { theme } from './theme.js'
 
 /**
  * Asked once, before the conversation, when the workspace defines allow rules, modes, directories, hooks or MCP
@@ -29,10 +30,10 @@ export function TrustPrompt({
     exit()
   })
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
+    <Box flexDirection="column" borderStyle="round" borderColor={theme().warn} paddingX={1}>
       <Text bold>
         {changed ? 'This workspace changed since you trusted it: ' : 'Do you trust this workspace? '}
-        <Text color="cyan">{dir}</Text>
+        <Text color={theme().accent}>{dir}</Text>
       </Text>
       <Text>It defines what Rein would otherwise never run or allow without asking:</Text>
       {grants.map((grant, index) => (

@@ -5,6 +5,8 @@ import { reinHome } from '../../store/home.js'
 import { workspaceTrust } from '../../runtime/workspace-trust.js'
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON } from './bracketed-paste.js'
 import { drawFirstFrame } from './first-frame.js'
+import { FOCUS_REPORTS_OFF, FOCUS_REPORTS_ON, watchTerminalReports } from './terminal-reports.js'
+import { BACKGROUND_QUERY } from './theme.js'
 import { withoutCiEnv } from './without-ci.js'
 
 export type TuiOptions = OpenAgentOptions & {
@@ -40,10 +42,13 @@ export async function runTui(options: TuiOptions): Promise<number> {
 
   // Bracketed paste lets the editor tell a paste from keys that arrive in one read (src/cli/tui/bracketed-paste.ts).
   // It is switched off again however the UI ends, so the shell afterwards does not see the markers.
+  // Focus reports (for notifications) and the background query (for the theme) are answered on stdin; the answers
+  // are taken out of every read before a key handler sees them (terminal-reports.ts), and nothing waits for them.
+  const unwatch = watchTerminalReports(stdin)
   const pasteOff = (): void => {
-    stdout.write(BRACKETED_PASTE_OFF)
+    stdout.write(BRACKETED_PASTE_OFF + FOCUS_REPORTS_OFF)
   }
-  stdout.write(BRACKETED_PASTE_ON)
+  stdout.write(BRACKETED_PASTE_ON + FOCUS_REPORTS_ON + (env.COLORFGBG ? '' : BACKGROUND_QUERY))
   process.once('exit', pasteOff)
   try {
     const trust = workspaceTrust({ cwd: options.cwd, home, once: options.trustProject })
@@ -55,6 +60,7 @@ export async function runTui(options: TuiOptions): Promise<number> {
   } finally {
     process.removeListener('exit', pasteOff)
     pasteOff()
+    unwatch()
   }
 }
 

@@ -1,21 +1,30 @@
 import { Lexer, type Token, type Tokens } from 'marked'
-import { bold, cyan, dim, italic, strike, underline, yellow } from './ansi.js'
+import { bold, dim, italic, strike, underline } from './ansi.js'
 import { highlightCode } from './code-highlight.js'
+import { layoutTable, type ColumnAlign } from './markdown-table.js'
+import { paint, theme } from './theme.js'
+
+/** Columns a table is laid out to when the caller names no width. */
+const DEFAULT_WIDTH = 80
 
 /**
  * Renders model Markdown as terminal text with SGR styles. Hand-written over `marked`'s lexer because the terminal
  * needs different output than HTML: code blocks highlighted and indented, lists with bullets, links as text plus the
  * address. Never throws: text the lexer cannot structure is printed as it is.
  */
-export function renderMarkdown(source: string): string {
+export function renderMarkdown(source: string, options: { width?: number } = {}): string {
   try {
     const tokens = new Lexer({ gfm: true }).lex(source)
+    width = options.width ?? DEFAULT_WIDTH
     return blocks(tokens, '').replace(/\n{3,}/g, '\n\n').replace(/\n+$/, '')
   } catch {
     // A lexer failure on odd input must not lose the model's answer; the raw text is still readable.
     return source
   }
 }
+
+/** The terminal width of the render in progress (rendering is synchronous, so one module variable serves). */
+let width = DEFAULT_WIDTH
 
 function blocks(tokens: readonly Token[], indent: string): string {
   return tokens.map((t) => block(t, indent)).join('')
@@ -82,7 +91,7 @@ function list(token: Tokens.List, indent: string): string {
 function table(token: Tokens.Table, indent: string): string {
   const header = token.header.map((c) => bold(inline(c.tokens)))
   const rows = token.rows.map((r) => r.map((c) => inline(c.tokens)))
-  return [header, ...rows].map((cells) => `${indent}${cells.join(dim(' │ '))}`).join('\n')
+  return layoutTable(header, rows, { align: token.align as ColumnAlign[], width, indent, paint: dim })
 }
 
 function inline(tokens: readonly Token[] | undefined): string {
@@ -97,14 +106,14 @@ function inline(tokens: readonly Token[] | undefined): string {
         case 'del':
           return strike(inline((token as Tokens.Del).tokens))
         case 'codespan':
-          return cyan(decode((token as Tokens.Codespan).text))
+          return paint(theme().accent, decode((token as Tokens.Codespan).text))
         case 'link': {
           const t = token as Tokens.Link
           const text = inline(t.tokens)
           return text === t.href ? underline(t.href) : `${text} ${dim(`(${underline(t.href)})`)}`
         }
         case 'image':
-          return yellow(`[image: ${(token as Tokens.Image).text}]`)
+          return paint(theme().warn, `[image: ${(token as Tokens.Image).text}]`)
         case 'br':
           return '\n'
         case 'text': {

@@ -4,6 +4,7 @@
  * would act on the user's terminal. Every string the transcript folds passes through `printable` first; the UI's own
  * styling is added after, by the renderer.
  */
+import { replaceControls } from '../../frontend/render/index.js'
 
 /** The longest output line a card keeps (a 10 MB line would cost seconds to measure and wrap on every frame). */
 export const MAX_LINE_CHARS = 1000
@@ -11,21 +12,24 @@ export const MAX_LINE_CHARS = 1000
 /** Columns a tab becomes: ink measures a tab as zero columns, so a raw tab breaks the box around it. */
 const TAB = '    '
 
-// Control characters are the point of this pattern: C0 but tab and newline, DEL, and the C1 range.
+// Control characters and bidirectional overrides are the point of this pattern (the same set `replaceControls` replaces).
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]/g
+const ANY_CONTROL = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/
 
-/** Each control character shown as its visible picture (ESC as ␛), `\r\n` and lone `\r` as line breaks, tabs as spaces. */
+/** The picture a control character is shown as: ␛ for ESC (U+2400 + code for C0), ␡ for DEL, � for C1 and overrides. */
+function picture(char: string): string {
+  const code = char.charCodeAt(0)
+  if (code < 0x20) return String.fromCharCode(0x2400 + code)
+  return code === 0x7f ? '␡' : '\ufffd'
+}
+
+/**
+ * Each control character shown as its visible picture (ESC as ␛), `\r\n` and lone `\r` as line breaks, tabs as
+ * spaces; the set of characters replaced is the front-end core's (`replaceControls`, shared with every surface).
+ */
 export function printable(text: string): string {
-  if (!/[\x00-\x1f\x7f-\x9f]/.test(text)) return text
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(/\t/g, TAB)
-    .replace(CONTROL, (c) => {
-      const code = c.charCodeAt(0)
-      if (code < 0x20) return String.fromCharCode(0x2400 + code)
-      return code === 0x7f ? '␡' : '\ufffd'
-    })
+  if (!ANY_CONTROL.test(text)) return text
+  return replaceControls(text.replace(/\r\n?/g, '\n').replace(/\t/g, TAB), picture)
 }
 
 /** One output line for a card: printable and at most `MAX_LINE_CHARS` long, saying how much was cut. */

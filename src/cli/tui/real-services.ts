@@ -40,15 +40,23 @@ export function realServices(options: { home: string; settings: Settings; sandbo
       return { contextWindow: info.contextWindow, cost: (usage, time) => costOf(usage, info, time) }
     },
     addLocalAllowRule: (cwd, rule) => keepingTrust({ cwd, home: options.home }, () => addLocalAllowRule(cwd, rule)),
-    listSessions: async (cwd) =>
-      (await listSessions(await (store ??= openStore({ home: options.home })), cwd)).map((s) => ({
-        id: s.id,
-        title: s.title || undefined,
-        updatedAt: s.updatedAt,
-        bytes: s.bytes,
-        turns: s.turns,
-      })),
+    listSessions: async (cwd) => {
+      const all = await listSessions(await (store ??= openStore({ home: options.home })), cwd)
+      const titles = new Map(all.map((s) => [s.id, s.title]))
+      // A subagent's session is opened from its parent (`/subagents`), not resumed on its own.
+      return all
+        .filter((s) => !s.subagent)
+        .map((s) => ({
+          id: s.id,
+          title: s.title || undefined,
+          updatedAt: s.updatedAt,
+          bytes: s.bytes,
+          turns: s.turns,
+          ...(s.parent ? { forkOf: titles.get(s.parent.id) || s.parent.id.slice(0, 8) } : {}),
+        }))
+    },
     workspaceFiles: listWorkspaceFiles,
+    ...(options.settings.tui?.notifications ? { notifications: options.settings.tui.notifications } : {}),
     attach: (cwd, path) => readAttachment(cwd, path, { reinHome: options.home, deny: options.settings.permissions?.deny ?? [] }),
     transcript: async (id) => {
       const log = await readSessionLog(await (store ??= openStore({ home: options.home })), id)

@@ -1,4 +1,5 @@
 import type { Attachment } from './attachments.js'
+import type { NotifyChannel } from './notify.js'
 import type { ModelFactsLookup } from './usage-ledger.js'
 
 /** One row of the `/resume` picker. */
@@ -9,6 +10,8 @@ export interface SessionChoice {
   updatedAt: number
   bytes: number
   turns: number
+  /** For a fork: the title (or short id) of the session it came from. */
+  forkOf?: string
 }
 
 /**
@@ -27,6 +30,8 @@ export interface TuiServices {
   sandboxReport?(cwd: string): string
   /** Reads a file a prompt's `@path` attaches, with the read tool's checks; absent where prompts attach nothing. */
   attach?(cwd: string, path: string): Attachment
+  /** How a long turn's end or a waiting question gets attention (settings `tui.notifications`; notify.ts). */
+  notifications?: NotifyChannel
   /** A stored session's readable transcript (`/subagents` opens a child's); absent where no store is at hand. */
   transcript?(id: string): Promise<string>
 }

@@ -14,6 +14,7 @@ import { FirstRun } from './FirstRun.js'
 import { realServices } from './real-services.js'
 import type { TuiExit } from './services.js'
 import { TrustPrompt } from './TrustPrompt.js'
+import { applyThemeSetting } from './terminal-reports.js'
 import type { TuiOptions } from './index.js'
 
 /**
@@ -64,6 +65,7 @@ export async function runSessions(
       return 1
     }
     const { agent } = opened
+    applyThemeSetting(opened.settings.tui?.theme ?? 'auto', env)
     let signals: ExitSignals | undefined
     early?.handOver()
     early = undefined

@@ -1,12 +1,15 @@
 import type { AgentApi } from '../../agent/types.js'
+import { findCommand } from '../../frontend/commands/catalog.js'
 import { runBuiltin } from '../../frontend/commands/run.js'
-import type { CommandContext, CommandHost } from '../../frontend/commands/types.js'
+import type { BuiltinCommand, CommandContext, CommandHost } from '../../frontend/commands/types.js'
 import type { SessionEvent } from '../../session/events.js'
 import { reinHome } from '../../store/home.js'
 import type { PickerChoice } from './Picker.js'
 import type { TuiExit, TuiServices } from './services.js'
 import { contextReport, costReport, exportMarkdown, hooksReport } from './session-reports.js'
 import { KEY_HELP } from './slash-commands.js'
+import { applyThemeSetting } from './terminal-reports.js'
+import { theme, themeSetting, THEME_SETTINGS, type ThemeSetting } from './theme.js'
 import type { UsageLedger } from './usage-ledger.js'
 
 /** What a slash command may do to the UI around it. */
@@ -40,6 +43,10 @@ function tuiHost(ctx: SlashContext): CommandHost {
     ...(sandboxReport ? { sandboxReport: (cwd: string) => sandboxReport.call(services, cwd) } : {}),
     ...(transcript ? { transcript: (id: string) => transcript.call(services, id) } : {}),
     contextWindow: (model) => services.facts(model).contextWindow,
+    theme: () => ({ name: theme().name, setting: themeSetting() }),
+    setTheme: (value) => {
+      if ((THEME_SETTINGS as readonly string[]).includes(value)) applyThemeSetting(value as ThemeSetting, process.env)
+    },
     report: (kind) => {
       if (kind === 'cost') return costReport(ctx.ledger.byTurn(), ctx.ledger.subagents())
       if (kind === 'context') return contextReport(ctx.events())
@@ -61,7 +68,34 @@ export function tuiCommandContext(ctx: SlashContext): CommandContext {
   }
 }
 
-/** Runs `/name arg` from the command catalog. Unknown names get a suggestion. */
+/**
+ * Runs `/name arg` from the command catalog. Unknown names get a suggestion. A command whose argument `picks`, run
+ * with none, opens a picker of its choices instead (the terminal UI's way to show them); picking runs it with the
+ * choice, as typing `/name choice` would, then opens the picker of the command the argument names `then`.
+ */
 export async function runSlash(ctx: SlashContext, name: string, arg: string): Promise<void> {
+  const command = findCommand(name, 'tui')
+  if (!arg && command && pickArgument(ctx, command)) return
   await runBuiltin(tuiCommandContext(ctx), name, arg)
+}
+
+/** Opens the picker of `command`'s argument choices; false when it has none to offer. */
+function pickArgument(ctx: SlashContext, command: BuiltinCommand): boolean {
+  const argument = command.argument
+  const cwd = ctx.agent.cwd
+  const picks = argument?.picks === true ? argument.choices : argument?.picks
+  const values = picks ? picks({ cwd }) : []
+  if (!argument || !values.length) return false
+  const current = new Set<string>([ctx.agent.config.model, ctx.agent.config.effort, ctx.agent.permissionMode, themeSetting()])
+  const choices = values.map((value) => {
+    const detail = [argument.describe?.(value, { cwd }), current.has(value) ? 'current' : undefined].filter(Boolean).join(' · ')
+    return { value, label: value, ...(detail ? { detail } : {}) }
+  })
+  ctx.pick(`/${command.name} · ${command.help}`, choices, (value) => {
+    void runBuiltin(tuiCommandContext(ctx), command.name, value).then(() => {
+      const next = argument.then ? findCommand(argument.then, 'tui') : undefined
+      if (next) pickArgument(ctx, next)
+    })
+  })
+  return true
 }

@@ -50,7 +50,7 @@ export type Item =
   /** What a step changed in the workspace (`checkpoint/changes`), after the step's tool cards. */
   | { kind: 'changes'; key: string; paths: Change[] }
   /** The full text of a collapsed item, printed when the user asks to expand it. */
-  | { kind: 'expanded'; key: string; title: string; text: string }
+  | { kind: 'expanded'; key: string; title: string; text: string; markdown?: boolean }
 
 /** The part of the conversation that still changes: the streaming step and the running tools. */
 export interface LiveState {
@@ -129,6 +129,11 @@ export class Transcript {
   private listeners = new Set<() => void>()
   private counter = 0
   /**
+   * Injected context that entered together (a session start brings workspace instructions, runtime context, the
+   * skills listing in a row) is held and printed as one line once anything else happens.
+   */
+  private heldContext: Extract<Item, { kind: 'context' }> | undefined
+  /**
    * A step's `checkpoint/changes` waits here for the step's end: it is logged just before the step's last tool
    * result, and finished items cannot move once printed.
    */
@@ -147,6 +152,7 @@ export class Transcript {
    */
   load(events: Iterable<SessionEvent>, keep = HISTORY_ITEMS): void {
     for (const event of events) this.applyEvent(event)
+    this.releaseContext()
     if (this.finished.length > keep) {
       const dropped = this.finished.length - keep
       this.finished = [
@@ -219,7 +225,23 @@ export class Transcript {
     return () => this.listeners.delete(listener)
   }
 
+  /** Holds an injected context item, joining it to the one held: one line for context that entered together. */
+  private holdContext(label: string, text: string): void {
+    const held = this.heldContext
+    if (label === 'hook' || held?.label === 'hook') this.releaseContext()
+    if (!this.heldContext) this.heldContext = { kind: 'context', key: this.key(), label, text }
+    else this.heldContext = { ...this.heldContext, label: `${this.heldContext.label}, ${label}`, text: `${this.heldContext.text}\n\n${text}` }
+  }
+
+  private releaseContext(): void {
+    const held = this.heldContext
+    this.heldContext = undefined
+    if (held) this.finished.push(printableDeep(held))
+  }
+
   private applyEvent(event: SessionEvent): void {
+    const injected = event.type === 'context/message' || (event.type === 'steering/message' && event.data.source.kind !== 'user')
+    if (!injected) this.releaseContext()
     this.placeChanges(event)
     switch (event.type) {
       case 'user/message':
@@ -229,11 +251,11 @@ export class Transcript {
         if (event.data.source.kind === 'user') {
           this.push({ kind: 'user', key: this.key(), text: blocksText(event.data.content), via: 'steering' })
         } else {
-          this.push({ kind: 'context', key: this.key(), label: event.data.source.kind, text: blocksText(event.data.content) })
+          this.holdContext(event.data.source.kind, blocksText(event.data.content))
         }
         break
       case 'context/message':
-        this.push({ kind: 'context', key: this.key(), label: event.data.source.kind, text: blocksText(event.data.content) })
+        this.holdContext(event.data.source.kind, blocksText(event.data.content))
         break
       case 'assistant/message': {
         let reasoning = ''
@@ -316,7 +338,7 @@ export class Transcript {
         this.push({ kind: 'notice', key: this.key(), level: 'info', text: `Permission mode is now ${event.data.mode}.` })
         break
       case 'plan/reviewed':
-        this.push({ kind: 'expanded', key: this.key(), title: planTitle(event.data), text: event.data.plan })
+        this.push({ kind: 'expanded', key: this.key(), title: planTitle(event.data), text: event.data.plan, markdown: true })
         break
       case 'inbox/queued':
         if (event.data.verb !== 'inject') {
@@ -359,6 +381,7 @@ export class Transcript {
   }
 
   private push(item: Item): void {
+    this.releaseContext()
     if (item.kind === 'tool') item = { ...item, card: { ...item.card, tail: item.card.tail.map(printableLine) } }
     this.finished.push(printableDeep(item))
   }

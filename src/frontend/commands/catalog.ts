@@ -4,6 +4,7 @@ import { contextCommand, costCommand, helpCommand, hooksCommand, sandboxCommand,
 import { rewindCommand } from './rewind.js'
 import { exportCommand, forkCommand, newCommand, quitCommand, resumeCommand, subagentsCommand } from './session-commands.js'
 import { effortCommand, modelCommand, permissionsCommand } from './settings-commands.js'
+import { themeCommand } from './theme.js'
 import type { BuiltinCommand, Surface } from './types.js'
 
 /**
@@ -18,6 +19,7 @@ const CATALOG: BuiltinCommand[] = [
   modelCommand,
   effortCommand,
   permissionsCommand,
+  themeCommand,
   rewindCommand,
   compactCommand,
   costCommand,

@@ -18,6 +18,11 @@ export function validModelIds(overrides: Record<string, ModelOverride>): string[
   return ids.filter((id) => !retiredModel(id, overrides))
 }
 
+/** The ids `/model` accepts in `cwd`, with the models its settings add. */
+export function modelIdsFor(cwd: string, home: string): string[] {
+  return validModelIds(overridesFor(cwd, home))
+}
+
 /**
  * Why `/model <id>` must refuse `id`, as one sentence naming the valid models; undefined when it may switch. A
  * retired id (unless settings describe it as a model of the user's own) and an id neither the catalog nor settings

@@ -99,7 +99,7 @@ export const resumeCommand: BuiltinCommand = {
       .map((s) => ({
         value: s.id,
         label: s.title ?? '(untitled)',
-        detail: `${ago(s.updatedAt)} · ${counted(s.turns, 'turn')} · ${size(s.bytes)} · ${s.id.slice(0, 8)}`,
+        detail: `${s.forkOf ? `fork of ${s.forkOf} · ` : ''}${ago(s.updatedAt)} · ${counted(s.turns, 'turn')} · ${size(s.bytes)} · ${s.id.slice(0, 8)}`,
       }))
     ui.pick('Resume a session', choices, (id) => ui.switchSession({ kind: 'switch', resume: id }))
   },
@@ -118,7 +118,7 @@ export const forkCommand: BuiltinCommand = {
     const choices = prompts
       .slice()
       .reverse()
-      .map((e) => ({ value: String(e.seq), label: blocksText(e.data.content).replace(/\s+/g, ' ').slice(0, 100), detail: `seq ${e.seq}` }))
+      .map((e) => ({ value: String(e.seq), label: blocksText(e.data.content).replace(/\s+/g, ' ').slice(0, 100), detail: ago(e.time) }))
     ui.pick('Fork from a prompt (it goes back into the editor)', choices, (value) => {
       const prompt = prompts.find((p) => String(p.seq) === value)
       if (!prompt) return

@@ -1,7 +1,9 @@
 import { PERMISSION_MODES, type PermissionMode } from '../../agent/types.js'
 import type { Effort } from '../../llm/adapter.js'
 import { grouped } from '../../text/count.js'
-import { modelRefusal } from './model-check.js'
+import { modelInfo } from '../../llm/catalog.js'
+import { reinHome } from '../../store/home.js'
+import { modelIdsFor, modelRefusal } from './model-check.js'
 import type { BuiltinCommand } from './types.js'
 
 export const EFFORTS: readonly Effort[] = ['off', 'low', 'high', 'max']
@@ -11,7 +13,12 @@ const ALL = ['tui', 'acp', 'rpc', 'web', 'print'] as const
 /** `/model [id]`: one wording on every surface; a retired id or a typo is refused before anything changes. */
 export const modelCommand: BuiltinCommand = {
   name: 'model',
-  argument: { hint: '[id]' },
+  argument: {
+    hint: '[id]',
+    picks: ({ cwd }) => modelIdsFor(cwd, reinHome()),
+    describe: (id) => modelSummary(id),
+    then: 'effort',
+  },
   help: 'Show or switch the model',
   surfaces: ALL,
   run(ctx, arg) {
@@ -26,9 +33,16 @@ export const modelCommand: BuiltinCommand = {
   },
 }
 
+/** A model's window and off-peak prices (USD per 1M tokens), for a picker row: `1,048,565 tokens · $0.15 in, $0.60 out`. */
+function modelSummary(id: string): string {
+  const info = modelInfo(id)
+  const alias = info.aliasOf ? ` · same as ${info.aliasOf}` : ''
+  return `${grouped(info.contextWindow)} tokens · $${info.prices.cacheMiss.toFixed(2)} in, $${info.prices.output.toFixed(2)} out per 1M${alias}`
+}
+
 export const effortCommand: BuiltinCommand = {
   name: 'effort',
-  argument: { hint: `[${EFFORTS.join('|')}]`, choices: () => EFFORTS },
+  argument: { hint: `[${EFFORTS.join('|')}]`, choices: () => EFFORTS, picks: true },
   help: 'Show or set how hard the model thinks',
   surfaces: ALL,
   run(ctx, arg) {

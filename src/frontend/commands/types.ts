@@ -32,6 +32,8 @@ export interface ListedSession {
   updatedAt: number
   turns: number
   bytes: number
+  /** For a fork: the title (or short id) of the session it was forked from. */
+  forkOf?: string
 }
 
 /**
@@ -57,6 +59,9 @@ export interface CommandHost {
   report?(kind: 'cost' | 'context' | 'hooks' | 'markdown'): string
   /** The context window of a model, in tokens, as settings and the catalog give it. */
   contextWindow?(model: string): number
+  /** The surface's colour theme (`/theme`): the one in use, and switching it. */
+  theme?(): { name: string; setting: string }
+  setTheme?(setting: string): void
 }
 
 /** How a reply is shown: a notice line (`say`), or a titled block (`show`). */
@@ -83,6 +88,15 @@ export interface CommandArgument {
   hint: string
   /** The values completion may offer, when the argument is one of a fixed set. */
   choices?(ctx: { cwd: string }): readonly string[]
+  /**
+   * Run with no argument where the surface can pick (the terminal UI), the command offers these in a picker: `true`
+   * for `choices`, or its own list (values that completion and other surfaces' hints need not list).
+   */
+  picks?: true | ((ctx: { cwd: string }) => readonly string[])
+  /** A picker row's detail for one choice (a model's window and price). */
+  describe?(value: string, ctx: { cwd: string }): string | undefined
+  /** The command whose picker opens after a pick (`/model`, then `/effort`). */
+  then?: string
 }
 
 /** One built-in command. */

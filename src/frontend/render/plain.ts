@@ -9,9 +9,18 @@ const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g
 /* eslint-enable no-control-regex */
 
+/**
+ * `text` with every control character but tab and newline — C0, DEL, C1 — and every bidirectional override replaced
+ * by what `shown` makes of it. The one rule of what may not reach a screen raw; `plainText` shows each as `�`, the
+ * terminal UI's `printable` as its visible picture.
+ */
+export function replaceControls(text: string, shown: (char: string) => string): string {
+  return text.replace(CONTROLS, shown)
+}
+
 /** Text with its lines kept, with no escape sequence or control character left (a lone control shows as `�`). */
 export function plainText(text: string): string {
-  return text.replace(ESCAPES, '').replace(/\r\n/g, '\n').replace(CONTROLS, '\uFFFD')
+  return replaceControls(text.replace(ESCAPES, '').replace(/\r\n/g, '\n'), () => '\uFFFD')
 }
 
 /** One line: the first line of the plain text, ` …` when more followed, cut to `max` characters with `…`. */

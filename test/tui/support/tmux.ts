@@ -83,6 +83,11 @@ export class Terminal {
     this.tmux(['paste-buffer', '-p', '-d', '-b', 'rein-test', '-t', this.name])
   }
 
+  /** Appends every byte the program writes to the terminal from now on to `file` (tmux `pipe-pane`). */
+  captureOutput(file: string): void {
+    this.tmux(['pipe-pane', '-o', '-t', this.name, `cat >> ${shellQuote(file)}`])
+  }
+
   /** Resizes the terminal, as a user dragging the window's edge does. */
   resize(columns: number, rows: number): void {
     this.tmux(['resize-window', '-t', this.name, '-x', String(columns), '-y', String(rows)])
