@@ -113,8 +113,9 @@ export function useBrowser(): BrowserTests {
 
 /** Starts a session from the page and waits for its prompt; its id. */
 export async function newSession(page: Page): Promise<string> {
+  const before = page.url()
   await page.getByRole('button', { name: 'New session' }).first().click()
-  await page.waitForURL(/#\/s\/[0-9a-f-]+$/)
+  await page.waitForURL((url) => url.href !== before && /#\/s\/[0-9a-f-]+$/.test(url.hash))
   await page.locator('#prompt').waitFor()
   return /#\/s\/([0-9a-f-]+)$/.exec(page.url())?.[1] as string
 }

@@ -6,7 +6,7 @@ import type { SessionRow } from './types'
  * A row's title: its own (the first prompt, or a `session/title`), else for a fork with no prompt of its own (a
  * rewind to turn 1) "fork of" its parent's title, else the id's first characters.
  */
-function titleOf(r: SessionRow, titles: ReadonlyMap<string, string>): string {
+export function titleOf(r: SessionRow, titles: ReadonlyMap<string, string>): string {
   if (r.title) return r.title
   if (r.parent) return `fork of ${titles.get(r.parent.id) || r.parent.id.slice(0, 8)}`
   return r.id.slice(0, 8)
