@@ -53,6 +53,26 @@ describe('rein web for keyboard and assistive technology', () => {
     expect(await seriousViolations(page)).toEqual([])
   })
 
+  it('has no serious or critical axe violation in the dark theme either (colour contrast), nor with the palette open', async () => {
+    await t.start({
+      script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo hi' } }] }, { text: 'Done.\n\n```sh\necho hi\n```' }],
+    })
+    const page = await t.open({ bypassCSP: true, colorScheme: 'dark' })
+    expect(await seriousViolations(page)).toEqual([])
+    await page.getByRole('button', { name: 'New session' }).click()
+    await page.locator('#prompt').fill('Run it')
+    await page.locator('#prompt').press('Enter')
+    const ask = page.getByRole('alertdialog', { name: 'Permission for bash' })
+    await ask.waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+    await ask.getByRole('button', { name: 'Allow once' }).click()
+    await page.locator('.msg.assistant', { hasText: 'Done.' }).waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+    await page.keyboard.press('Control+k')
+    await page.getByRole('dialog', { name: 'Commands' }).getByRole('option').first().waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+  })
+
   it('puts focus in the prompt after New session and after a permission answer; Esc cancels; "/" goes to the prompt', async () => {
     await t.start({
       script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'while [ ! -f never ]; do sleep 0.05; done' } }] }],

@@ -34,10 +34,10 @@ async function sessionWithSteps(width: number, height: number): Promise<{ page: 
 describe('rein web at phone and desktop widths', () => {
   it('fits a 390 px phone: no page scrolls sideways, the sessions table fits, and the bars above the transcript stay compact', async () => {
     const { page, id } = await sessionWithSteps(390, 844)
+    await screenshot(page, 'phone-session')
     expect(await sideways(page)).toBe(0)
     const above = await page.evaluate(() => (document.querySelector('.virtual') as HTMLElement).getBoundingClientRect().top)
     expect(above).toBeLessThan(844 * 0.25)
-    await screenshot(page, 'phone-session')
 
     await page.goto(`${t.run.origin}/#/`)
     await page.locator('table.sessions tbody tr[data-session]').first().waitFor()
@@ -51,6 +51,19 @@ describe('rein web at phone and desktop widths', () => {
     expect(await sideways(page)).toBe(0)
     // The raw events fit; the ten columns of figures scroll inside their own box, not the page.
     expect(await overflowingTables(page)).not.toContain('Raw events')
+  })
+
+  it('opens the sidebar as a drawer on a phone, without sideways scroll, and closes it on choosing a session', async () => {
+    const { page, id } = await sessionWithSteps(390, 844)
+    const drawer = page.getByRole('navigation', { name: 'Sessions' })
+    expect(await drawer.isVisible()).toBe(false)
+    await page.getByRole('button', { name: 'Sessions', exact: true }).click()
+    await drawer.getByRole('link', { name: /What is here\?/ }).waitFor()
+    expect(await sideways(page)).toBe(0)
+    await screenshot(page, 'phone-drawer')
+    await drawer.getByRole('link', { name: /What is here\?/ }).click()
+    await expect.poll(() => drawer.isVisible()).toBe(false)
+    expect(page.url()).toContain(id)
   })
 
   it('fits the inspector at 1280 px: every table within the page, and choosing a step scrolls its request into view', async () => {
