@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { newSession, send, useBrowser } from './browser.js'
 import { raw, trusted } from './support.js'
 import { JsonlStore } from '../../src/store/jsonl-store.js'
+import { Session } from '../../src/session/session.js'
+import { sandbox } from '../support/cli.js'
 
 // Issue 34's features of the page itself: the sidebar and its live list, rename/archive/delete, tabs, the command
 // palette, copy buttons, the theme toggle, and the quieter transcript.
@@ -47,6 +49,24 @@ describe('the rein web sidebar, tabs, palette and copy buttons', () => {
     await expect.poll(() => item(page, 'Garden plan').count()).toBe(0)
     await expect(raw(run.origin, `/api/sessions/${id}`, { headers: trusted(run) }).then((r) => r.status)).resolves.toBe(404)
     await expect(new JsonlStore(run.box.home).location(id)).rejects.toThrow(/no session/)
+  })
+
+  it('groups the sidebar by project when the server shows every workspace (--all)', async () => {
+    const box = sandbox()
+    const other = sandbox()
+    const store = new JsonlStore(box.home)
+    for (const [cwd, text] of [[box.cwd, 'Here'], [other.root, 'Over there']]) {
+      const session = await Session.create(store, { cwd })
+      session.append('user/message', { id: 'u', content: [{ type: 'text', text }], source: { kind: 'user' } })
+      await session.close()
+    }
+    await t.start({ box, args: ['--all'] })
+    const page = await t.open()
+    const here = sidebar(page).getByRole('region', { name: 'Project project' })
+    await here.getByRole('link', { name: /Here/ }).waitFor()
+    const there = sidebar(page).getByRole('region', { name: `Project ${other.root.split('/').pop()}` })
+    await there.getByRole('link', { name: /Over there/ }).waitFor()
+    expect(await here.getByRole('link').count()).toBe(1)
   })
 
   it('keeps a tab per opened session across a reload, and closing a tab leaves its session running', async () => {

@@ -83,6 +83,7 @@ export function SessionTable({ rows }: { rows: readonly SessionRow[] }) {
             <tr key={r.id} data-session={r.id} aria-rowindex={start + i + 2}>
               <td class="title">
                 {r.parent && <span class="tag fork">fork</span>} <a href={`#/s/${r.id}`}>{titleOf(r, titles)}</a>
+                {r.archived && <span class="tag"> archived</span>}
               </td>
               <td class="muted wide">{r.cwd}</td>
               <td class="wide">{r.pending ? PENDING : r.model || '–'}</td>
