@@ -11,7 +11,7 @@ export class ListingChanges {
     this.timer = setTimeout(() => {
       this.timer = undefined
       for (const listener of this.listeners) listener()
-    }, DEBOUNCE_MS)
+    }, DEBOUNCE_MS).unref()
   }
 
   listen(listener: () => void): () => void {

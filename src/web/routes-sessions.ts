@@ -90,6 +90,8 @@ export function sessionListRoutes(app: Hono, ctx: WebContext, body: Body): void 
   app.get('/api/stream', (c) => {
     c.header('Cache-Control', 'no-store')
     return streamSSE(c, async (stream) => {
+      // Registered first: a page that leaves during the first check must still end this stream.
+      const aborted = new Promise<void>((resolve) => stream.onAbort(resolve))
       let sent = ''
       let checking: Promise<void> | undefined
       const check = (): Promise<void> =>
@@ -101,11 +103,11 @@ export function sessionListRoutes(app: Hono, ctx: WebContext, body: Body): void 
           })
           .finally(() => (checking = undefined)))
       const stop = ctx.changes.listen(() => void check().catch(() => stream.abort()))
-      const timer = setInterval(() => void check().catch(() => stream.abort()), LIST_CHECK_MS)
-      const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => stream.abort()), KEEPALIVE_MS)
+      const timer = setInterval(() => void check().catch(() => stream.abort()), LIST_CHECK_MS).unref()
+      const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => stream.abort()), KEEPALIVE_MS).unref()
       try {
         await check()
-        await new Promise<void>((resolve) => stream.onAbort(resolve))
+        await aborted
       } finally {
         stop()
         clearInterval(timer)
