@@ -1,14 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { listCommands, runCommand, type CatalogCommand } from './api'
-
-/** The catalog's commands whose name, an alias or help line matches `query` (a leading `/` ignored), names first. */
-export function matchingCommands(commands: readonly CatalogCommand[], query: string): CatalogCommand[] {
-  const q = query.replace(/^\//, '').trim().toLowerCase()
-  if (!q) return [...commands]
-  const named = commands.filter((c) => c.name.startsWith(q) || c.aliases.some((a) => a.startsWith(q)))
-  const helped = commands.filter((c) => !named.includes(c) && `${c.name} ${c.help}`.toLowerCase().includes(q))
-  return [...named, ...helped]
-}
+import { matchingCommands } from './command-match'
 
 /** The commands of one session, asked of the server once (`GET /api/sessions/:id/commands`). */
 export function useCommands(sessionId: string, wanted: boolean): CatalogCommand[] | undefined {
