@@ -9,6 +9,7 @@ import { RewindPanel, type RewindReply } from './RewindPanel'
 import { AskView } from './AskView'
 import { CommandPalette, useCommands } from './CommandPalette'
 import { Icon } from './icons'
+import { markSessionShown } from './listing'
 
 interface Meta {
   id: string
@@ -73,6 +74,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
       events.current = page.events
       first.current = page.start
       rebuild()
+      markSessionShown()
       source = new EventSource(`/api/sessions/${id}/stream?from=${page.start + page.events.length}`)
       source.onmessage = (message) => {
         const data = JSON.parse(message.data as string) as StreamMessage
@@ -97,7 +99,10 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
           setAsks((list) => list.filter((a) => a.id !== data.id))
         }
       }
-    })().catch((e: Error) => setError(e.message))
+    })().catch((e: Error) => {
+      setError(e.message)
+      markSessionShown()
+    })
     return () => {
       stopped = true
       source?.close()

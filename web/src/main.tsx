@@ -53,7 +53,7 @@ function App() {
 
 /** The signed-in page: the header, the sidebar of sessions (a drawer on a phone), the tabs and the page itself. */
 function Frame({ info, where }: { info: Info; where: Route }) {
-  const listing = useListing()
+  const listing = useListing(where.page === 'session')
   const [drawer, setDrawer] = useState(false)
   const [theme, setTheme] = useState<Theme>(savedTheme)
   const current = where.page === 'list' ? undefined : where.id
