@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { fdatasyncSync, writeSync } from 'node:fs'
-import { mkdir, open, readdir, stat, truncate, type FileHandle } from 'node:fs/promises'
+import { mkdir, open, readdir, rm, stat, truncate, type FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { SessionHeader } from '../session/events.js'
 import { damagedLine, SessionError } from './errors.js'
@@ -116,6 +116,21 @@ export class JsonlStore implements SessionStore {
       return fileLeaseIsHeld(lock, staleMs())
     } catch (error) {
       throw fileError(error, lock, 'read')
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    const path = await this.find(id)
+    const lease = this.takeLease(path, id)
+    try {
+      await rm(`${path}.resume`, { force: true })
+      await rm(path)
+      this.paths.delete(id)
+      syncDirectory(dirname(path))
+    } catch (error) {
+      throw fileError(error, path, 'remove')
+    } finally {
+      await lease.release()
     }
   }
 

@@ -26,6 +26,13 @@ export class MemoryStore implements SessionStore {
     return this.writer(header.id, lease)
   }
 
+  async remove(id: string): Promise<void> {
+    this.get(id)
+    const lease = await this.lease(id)
+    this.lines.delete(id)
+    await lease.release()
+  }
+
   async read(id: string, sink: RecordSink): Promise<ReadEnd> {
     const lines = this.get(id)
     let records = 0

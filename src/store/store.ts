@@ -95,6 +95,12 @@ export interface SessionStore {
    */
   isLeased?(id: string): Promise<boolean>
   /**
+   * Optional: deletes a stored session and what the store keeps beside it (its resume sidecar). Takes the writer
+   * lease first, so a session another process is writing is refused (a SessionError `busy`); a fork keeps its own
+   * copy of everything it took from the removed session.
+   */
+  remove?(id: string): Promise<void>
+  /**
    * Optional: resume sidecars (src/session/sidecar.ts). A store without them resumes by reading the whole log; one
    * with them lets a resume read the sidecar and only the log's tail.
    */

@@ -52,6 +52,8 @@ export interface SessionRow {
   cacheHitShare?: number
   /** Model, cost, cache-hit share and a logged state are not computed yet (a cold listing of many sessions). */
   pending?: true
+  /** Hidden from the page's default list (`POST /api/sessions/:id/archive`). */
+  archived?: true
 }
 
 /**

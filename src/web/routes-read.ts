@@ -18,10 +18,9 @@ export function readRoutes(app: Hono, ctx: WebContext): void {
     c.json({ root: ctx.root, all: ctx.all, models: KNOWN_MODEL_IDS, efforts: EFFORTS, modes: PERMISSION_MODES }),
   )
 
-  // The page re-asks every few seconds: an unchanged listing answers 304 with no body (its ETag is the body's hash).
+  // The page re-asks when the list stream names a new ETag, and on reload: an unchanged listing answers 304 with no body.
   app.get('/api/sessions', async (c) => {
-    const body = JSON.stringify({ sessions: await ctx.listing() })
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+    const { body, etag } = await listingEntity(ctx)
     c.header('ETag', etag)
     if (sameEntity(c.req.header('if-none-match'), etag)) return c.body(null, 304)
     c.header('Content-Type', 'application/json')
@@ -84,6 +83,12 @@ export function readRoutes(app: Hono, ctx: WebContext): void {
   })
 
   stepDiffRoute(app, ctx)
+}
+
+/** The listing's JSON and its ETag (a hash of the JSON), as `GET /api/sessions` answers and the list stream names. */
+export async function listingEntity(ctx: WebContext): Promise<{ body: string; etag: string }> {
+  const body = JSON.stringify({ sessions: await ctx.listing() })
+  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` }
 }
 
 /**

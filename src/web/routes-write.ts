@@ -10,6 +10,7 @@ import type { WebContext } from './web-context.js'
 import { rewindRoutes } from './routes-rewind.js'
 import { commandRoutes } from './routes-commands.js'
 import { modelRefusal } from '../frontend/commands/model-check.js'
+import { sessionListRoutes } from './routes-sessions.js'
 
 const text = z.string().min(1, 'is empty').max(1_000_000, 'is over a million characters')
 const schemas = {
@@ -55,6 +56,7 @@ export function writeRoutes(app: Hono, ctx: WebContext): void {
   app.post('/api/sessions', async (c) => {
     const { cwd } = await body(c, schemas.start)
     const session = await ctx.host.start(sessionDirectory(ctx.root, cwd, ctx.home))
+    ctx.changes.nudge()
     return c.json({ id: session.id }, 201)
   })
 
@@ -121,11 +123,13 @@ export function writeRoutes(app: Hono, ctx: WebContext): void {
     if (seq !== undefined && at === undefined) throw new WebError(409, 'That message is in the turn still running; fork once it ends, or cancel it.')
     const fork = await forkSession(ctx.store, id, at)
     await fork.close()
+    ctx.changes.nudge()
     return c.json({ id: fork.id, parent: id, seq: at ?? null }, 201)
   })
 
   rewindRoutes(app, ctx, live, body)
   commandRoutes(app, ctx, live, body)
+  sessionListRoutes(app, ctx, body)
 }
 
 /**

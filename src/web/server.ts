@@ -104,6 +104,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     price,
   )
 
+  // Whatever a held session commits may change its row (state, turns, title): the list streams re-check.
+  sessions.onOpen((live) =>
+    live.watch((message) => {
+      if (message.kind === 'state' || (message.kind === 'live' && message.live.type === 'event')) ctx.changes.nudge()
+    }),
+  )
   let port = options.port ?? 3080
   const app = new Hono()
   app.use('*', securityHeaders())

@@ -12,6 +12,7 @@ export type AgentDefaults = Omit<OpenAgentOptions, 'cwd' | 'resume' | 'continueL
  */
 export class SessionHost {
   private readonly held = new HeldSessions<LiveSession>((s) => s.opened.agent.interrupt())
+  private readonly opening = new Set<(session: LiveSession) => void>()
 
   constructor(
     private readonly defaults: AgentDefaults,
@@ -23,14 +24,29 @@ export class SessionHost {
     return this.held.get(id)
   }
 
+  /** Calls `listener` with every session this server opens from now on (the listing's change nudges). */
+  onOpen(listener: (session: LiveSession) => void): void {
+    this.opening.add(listener)
+  }
+
+  /** Stops holding an idle session and releases its lease (before it is deleted); false when it was not held. */
+  release(id: string): Promise<boolean> {
+    return this.held.release(id, 'other')
+  }
+
+  private opened(session: LiveSession): LiveSession {
+    for (const listener of this.opening) listener(session)
+    return session
+  }
+
   /** A new session in `cwd` (already checked by `sessionDirectory`). */
   async start(cwd: string): Promise<LiveSession> {
-    return this.held.keep(new LiveSession(await this.open({ ...this.defaults, cwd }), this.home))
+    return this.held.keep(this.opened(new LiveSession(await this.open({ ...this.defaults, cwd }), this.home)))
   }
 
   /** The live session `id`, resuming it in its own directory when this server does not hold it yet. */
   resume(id: string, cwd: string): Promise<LiveSession> {
-    return this.held.resume(id, async () => new LiveSession(await this.open({ ...this.defaults, cwd, resume: id }), this.home))
+    return this.held.resume(id, async () => this.opened(new LiveSession(await this.open({ ...this.defaults, cwd, resume: id }), this.home)))
   }
 
   /** Ends every running turn as a signal would, then flushes and releases every session. */

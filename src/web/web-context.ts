@@ -10,12 +10,18 @@ import type { SessionReader } from './session-reader.js'
 import type { SessionRow, ShownState } from './api-types.js'
 import { agentToolLookup, toolLookup } from '../frontend/render/index.js'
 import { EventShower } from './shown-events.js'
+import { ArchivedSessions } from './archived.js'
+import { ListingChanges } from './listing-changes.js'
 
 const ID = /^[A-Za-z0-9-]{1,128}$/
 
 /** What the routes share: where sessions live, which of them this server may show, and the parts that read them. */
 export class WebContext {
   private readonly figures: ListingFigures
+  /** The sessions the page's list hides unless asked (`$REIN_HOME/web/archived.json`). */
+  readonly archived: ArchivedSessions
+  /** Nudged whenever the listing may have changed; the list streams listen. */
+  readonly changes = new ListingChanges()
 
   constructor(
     readonly root: string,
@@ -30,6 +36,7 @@ export class WebContext {
     readonly price: Pricing,
   ) {
     this.figures = new ListingFigures(store, price)
+    this.archived = new ArchivedSessions(home)
   }
 
   /**
@@ -108,6 +115,7 @@ export class WebContext {
         cost: f.cost,
         ...(f.cacheHitShare !== undefined ? { cacheHitShare: f.cacheHitShare } : {}),
         ...(known.pending ? { pending: true as const } : {}),
+        ...(this.archived.has(s.id) ? { archived: true as const } : {}),
       })
     }
     return rows

@@ -1,39 +1,11 @@
 import { createRequire } from 'node:module'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser } from './browser.js'
-import { startWeb, type WebRun } from './support.js'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { useBrowser } from './browser.js'
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 
-let browser: Browser
-let context: BrowserContext | undefined
-let run: WebRun | undefined
-
-beforeAll(async () => {
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  await context?.close()
-  context = undefined
-  await run?.stop()
-  run = undefined
-})
-
-/**
- * A profile on the page. `bypassCSP` only so the test can inject axe-core: the page's own CSP forbids injected
- * scripts, which is the point of it.
- */
-async function openPage(r: WebRun, width = 1200): Promise<Page> {
-  context = await browser.newContext({ viewport: { width, height: 800 }, bypassCSP: true })
-  const page = await context.newPage()
-  await page.goto(r.address)
-  await page.getByRole('button', { name: 'New session' }).waitFor()
-  return page
-}
+const t = useBrowser()
 
 interface Violation {
   id: string
@@ -60,10 +32,10 @@ const focusedId = (page: Page): Promise<string> => page.evaluate(() => document.
 
 describe('rein web for keyboard and assistive technology', () => {
   it('has no serious or critical axe violation on the session list and on a session with a reply, a tool and an ask', async () => {
-    run = await startWeb({
+    await t.start({
       script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo hi' } }] }, { text: 'Done. **Bold** and `code`.' }],
     })
-    const page = await openPage(run)
+    const page = await t.open({ bypassCSP: true })
     expect(await page.locator('h1').count()).toBe(1)
     expect(await seriousViolations(page)).toEqual([])
     await page.getByRole('button', { name: 'New session' }).click()
@@ -81,11 +53,31 @@ describe('rein web for keyboard and assistive technology', () => {
     expect(await seriousViolations(page)).toEqual([])
   })
 
+  it('has no serious or critical axe violation in the dark theme either (colour contrast), nor with the palette open', async () => {
+    await t.start({
+      script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo hi' } }] }, { text: 'Done.\n\n```sh\necho hi\n```' }],
+    })
+    const page = await t.open({ bypassCSP: true, colorScheme: 'dark' })
+    expect(await seriousViolations(page)).toEqual([])
+    await page.getByRole('button', { name: 'New session' }).click()
+    await page.locator('#prompt').fill('Run it')
+    await page.locator('#prompt').press('Enter')
+    const ask = page.getByRole('alertdialog', { name: 'Permission for bash' })
+    await ask.waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+    await ask.getByRole('button', { name: 'Allow once' }).click()
+    await page.locator('.msg.assistant', { hasText: 'Done.' }).waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+    await page.keyboard.press('Control+k')
+    await page.getByRole('dialog', { name: 'Commands' }).getByRole('option').first().waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+  })
+
   it('puts focus in the prompt after New session and after a permission answer; Esc cancels; "/" goes to the prompt', async () => {
-    run = await startWeb({
+    await t.start({
       script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'while [ ! -f never ]; do sleep 0.05; done' } }] }],
     })
-    const page = await openPage(run)
+    const page = await t.open({ bypassCSP: true })
     await page.getByRole('button', { name: 'New session' }).click()
     await page.locator('#prompt').waitFor()
     await expect.poll(() => focusedId(page)).toBe('prompt')

@@ -1,34 +1,15 @@
-import type { Browser, BrowserContext } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser } from './browser.js'
-import { raw, startWeb, type WebRun } from './support.js'
+import { describe, expect, it } from 'vitest'
+import { useBrowser } from './browser.js'
+import { raw } from './support.js'
 
-let browser: Browser
-let context: BrowserContext | undefined
-const runs: WebRun[] = []
-
-beforeAll(async () => {
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  await context?.close()
-  context = undefined
-  for (const run of runs.splice(0)) await run.stop()
-})
+const t = useBrowser()
 
 describe('signing in to rein web', () => {
   it('keeps two servers on different ports signed in side by side in one browser profile', async () => {
-    const a = await startWeb()
-    runs.push(a)
-    const b = await startWeb()
-    runs.push(b)
-    context = await browser.newContext()
-    const pageA = await context.newPage()
-    await pageA.goto(a.address)
-    await pageA.getByRole('button', { name: 'New session' }).waitFor()
+    const a = await t.start()
+    const b = await t.start()
+    const pageA = await t.open({ run: a })
+    const context = t.context
     const pageB = await context.newPage()
     await pageB.goto(b.address)
     await pageB.getByRole('button', { name: 'New session' }).waitFor()
@@ -46,10 +27,8 @@ describe('signing in to rein web', () => {
   })
 
   it('signs a signed-out tab in when the printed address is pasted into it (only the fragment changes)', async () => {
-    const run = await startWeb()
-    runs.push(run)
-    context = await browser.newContext()
-    const page = await context.newPage()
+    const run = await t.start()
+    const page = await t.open({ signIn: false })
     await page.goto(run.origin)
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/lacks the rein web token/)
     await page.goto(run.address)
@@ -59,10 +38,8 @@ describe('signing in to rein web', () => {
   })
 
   it('stays signed out when a wrong token is pasted, saying so in one sentence', async () => {
-    const run = await startWeb()
-    runs.push(run)
-    context = await browser.newContext()
-    const page = await context.newPage()
+    const run = await t.start()
+    const page = await t.open({ signIn: false })
     await page.goto(run.origin)
     await page.getByRole('alert').waitFor()
     await page.goto(`${run.origin}/#token=${'0'.repeat(64)}`)

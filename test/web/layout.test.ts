@@ -1,24 +1,9 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, screenshot } from './browser.js'
-import { startWeb, type WebRun } from './support.js'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { newSession, screenshot, send, useBrowser } from './browser.js'
 
-let browser: Browser
-let context: BrowserContext | undefined
-let run: WebRun | undefined
 
-beforeAll(async () => {
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  await context?.close()
-  context = undefined
-  await run?.stop()
-  run = undefined
-})
+const t = useBrowser()
 
 /** How far the page scrolls sideways (0: it fits the viewport's width). */
 const sideways = (page: Page): Promise<number> => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
@@ -35,18 +20,13 @@ const overflowingTables = (page: Page): Promise<string[]> =>
   )
 
 async function sessionWithSteps(width: number, height: number): Promise<{ page: Page; id: string }> {
-  run = await startWeb({
+  await t.start({
     args: ['--permission-mode', 'bypass'],
     script: [{ toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }, { text: 'Listed the folder, which is empty.' }],
   })
-  context = await browser.newContext({ viewport: { width, height } })
-  const page = await context.newPage()
-  await page.goto(run.address)
-  await page.getByRole('button', { name: 'New session' }).click()
-  await page.waitForURL(/#\/s\/[0-9a-f-]+$/)
-  const id = /#\/s\/([0-9a-f-]+)$/.exec(page.url())?.[1] as string
-  await page.locator('#prompt').fill('What is here?')
-  await page.locator('#prompt').press('Enter')
+  const page = await t.open({ width, height })
+  const id = await newSession(page)
+  await send(page, 'What is here?')
   await page.locator('.msg.assistant', { hasText: 'Listed the folder' }).waitFor()
   return { page, id }
 }
@@ -54,18 +34,18 @@ async function sessionWithSteps(width: number, height: number): Promise<{ page: 
 describe('rein web at phone and desktop widths', () => {
   it('fits a 390 px phone: no page scrolls sideways, the sessions table fits, and the bars above the transcript stay compact', async () => {
     const { page, id } = await sessionWithSteps(390, 844)
+    await screenshot(page, 'phone-session')
     expect(await sideways(page)).toBe(0)
     const above = await page.evaluate(() => (document.querySelector('.virtual') as HTMLElement).getBoundingClientRect().top)
     expect(above).toBeLessThan(844 * 0.25)
-    await screenshot(page, 'phone-session')
 
-    await page.goto(`${run?.origin}/#/`)
+    await page.goto(`${t.run.origin}/#/`)
     await page.locator('table.sessions tbody tr[data-session]').first().waitFor()
     expect(await sideways(page)).toBe(0)
     expect(await overflowingTables(page)).toEqual([])
     await screenshot(page, 'phone-sessions')
 
-    await page.goto(`${run?.origin}/#/s/${id}/inspect`)
+    await page.goto(`${t.run.origin}/#/s/${id}/inspect`)
     await page.locator('table.raw tbody tr').first().waitFor()
     await page.locator('table.steps tbody tr').first().waitFor()
     expect(await sideways(page)).toBe(0)
@@ -73,9 +53,22 @@ describe('rein web at phone and desktop widths', () => {
     expect(await overflowingTables(page)).not.toContain('Raw events')
   })
 
+  it('opens the sidebar as a drawer on a phone, without sideways scroll, and closes it on choosing a session', async () => {
+    const { page, id } = await sessionWithSteps(390, 844)
+    const drawer = page.getByRole('navigation', { name: 'Sessions' })
+    expect(await drawer.isVisible()).toBe(false)
+    await page.getByRole('button', { name: 'Sessions', exact: true }).click()
+    await drawer.getByRole('link', { name: /What is here\?/ }).waitFor()
+    expect(await sideways(page)).toBe(0)
+    await screenshot(page, 'phone-drawer')
+    await drawer.getByRole('link', { name: /What is here\?/ }).click()
+    await expect.poll(() => drawer.isVisible()).toBe(false)
+    expect(page.url()).toContain(id)
+  })
+
   it('fits the inspector at 1280 px: every table within the page, and choosing a step scrolls its request into view', async () => {
     const { page, id } = await sessionWithSteps(1280, 800)
-    await page.goto(`${run?.origin}/#/s/${id}/inspect`)
+    await page.goto(`${t.run.origin}/#/s/${id}/inspect`)
     await page.locator('table.raw tbody tr').first().waitFor()
     const rows = page.locator('table.steps tbody tr')
     await rows.nth(1).waitFor()

@@ -1,28 +1,13 @@
-import type { Browser, BrowserContext } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Session } from '../../src/session/session.js'
 import { JsonlStore } from '../../src/store/jsonl-store.js'
 import { INLINE_FIGURES } from '../../src/web/listing-figures.js'
 import { sandbox } from '../support/cli.js'
-import { launchBrowser } from './browser.js'
-import { raw, startWeb, type WebRun } from './support.js'
+import { useBrowser } from './browser.js'
+import { raw, type WebRun } from './support.js'
 
-let browser: Browser | undefined
-let context: BrowserContext | undefined
-let run: WebRun | undefined
 
-beforeAll(async () => {
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  await context?.close()
-  context = undefined
-  await run?.stop()
-  run = undefined
-})
+const t = useBrowser()
 
 interface Row {
   id: string
@@ -50,7 +35,7 @@ const listing = (r: WebRun, headers: Record<string, string> = {}) =>
 describe('the sessions listing of rein web', () => {
   it('answers a cold listing of many sessions at once: the newest rows have their figures, the rest follow as pending', async () => {
     const count = INLINE_FIGURES + 30
-    run = await startWeb({ box: await boxWithSessions(count) })
+    const run = await t.start({ box: await boxWithSessions(count) })
     const first = listing(run).then((r) => r.json().sessions as Row[])
     const rows = await first
     expect(rows).toHaveLength(count)
@@ -69,7 +54,7 @@ describe('the sessions listing of rein web', () => {
   })
 
   it('revalidates: the same listing with its ETag is a bodiless 304, a changed listing or a stale ETag is a 200', async () => {
-    run = await startWeb({ box: await boxWithSessions(2) })
+    const run = await t.start({ box: await boxWithSessions(2) })
     const first = await listing(run)
     const etag = String(first.headers.etag)
     expect(etag).toMatch(/^"[\w-]+"$/)
@@ -95,10 +80,8 @@ describe('the sessions listing of rein web', () => {
 
   it('puts only the rows near the view in the page, and scrolling brings the oldest session in', async () => {
     const count = 600
-    run = await startWeb({ box: await boxWithSessions(count) })
-    context = await (browser as Browser).newContext({ viewport: { width: 1200, height: 800 } })
-    const page = await context.newPage()
-    await page.goto(run.address)
+    const run = await t.start({ box: await boxWithSessions(count) })
+    const page = await t.open()
     const order = ((await listing(run)).json().sessions as Row[]).map((r) => r.id)
     const rows = page.locator('table.sessions tbody tr[data-session]')
     await rows.first().waitFor()
@@ -115,10 +98,8 @@ describe('the sessions listing of rein web', () => {
   })
 
   it('marks forks as forks, in the list and on their page, and shows the logged settings of a fork nothing opened yet', async () => {
-    run = await startWeb({ script: [{ text: 'One.' }] })
-    context = await (browser as Browser).newContext({ viewport: { width: 1200, height: 800 } })
-    const page = await context.newPage()
-    await page.goto(run.address)
+    const run = await t.start({ script: [{ text: 'One.' }] })
+    const page = await t.open()
     await page.getByRole('button', { name: 'New session' }).click()
     await page.waitForURL(/#\/s\/[0-9a-f-]+$/)
     const parent = /#\/s\/([0-9a-f-]+)$/.exec(page.url())?.[1] as string

@@ -1,53 +1,16 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { lastUserText } from '../support/mock-model.js'
-import { launchBrowser, screenshot } from './browser.js'
-import { startWeb, type WebRun } from './support.js'
+import { newSession, screenshot, send, useBrowser } from './browser.js'
+import type { WebRun } from './support.js'
 import { sandbox } from '../support/cli.js'
 import { Session } from '../../src/session/session.js'
 import { JsonlStore } from '../../src/store/jsonl-store.js'
 // The benchmarks' deterministic session generator (plain JavaScript).
 import { appendRealisticTurn, random } from '../../bench/session-fixture.mjs'
 
-let browser: Browser
-let run: WebRun | undefined
-let context: BrowserContext | undefined
-
-beforeAll(async () => {
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  await context?.close()
-  context = undefined
-  await run?.stop()
-  run = undefined
-})
-
-/** A fresh browser profile on the page, past the token exchange. */
-async function openPage(r: WebRun): Promise<Page> {
-  context = await browser.newContext({ viewport: { width: 1200, height: 800 } })
-  const page = await context.newPage()
-  await page.goto(r.address)
-  await page.getByRole('button', { name: 'New session' }).waitFor()
-  return page
-}
-
-async function newSession(page: Page): Promise<string> {
-  await page.getByRole('button', { name: 'New session' }).click()
-  await page.waitForURL(/#\/s\/[0-9a-f-]+$/)
-  await page.locator('#prompt').waitFor()
-  return /#\/s\/([0-9a-f-]+)$/.exec(page.url())?.[1] as string
-}
-
-async function send(page: Page, text: string): Promise<void> {
-  await page.locator('#prompt').fill(text)
-  await page.locator('#prompt').press('Enter')
-}
+const t = useBrowser()
 
 interface LoggedEvent {
   seq: number
@@ -77,8 +40,8 @@ const isText = (m: ChatMessage, text: string): boolean =>
 describe('rein web in a browser', () => {
   it('takes the token from the address, drops it from the address bar, and streams a reply to a prompt', async () => {
     const reply = 'Hello from the mock model. This reply arrives a few characters at a time so the page shows it growing.'
-    run = await startWeb({ script: [{ text: reply, chunkSize: 4, chunkDelayMs: 25 }] })
-    const page = await openPage(run)
+    const run = await t.start({ script: [{ text: reply, chunkSize: 4, chunkDelayMs: 25 }] })
+    const page = await t.open()
     expect(page.url()).not.toContain('token')
     await newSession(page)
     await send(page, 'Say hello')
@@ -98,8 +61,8 @@ describe('rein web in a browser', () => {
 
   it('renders the reply as Markdown while it streams, and the committed message keeps the same markup', async () => {
     const reply = '## Plan\n\nFirst a **bold** step.\n\n- one\n- two\n\nAnd a closing paragraph that takes a while to arrive in small pieces.'
-    run = await startWeb({ script: [{ text: reply, chunkSize: 3, chunkDelayMs: 40 }] })
-    const page = await openPage(run)
+    await t.start({ script: [{ text: reply, chunkSize: 3, chunkDelayMs: 40 }] })
+    const page = await t.open()
     await newSession(page)
     await send(page, 'Plan it')
     const streaming = page.locator('.msg.assistant.streaming')
@@ -111,19 +74,18 @@ describe('rein web in a browser', () => {
   })
 
   it('shows a sentence, and no sessions, to a browser that never had the token', async () => {
-    run = await startWeb()
-    context = await browser.newContext()
-    const page = await context.newPage()
+    const run = await t.start()
+    const page = await t.open({ signIn: false })
     await page.goto(run.origin)
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/lacks the rein web token/)
   })
 
   it('answers a permission request inline, and Enter during the slow tool steers: the mock gets the text verbatim as the next user message', async () => {
     const steer = 'Use the short path instead.'
-    run = await startWeb({
+    const run = await t.start({
       script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'while [ ! -f go ]; do sleep 0.05; done; echo released' } }] }, { text: 'Adjusted.' }],
     })
-    const page = await openPage(run)
+    const page = await t.open()
     const id = await newSession(page)
     await send(page, 'Run the slow job')
     const ask = page.getByRole('alertdialog', { name: 'Permission for bash' })
@@ -153,7 +115,7 @@ describe('rein web in a browser', () => {
   })
 
   it('asks for a write with its diff, computed before approval, and titles the tool card from the tool, not its JSON', async () => {
-    run = await startWeb({
+    const run = await t.start({
       script: [
         { toolCalls: [{ name: 'read', arguments: { file_path: 'notes.txt' } }] },
         { toolCalls: [{ name: 'write', arguments: { file_path: 'notes.txt', content: 'first line\n' } }] },
@@ -161,7 +123,7 @@ describe('rein web in a browser', () => {
       ],
     })
     writeFileSync(join(run.box.cwd, 'notes.txt'), 'old line\n')
-    const page = await openPage(run)
+    const page = await t.open()
     await newSession(page)
     await send(page, 'Write the notes')
     const ask = page.getByRole('alertdialog', { name: 'Permission for write' })
@@ -179,14 +141,14 @@ describe('rein web in a browser', () => {
   })
 
   it('allows always from the page: the suggested rule is saved and the same call no longer asks', async () => {
-    run = await startWeb({
+    const run = await t.start({
       script: [
         { toolCalls: [{ name: 'bash', arguments: { command: 'echo one' } }] },
         { toolCalls: [{ name: 'bash', arguments: { command: 'echo one' } }] },
         { text: 'Both ran.' },
       ],
     })
-    const page = await openPage(run)
+    const page = await t.open()
     await newSession(page)
     await send(page, 'Echo twice')
     const ask = page.getByRole('alertdialog', { name: 'Permission for bash' })
@@ -199,11 +161,11 @@ describe('rein web in a browser', () => {
   })
 
   it('queues a follow-up while a tool runs, cancels the turn, and then runs the follow-up as its own turn', async () => {
-    run = await startWeb({
+    const run = await t.start({
       args: ['--permission-mode', 'bypass'],
       script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'while [ ! -f never ]; do sleep 0.05; done' } }] }, { text: 'Follow-up answered.' }],
     })
-    const page = await openPage(run)
+    const page = await t.open()
     const id = await newSession(page)
     await send(page, 'Start the long job')
     await page.locator('.tool', { hasText: 'running…' }).waitFor()
@@ -228,8 +190,8 @@ describe('rein web in a browser', () => {
   })
 
   it('compacts from the page and shows the summary marked as such', async () => {
-    run = await startWeb({ script: [{ text: 'One.' }, { text: 'Two.' }, { text: 'The user asked two things; both were answered.' }] })
-    const page = await openPage(run)
+    const run = await t.start({ script: [{ text: 'One.' }, { text: 'Two.' }, { text: 'The user asked two things; both were answered.' }] })
+    const page = await t.open()
     const id = await newSession(page)
     await send(page, 'First prompt')
     await page.locator('.msg.assistant', { hasText: 'One.' }).waitFor()
@@ -247,11 +209,11 @@ describe('rein web in a browser', () => {
   })
 
   it('shows each step of the inspector with its digest check and the figures the log holds', async () => {
-    run = await startWeb({
+    const run = await t.start({
       args: ['--permission-mode', 'bypass'],
       script: [{ toolCalls: [{ name: 'ls', arguments: { path: '.' } }] }, { text: 'Listed.', reasoning: 'The folder is empty.' }],
     })
-    const page = await openPage(run)
+    const page = await t.open()
     const id = await newSession(page)
     await send(page, 'What is here?')
     await page.locator('.msg.assistant', { hasText: 'Listed.' }).waitFor()
@@ -299,10 +261,10 @@ describe('rein web in a browser', () => {
   })
 
   it('keeps two pages on one session in step, and switches mode, model and effort for the next request', async () => {
-    run = await startWeb({ script: [{ text: 'First answer.' }, { text: 'Second answer.' }] })
-    const a = await openPage(run)
+    const run = await t.start({ script: [{ text: 'First answer.' }, { text: 'Second answer.' }] })
+    const a = await t.open()
     const id = await newSession(a)
-    const b = await (context as BrowserContext).newPage()
+    const b = await t.context.newPage()
     await b.goto(`${run.origin}/#/s/${id}`)
     await b.locator('#prompt').waitFor()
     await send(a, 'Question one')
@@ -324,8 +286,8 @@ describe('rein web in a browser', () => {
   })
 
   it('forks at a message into a new session and exports the conversation', async () => {
-    run = await startWeb({ script: [{ text: 'One.' }, { text: 'Two.' }] })
-    const page = await openPage(run)
+    const run = await t.start({ script: [{ text: 'One.' }, { text: 'Two.' }] })
+    const page = await t.open()
     const id = await newSession(page)
     await send(page, 'First prompt')
     await page.locator('.msg.assistant', { hasText: 'One.' }).waitFor()
@@ -347,8 +309,8 @@ describe('rein web in a browser', () => {
     const rand = random(7)
     for (let turn = 1; session.length < 3_000; turn++) appendRealisticTurn(session, turn, rand, 3)
     await session.close()
-    run = await startWeb({ box })
-    const page = await openPage(run)
+    const run = await t.start({ box })
+    const page = await t.open()
     await page.goto(`${run.origin}/#/s/${session.id}`)
     await page.locator('.msg.assistant').last().waitFor()
     const total = session.length

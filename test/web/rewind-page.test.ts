@@ -1,46 +1,22 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, screenshot } from './browser.js'
-import { startWeb, type WebRun } from './support.js'
+import { describe, expect, it } from 'vitest'
+import { screenshot, useBrowser } from './browser.js'
 import { sandbox } from '../support/cli.js'
 
-let browser: Browser
-let run: WebRun | undefined
-let context: BrowserContext | undefined
 
-beforeAll(async () => {
-  browser = await launchBrowser()
-})
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  await context?.close()
-  context = undefined
-  await run?.stop()
-  run = undefined
-})
-
-async function openPage(r: WebRun): Promise<Page> {
-  context = await browser.newContext({ viewport: { width: 1200, height: 800 } })
-  const page = await context.newPage()
-  await page.goto(r.address)
-  await page.getByRole('button', { name: 'New session' }).waitFor()
-  return page
-}
+const t = useBrowser()
 
 describe('rewind in the web UI', () => {
   it('shows what a step changed with its diff, rewinds to a turn after a dry run, lands in the fork, and undoes the rewind', async () => {
     const box = sandbox()
     writeFileSync(join(box.cwd, 'a.txt'), 'mine\n')
-    run = await startWeb({
+    await t.start({
       box,
       args: ['--permission-mode', 'bypass'],
       script: [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo agent > a.txt' } }] }, { text: 'Rewrote it.' }],
     })
-    const page = await openPage(run)
+    const page = await t.open()
     await page.getByRole('button', { name: 'New session' }).click()
     await page.waitForURL(/#\/s\/[0-9a-f-]+$/)
     const source = /#\/s\/([0-9a-f-]+)$/.exec(page.url())?.[1]
@@ -76,7 +52,7 @@ describe('rewind in the web UI', () => {
   it('keeps the rules "Allow always" saved when "Rewind to here" puts the workspace back (issue 34, item 3)', async () => {
     const box = sandbox()
     writeFileSync(join(box.cwd, 'a.txt'), 'mine\n')
-    run = await startWeb({
+    await t.start({
       box,
       script: [
         { toolCalls: [{ name: 'bash', arguments: { command: 'echo one' } }] },
@@ -84,7 +60,7 @@ describe('rewind in the web UI', () => {
         { text: 'Rewrote it.' },
       ],
     })
-    const page = await openPage(run)
+    const page = await t.open()
     await page.getByRole('button', { name: 'New session' }).click()
     await page.locator('#prompt').fill('rewrite a.txt')
     await page.locator('#prompt').press('Enter')

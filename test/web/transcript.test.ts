@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { TranscriptModel } from '../../web/src/transcript.js'
 import { markdownHtml, stableEnd, streamingMarkdownHtml } from '../../web/src/markdown.js'
+import { matchingCommands } from '../../web/src/command-match.js'
 
 const text = (t: string) => [{ type: 'text', text: t }]
 
@@ -17,6 +18,31 @@ describe('the page’s transcript', () => {
       ['steering', 'user', false, 'go left'],
       ['context', 'compaction', true, 'summary'],
     ])
+  })
+
+  it('marks a command a cancel stopped as cancelled, and a command that failed by itself as failed only', () => {
+    const m = new TranscriptModel()
+    m.apply({ seq: 0, time: 0, type: 'tool/call', data: { callId: 'c1', name: 'bash', arguments: '{}' } })
+    m.apply({ seq: 1, time: 0, type: 'tool/result', data: { callId: 'c1', content: text('partial\n[cancelled; the command and its children were killed]'), isError: true } })
+    m.apply({ seq: 2, time: 0, type: 'tool/call', data: { callId: 'c2', name: 'bash', arguments: '{}' } })
+    m.apply({ seq: 3, time: 0, type: 'tool/result', data: { callId: 'c2', content: text('exit code 1: cancelled is just a word here'), isError: true } })
+    expect(m.items.map((i) => i.kind === 'tool' && [i.callId, i.isError, i.cancelled === true])).toEqual([
+      ['c1', true, true],
+      ['c2', true, false],
+    ])
+  })
+
+  it('matches palette commands by name and alias first, then by their help line', () => {
+    const commands = [
+      { name: 'compact', aliases: [], help: 'Summarise the conversation' },
+      { name: 'help', aliases: ['?'], help: 'List the commands' },
+      { name: 'model', aliases: [], help: 'Switch the model' },
+    ]
+    expect(matchingCommands(commands, '/co').map((c) => c.name)).toEqual(['compact', 'help'])
+    expect(matchingCommands(commands, '/mo').map((c) => c.name)).toEqual(['model'])
+    expect(matchingCommands(commands, 'commands').map((c) => c.name)).toEqual(['help'])
+    expect(matchingCommands(commands, '?').map((c) => c.name)).toEqual(['help'])
+    expect(matchingCommands(commands, '').length).toBe(3)
   })
 
   it('grows a streaming entry from deltas and replaces it with the committed message', () => {

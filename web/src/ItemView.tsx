@@ -4,6 +4,7 @@ import { StepChanges } from './StepChanges'
 import { DiffView } from './DiffView'
 import { SANDBOXED_LABEL } from '../../src/sandbox/result-mark'
 import { counted } from '../../src/text/count.js'
+import { CopyButton } from './CopyButton'
 
 const LABEL: Record<'user' | 'context' | 'steering', string> = {
   user: 'You',
@@ -42,6 +43,18 @@ export function ItemView({
     case 'context':
     case 'steering': {
       const label = item.summary ? 'Compaction summary' : LABEL[item.kind]
+      // What the runtime-context producer injects every turn (date, git state) is a quiet note, not a card: the
+      // terminal UI hides it too. It stays readable, verbatim, one click away.
+      if (item.kind === 'context' && item.source === 'runtime-context' && !item.summary) {
+        return (
+          <details class="note" aria-label="Runtime context">
+            <summary>
+              runtime context <span class="seq">seq {item.seq}</span>
+            </summary>
+            <pre>{item.text}</pre>
+          </details>
+        )
+      }
       return (
         <article class={`msg ${item.kind}${item.summary ? ' summary' : ''}`} aria-label={label}>
           <header>
@@ -51,6 +64,7 @@ export function ItemView({
             <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork here (seq ${item.seq})`}>
               Fork here
             </button>
+            {item.kind === 'user' && <CopyButton text={() => item.text} what="prompt" />}
             {item.kind === 'user' && item.turn !== undefined && onRewind && (
               <button type="button" class="link" onClick={() => onRewind(item.turn as number)} aria-label={`Rewind to here (turn ${item.turn})`}>
                 Rewind to here
@@ -68,6 +82,7 @@ export function ItemView({
           <header>
             <strong>Assistant</strong>
             <span class="seq">seq {item.seq} · turn {item.turn} step {item.step}</span>
+            {item.text && <CopyButton text={() => item.text} what="reply" />}
             <button type="button" class="link" onClick={() => onFork(item.seq)} aria-label={`Fork here (seq ${item.seq})`}>
               Fork here
             </button>
@@ -100,11 +115,11 @@ export function ItemView({
       )
     case 'tool':
       return (
-        <article class={`tool${item.isError ? ' failed' : ''}`} aria-label={`Tool ${item.name}`}>
+        <article class={`tool ${toolState(item)}`} aria-label={`Tool ${item.name}`}>
           <details open={item.output === undefined || item.diff !== undefined}>
             <summary>
               <strong>{item.name}</strong> {toolSubject(item)}{' '}
-              <span class="muted">{item.output === undefined ? 'running…' : item.isError ? 'failed' : item.summary ? `done · ${item.summary}` : 'done'}</span>
+              <span class="muted status">{item.output === undefined ? 'running…' : item.cancelled ? 'cancelled' : item.isError ? 'failed' : item.summary ? `done · ${item.summary}` : 'done'}</span>
               {item.sandbox && <span class="tag sandboxed" title="ran inside the sandbox (docs/sandbox.md)">{SANDBOXED_LABEL}</span>}
             </summary>
             <h4>Input</h4>
@@ -139,6 +154,10 @@ export function ItemView({
         </p>
       )
   }
+}
+
+function toolState(item: Extract<Item, { kind: 'tool' }>): string {
+  return item.output === undefined ? 'running' : item.cancelled ? 'cancelled' : item.isError ? 'failed' : 'done'
 }
 
 function firstLine(text: string): string {

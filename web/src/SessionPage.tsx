@@ -7,6 +7,9 @@ import type { Info, LiveState, LogEvent, PermissionRequest, StreamMessage } from
 import { VirtualList } from './VirtualList'
 import { RewindPanel, type RewindReply } from './RewindPanel'
 import { AskView } from './AskView'
+import { CommandPalette, useCommands } from './CommandPalette'
+import { Icon } from './icons'
+import { markSessionShown } from './listing'
 
 interface Meta {
   id: string
@@ -32,6 +35,9 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
   const [asks, setAsks] = useState<{ id: string; request: PermissionRequest }[]>([])
   const [draft, setDraft] = useState('')
   const [note, setNote] = useState('')
+  const [palette, setPalette] = useState(false)
+  const [wantCommands, setWantCommands] = useState(false)
+  const commands = useCommands(id, wantCommands)
   const [, setVersion] = useState(0)
   const events = useRef<LogEvent[]>([])
   const first = useRef(0)
@@ -68,6 +74,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
       events.current = page.events
       first.current = page.start
       rebuild()
+      markSessionShown()
       source = new EventSource(`/api/sessions/${id}/stream?from=${page.start + page.events.length}`)
       source.onmessage = (message) => {
         const data = JSON.parse(message.data as string) as StreamMessage
@@ -92,7 +99,10 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
           setAsks((list) => list.filter((a) => a.id !== data.id))
         }
       }
-    })().catch((e: Error) => setError(e.message))
+    })().catch((e: Error) => {
+      setError(e.message)
+      markSessionShown()
+    })
     return () => {
       stopped = true
       source?.close()
@@ -112,6 +122,11 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
   busyNow.current = state.busy === true
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'k') {
+        e.preventDefault()
+        setPalette(true)
+        return
+      }
       if (e.defaultPrevented || e.isComposing || e.ctrlKey || e.metaKey || e.altKey) return
       if (e.key === 'Escape' && busyNow.current) {
         e.preventDefault()
@@ -166,6 +181,13 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
     if (made) location.hash = `#/s/${made.id}`
   }
 
+  /** Runs a built-in of the catalog; its replies show in the notice line. */
+  const command = async (name: string, args: string): Promise<boolean> => {
+    const done = (await act('commands', { name, args })) as { replies: { text: string; title?: string }[] } | undefined
+    if (done) setNote(done.replies.map((r) => (r.title ? `${r.title}\n${r.text}` : r.text)).join('\n\n') || `/${name} done.`)
+    return done !== undefined
+  }
+
   const rewound = (reply: RewindReply): void => {
     setRewindTurn(undefined)
     setNote(reply.message)
@@ -203,7 +225,9 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
           </a>
         )}
         <nav class="row" aria-label="Session">
-          <a href={`#/s/${id}/inspect`}>Inspector</a>
+          <a href={`#/s/${id}/inspect`} class="inspector-link">
+            <Icon name="chart" /> Inspector
+          </a>
           <a href={`/api/sessions/${id}/export?format=md`} download>
             Export Markdown
           </a>
@@ -211,7 +235,10 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
             Export JSONL
           </a>
           <button type="button" onClick={() => void fork()}>
-            Fork
+            <Icon name="fork" /> Fork
+          </button>
+          <button type="button" class="ghost icon-only" onClick={() => setPalette(true)} aria-label="Commands" aria-keyshortcuts="Control+K" title="Commands (Ctrl+K)">
+            <Icon name="command" />
           </button>
           {undoable && (
             <button type="button" onClick={() => void undoRewind()} disabled={busy}>
@@ -243,7 +270,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
           ))}
         </select>
         <button type="button" onClick={() => void act('cancel')} disabled={!busy} aria-keyshortcuts="Escape" title="Cancel the running turn (Esc)">
-          Cancel
+          <Icon name="stop" /> Cancel
         </button>
         <button type="button" onClick={() => void compact()} disabled={busy || !state.hosted}>
           Compact
@@ -251,8 +278,11 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
         {state.queued && state.queued.length > 0 && <span class="muted">{state.queued.length} queued</span>}
       </div>
       {note && (
-        <p class="notice info" role="status">
-          {note}
+        <p class="notice info note-line" role="status">
+          <span>{note}</span>{' '}
+          <button type="button" class="link" onClick={() => setNote('')}>
+            Dismiss
+          </button>
         </p>
       )}
       {(state.queued ?? []).length > 0 && (
@@ -312,7 +342,29 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
           </div>
         </div>
       ))}
-      <Composer busy={busy} text={draft} setText={setDraft} send={(text, how) => act('input', { text, how }).then((r) => r !== undefined)} />
+      <Composer
+        busy={busy}
+        text={draft}
+        setText={setDraft}
+        send={(text, how) => act('input', { text, how }).then((r) => r !== undefined)}
+        commands={commands}
+        wantCommands={() => setWantCommands(true)}
+        runCommand={command}
+      />
+      {palette && (
+        <CommandPalette
+          sessionId={id}
+          onClose={() => {
+            setPalette(false)
+            focusPrompt()
+          }}
+          onReplies={(text, failed) => (failed ? setError(text) : setNote(text))}
+          onFill={(text) => {
+            setDraft(text)
+            setWantCommands(true)
+          }}
+        />
+      )}
     </section>
   )
 }

@@ -6,7 +6,7 @@ import type { SessionRow } from './types'
  * A row's title: its own (the first prompt, or a `session/title`), else for a fork with no prompt of its own (a
  * rewind to turn 1) "fork of" its parent's title, else the id's first characters.
  */
-function titleOf(r: SessionRow, titles: ReadonlyMap<string, string>): string {
+export function titleOf(r: SessionRow, titles: ReadonlyMap<string, string>): string {
   if (r.title) return r.title
   if (r.parent) return `fork of ${titles.get(r.parent.id) || r.parent.id.slice(0, 8)}`
   return r.id.slice(0, 8)
@@ -83,6 +83,7 @@ export function SessionTable({ rows }: { rows: readonly SessionRow[] }) {
             <tr key={r.id} data-session={r.id} aria-rowindex={start + i + 2}>
               <td class="title">
                 {r.parent && <span class="tag fork">fork</span>} <a href={`#/s/${r.id}`}>{titleOf(r, titles)}</a>
+                {r.archived && <span class="tag"> archived</span>}
               </td>
               <td class="muted wide">{r.cwd}</td>
               <td class="wide">{r.pending ? PENDING : r.model || '–'}</td>

@@ -20,3 +20,8 @@ export function whenShort(ms: number, now = Date.now()): string {
   const today = new Date(now).toDateString() === d.toDateString()
   return today ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : d.toLocaleDateString([], { month: 'short', day: 'numeric', year: '2-digit' })
 }
+
+/** A project's name as the sidebar heads its group: the directory's last part. */
+export function projectName(cwd: string): string {
+  return cwd.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || cwd
+}

@@ -24,6 +24,11 @@ const marked = new Marked({
     image({ text }) {
       return escapeHtml(`[image: ${text}]`)
     },
+    // A code block carries its copy button (copy.ts handles its click for every block on the page).
+    code({ text, lang }) {
+      const language = lang && /^[\w+#.-]{1,30}$/.test(lang) ? ` class="language-${lang}"` : ''
+      return `<div class="code"><button type="button" class="copy" data-copy-code>Copy</button><pre><code${language}>${escapeHtml(text)}</code></pre></div>`
+    },
   },
 })
 

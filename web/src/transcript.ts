@@ -16,6 +16,8 @@ export type Item =
       input: string
       output?: string
       isError?: boolean
+      /** The call was stopped by a cancel (the turn's), not failed by itself: shown as "cancelled". */
+      cancelled?: boolean
       diff?: string
       progress: string
       /** From the tool's own display (sent by the server): the call's title and subject, the result's summary. */
@@ -41,6 +43,9 @@ function textOf(content: unknown): { text: string; images: number } {
     images: blocks.filter((b) => b.type === 'image').length,
   }
 }
+
+/** What a tool's result says when a cancel stopped it (src/tools/bash.ts, src/agent/tool-runner.ts). */
+const CANCELLED = /\[cancelled; the command and its children were killed\]|\(The user cancelled the turn while this ran\.\)/
 
 function str(value: unknown): string {
   return typeof value === 'string' ? value : ''
@@ -140,7 +145,8 @@ export class TranscriptModel {
           const output = textOf(d.content).text
           const mark = sandboxMark(d.meta, output)
           const sandbox = mark ? { sandbox: mark.note ? { note: mark.note } : {} } : {}
-          this.items[index] = { ...item, output, isError: d.isError === true, diff: str(meta?.diff) || undefined, summary: event.shown?.summary, ...sandbox }
+          const cancelled = d.isError === true && CANCELLED.test(output)
+          this.items[index] = { ...item, output, isError: d.isError === true, ...(cancelled ? { cancelled } : {}), diff: str(meta?.diff) || undefined, summary: event.shown?.summary, ...sandbox }
         }
         break
       }
