@@ -1,5 +1,6 @@
 import { provideBuiltinNames } from '../../slash/builtins.js'
 import { compactCommand } from './compact.js'
+import { doctorCommand } from './doctor.js'
 import { contextCommand, costCommand, helpCommand, hooksCommand, sandboxCommand, skillsCommand } from './info-commands.js'
 import { rewindCommand } from './rewind.js'
 import { exportCommand, forkCommand, newCommand, quitCommand, resumeCommand, subagentsCommand } from './session-commands.js'
@@ -25,6 +26,7 @@ const CATALOG: BuiltinCommand[] = [
   hooksCommand,
   skillsCommand,
   sandboxCommand,
+  doctorCommand,
   subagentsCommand,
   exportCommand,
   quitCommand,
