@@ -1,6 +1,7 @@
 import { provideBuiltinNames } from '../../slash/builtins.js'
 import { compactCommand } from './compact.js'
 import { doctorCommand } from './doctor.js'
+import { jobsCommand } from './jobs.js'
 import { contextCommand, costCommand, helpCommand, hooksCommand, sandboxCommand, skillsCommand } from './info-commands.js'
 import { rewindCommand } from './rewind.js'
 import { exportCommand, forkCommand, newCommand, quitCommand, resumeCommand, subagentsCommand } from './session-commands.js'
@@ -27,6 +28,7 @@ const CATALOG: BuiltinCommand[] = [
   skillsCommand,
   sandboxCommand,
   doctorCommand,
+  jobsCommand,
   subagentsCommand,
   exportCommand,
   quitCommand,

@@ -1,5 +1,6 @@
 import type { AgentApi } from '../../agent/types.js'
 import type { SessionEvent } from '../../session/events.js'
+import type { ToolState } from '../../tools/tool.js'
 
 /** The front ends a built-in command may be offered on. `print` is `rein -p "/name"` (one-shot mode). */
 export const SURFACES = ['tui', 'acp', 'rpc', 'web', 'print'] as const
@@ -11,6 +12,8 @@ export type CommandAgent = Pick<
   'cwd' | 'config' | 'permissionMode' | 'busy' | 'setModel' | 'setPermissionMode' | 'runCommand' | 'compact'
 > & {
   readonly session: { readonly id: string; readonly events: readonly SessionEvent[] }
+  /** The tools' state (the background job table); the agent `openAgent` makes has it, a stand-in may not. */
+  readonly toolState?: ToolState
 }
 
 /** One row a picker offers. */
