@@ -26,12 +26,12 @@ export function suggestCommand(name: string): string | undefined {
 
 /** Whether `/name` is a custom command rather than a built-in. */
 export function isCustomCommand(cwd: string, name: string): boolean {
-  const builtin = commandsFor('tui').some((c) => c.name === name || c.aliases?.includes(name))
+  const builtin = commandsFor('tui', cwd).some((c) => c.name === name || c.aliases?.includes(name))
   return !builtin && offeredCommands(cwd, isBuiltinCommand).offered.some((c) => c.name === name || c.command.name === name)
 }
 
 /** Every command the editor completes: the catalog's built-ins for the terminal UI, then the custom commands. */
 export function commandChoices(cwd: string): CommandChoice[] {
-  const builtins = commandsFor('tui').map((c) => ({ name: c.name, ...(c.argument ? { hint: c.argument.hint } : {}) }))
+  const builtins = commandsFor('tui', cwd).map((c) => ({ name: c.name, ...(c.argument ? { hint: c.argument.hint } : {}) }))
   return [...builtins, ...offeredCommands(cwd, isBuiltinCommand).offered.map((c) => ({ name: c.name, hint: c.hint }))]
 }
