@@ -118,4 +118,12 @@ describe('the doctor report', () => {
     const garbage = await doctorReport({ cwd, home, env: { DEEPSEEK_API_KEY: KEY, DEEPSEEK_BASE_URL: 'not a url' }, probes: healthy })
     expect(byName(garbage, 'endpoint')[0]).toEqual({ name: 'endpoint', level: 'fail', text: 'DEEPSEEK_BASE_URL is not a URL (not a url); set it to e.g. https://api.deepseek.com.' })
   })
+
+  it('hostile: an escape sequence in a configured name does not reach the printed report', async () => {
+    const { cwd, home } = place()
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ mcpServers: { '\u001b]0;owned\u0007evil': { command: 'x' } }, '\u001b[2Jkey': 1 }))
+    const text = doctorText(await doctorReport({ cwd, home, env: { DEEPSEEK_API_KEY: KEY }, probes: healthy }))
+    expect(text).toContain('evil (stdio, settings)')
+    expect(text).not.toMatch(/\u001b|\u0007/)
+  })
 })

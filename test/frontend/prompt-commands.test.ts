@@ -138,12 +138,17 @@ describe('/review', () => {
     git(cwd, 'add', 'staged.ts')
     writeFileSync(join(cwd, 'notes.md'), 'untracked notes\n')
     writeFileSync(join(cwd, 'secret.env'), 'TOKEN=hunter2-never-sent\n')
+    // A name that would clear the screen, covered by the deny rule too.
+    writeFileSync(join(cwd, '\u001b[2Jx.env'), 'TOKEN=also-never-sent\n')
     mkdirSync(join(cwd, '.rein'))
-    writeFileSync(join(cwd, '.rein', 'settings.json'), JSON.stringify({ permissions: { deny: ['Read(./secret.env)'] } }))
+    writeFileSync(join(cwd, '.rein', 'settings.json'), JSON.stringify({ permissions: { deny: ['Read(./*.env)'] } }))
     writeFileSync(join(cwd, '.gitignore'), '.rein/\n')
     const o = await agentIn(cwd, home)
     const ran = await runCatalogCommand(o.agent, 'rpc', 'review', 'error handling')
-    expect(ran).toEqual({ name: 'review', replies: [{ text: 'Asked the model to review the changes against HEAD (left out: secret.env (a Read deny rule covers it)).' }] })
+    expect(ran).toEqual({
+      name: 'review',
+      replies: [{ text: 'Asked the model to review the changes against HEAD (left out: secret.env (a Read deny rule covers it); x.env (a Read deny rule covers it)).' }],
+    })
     await o.agent.whenIdle()
     const text = lastUserText()
     expect(text).toContain('Review these changes to the repository, against HEAD (staged and unstaged changes).')
@@ -152,6 +157,7 @@ describe('/review', () => {
     expect(text).toContain('+export const b = 3')
     expect(text).toContain('- notes.md (16 B)')
     expect(text).not.toContain('hunter2')
+    expect(text).not.toContain('also-never-sent')
     const message = o.agent.session.events.filter((e) => e.type === 'user/message').at(-1)
     expect(message?.data).toMatchObject({ source: { kind: 'user', command: 'review', arguments: 'error handling' } })
   })

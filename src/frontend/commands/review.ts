@@ -1,4 +1,5 @@
 import { readGuardOf } from '../../tools/read-guard.js'
+import { plainText } from '../render/plain.js'
 import { sendAsUser } from './prompt.js'
 import { gatherChanges, MAX_DIFF_BYTES, namesCommit, type Changes } from './review-diff.js'
 import type { BuiltinCommand } from './types.js'
@@ -44,9 +45,10 @@ export const reviewCommand: BuiltinCommand = {
     const focus = ref ? rest.join(' ') : arg.trim()
     const guard = ctx.agent.toolState ? readGuardOf(ctx.agent.toolState) : undefined
     const changes = await gatherChanges({ cwd: ctx.agent.cwd, ...(ref ? { ref } : {}), ...(guard ? { refuses: (p: string) => guard.refuses(p) } : {}) })
-    if (changes.kind === 'none') return ctx.reply(changes.message, { level: 'warning' })
+    if (changes.kind === 'none') return ctx.reply(plainText(changes.message), { level: 'warning' })
     sendAsUser(ctx, 'review', arg, reviewPrompt(changes, focus))
     const cut = changes.leftOut.length ? ` (left out: ${changes.leftOut.join('; ')})` : ''
-    ctx.reply(`Asked the model to review the changes against ${ref ?? 'HEAD'}${cut}.`)
+    // File names come from the repository: no escape sequence in one reaches a screen.
+    ctx.reply(plainText(`Asked the model to review the changes against ${ref ?? 'HEAD'}${cut}.`))
   },
 }

@@ -3,6 +3,7 @@ import { credentialsPath, missingKeyMessage, resolveApiKey } from '../../llm/cre
 import { DEFAULT_BASE_URL } from '../../llm/create.js'
 import { resolveSessionSandbox } from '../../runtime/sandbox.js'
 import { loadSettings } from '../../config/settings.js'
+import { plainText } from '../render/plain.js'
 import { REAL_PROBES, type DoctorProbes } from './probes.js'
 import { mcpChecks, settingsChecks, trustCheck } from './settings-checks.js'
 
@@ -114,7 +115,8 @@ export async function doctorReport(options: DoctorOptions): Promise<DoctorCheck[
 /** The report as a person reads it: `ok`, `warn` or `fail`, then the sentence. */
 export function doctorText(checks: readonly DoctorCheck[]): string {
   const counts = (level: CheckLevel) => checks.filter((c) => c.level === level).length
-  const lines = checks.map((c) => `${c.level.padEnd(4)}  ${c.name.padEnd(10)}  ${c.text}`)
+  // Paths and server names come from files a repository ships: no escape sequence in one reaches a screen.
+  const lines = checks.map((c) => plainText(`${c.level.padEnd(4)}  ${c.name.padEnd(10)}  ${c.text}`))
   const summary = counts('fail') ? `${counts('fail')} failed, ${counts('warn')} warned.` : counts('warn') ? `No failures; ${counts('warn')} warned.` : 'Everything checked is fine.'
   return [...lines, '', summary].join('\n')
 }
