@@ -115,6 +115,10 @@ describe('the doctor report', () => {
       level: 'fail',
       text: `Cannot reach http://127.0.0.1:${port}: the connection was refused; check the network and DEEPSEEK_BASE_URL.`,
     })
+    const blocked = await doctorReport({ cwd, home, env: { DEEPSEEK_API_KEY: KEY, DEEPSEEK_BASE_URL: 'http://127.0.0.1:9' }, probes: { ...healthy, reach: REAL_PROBES.reach } })
+    expect(byName(blocked, 'endpoint')[0].text).toBe(
+      'Cannot reach http://127.0.0.1:9: fetch refuses to connect to that port (one browsers block); use another; check the network and DEEPSEEK_BASE_URL.',
+    )
     const garbage = await doctorReport({ cwd, home, env: { DEEPSEEK_API_KEY: KEY, DEEPSEEK_BASE_URL: 'not a url' }, probes: healthy })
     expect(byName(garbage, 'endpoint')[0]).toEqual({ name: 'endpoint', level: 'fail', text: 'DEEPSEEK_BASE_URL is not a URL (not a url); set it to e.g. https://api.deepseek.com.' })
   })

@@ -35,6 +35,8 @@ function failure(error: unknown, timeoutMs: number): string {
   if (code === 'ECONNRESET') return 'the connection was reset'
   if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return `nothing answered within ${timeoutMs / 1000} s`
   if (code?.startsWith('CERT_') || code?.includes('SSL') || code?.includes('TLS')) return `its TLS certificate was refused (${code})`
+  // fetch refuses the ports browsers block (9, 25, 6000…) before connecting.
+  if (cause?.message === 'bad port') return 'fetch refuses to connect to that port (one browsers block); use another'
   return cause?.message ?? (error instanceof Error ? error.message : String(error))
 }
 
