@@ -95,18 +95,20 @@ export class AcpSession {
   async prompt(prompt: readonly ContentBlock[]): Promise<PromptResponse> {
     if (this.closing) throw RequestError.sessionNotFound(this.id)
     const content = promptToInput(prompt, { images: this.options.images })
-    const command = parseCommand(content)
+    const command = parseCommand(content, this.agent.cwd)
+    let sent: string | undefined
     if (command) {
-      const text = await runCommand(this.agent, command)
+      const text = await runCommand(this.agent, command, (id) => (sent = id))
       this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } })
       await this.sending
-      return { stopReason: 'end_turn' }
+      if (sent === undefined) return { stopReason: 'end_turn' }
     }
-    const steering = this.agent.busy && !this.cancelPending
+    const steering = !command && this.agent.busy && !this.cancelPending
     if (!this.agent.busy) this.cancelPending = false
     const cancelsAtStart = this.cancels
     const ended = new Promise<TurnEnd | undefined>((settle) => {
-      const messageId = steering ? this.agent.steer(content, ACP_SOURCE) : this.agent.followUp(content, ACP_SOURCE)
+      // A command's prompt was queued by the command (`sent`); this request is answered when its turn ends.
+      const messageId = sent ?? (steering ? this.agent.steer(content, ACP_SOURCE) : this.agent.followUp(content, ACP_SOURCE))
       // The agent may deliver the message before followUp returns; `delivered` remembers where it went.
       this.pending.push({ messageId, cancelsAtStart, settle, turn: this.delivered.get(messageId) })
     })

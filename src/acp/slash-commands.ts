@@ -14,7 +14,7 @@ import type { AcpAgent } from './agent-port.js'
  * a custom one when a prompt names it, so the editor sends those as ordinary prompts.
  */
 export function acpCommands(cwd: string): AvailableCommand[] {
-  const builtins = commandsFor('acp').map((c) => {
+  const builtins = commandsFor('acp', cwd).map((c) => {
     const choices = c.argument?.choices?.({ cwd })
     const hint = choices ? choices.join(' | ') : c.argument?.hint
     return { name: c.name, description: c.help, ...(hint ? { input: { hint } } : {}) }
@@ -27,11 +27,11 @@ export function acpCommands(cwd: string): AvailableCommand[] {
   return [...builtins, ...custom]
 }
 
-/** The command a prompt is, when it is exactly one text block `/name [argument]` naming a built-in ACP offers. */
-export function parseCommand(content: readonly InputBlock[]): { name: string; arg: string } | undefined {
+/** The command a prompt is, when it is exactly one text block `/name [argument]` naming a built-in ACP offers (in `cwd`). */
+export function parseCommand(content: readonly InputBlock[], cwd?: string): { name: string; arg: string } | undefined {
   if (content.length !== 1 || content[0].type !== 'text') return undefined
   const match = /^\/([a-z][\w-]*)(?:\s+([\s\S]*))?$/.exec(content[0].text.trim())
-  if (!match || !findCommand(match[1], 'acp')) return undefined
+  if (!match || !findCommand(match[1], 'acp', cwd)) return undefined
   return { name: match[1], arg: (match[2] ?? '').trim() }
 }
 
@@ -39,8 +39,15 @@ export function parseCommand(content: readonly InputBlock[]): { name: string; ar
  * Runs a built-in against the agent and returns the text shown as the agent's reply. ACP gives an agent no way to
  * pick or switch the editor's session, so the host offers neither: `/rewind` lists turns and names the fork it made.
  */
-export async function runCommand(agent: AcpAgent, command: { name: string; arg: string }): Promise<string> {
-  const host: CommandHost = {}
+export async function runCommand(agent: AcpAgent, command: { name: string; arg: string }, onPrompt?: (messageId: string) => void): Promise<string> {
+  // A command that sends a prompt (`/init`, `/review`): the caller answers the editor's request when that turn ends.
+  const host: CommandHost = {
+    sendPrompt: (text, source) => {
+      const id = agent.followUp(text, source)
+      onPrompt?.(id)
+      return id
+    },
+  }
   const { replies } = await runCollecting({ surface: 'acp', agent, events: () => agent.session.events, host, home: reinHome() }, command.name, command.arg)
   return replies.map((r) => r.text).join('\n\n')
 }

@@ -6,7 +6,7 @@ import { toolCallsOf } from '../llm/messages.js'
 import type { JsonValue, LoggedError, Source, TurnEndReason } from '../session/events.js'
 import { buildRequest, encodeRequest, type RequestHeader } from '../session/request.js'
 import type { Session } from '../session/session.js'
-import type { AnyTool } from '../tools/tool.js'
+import type { AnyTool, ToolState } from '../tools/tool.js'
 import { enter, enteringOf, replacedSince } from './entering.js'
 import { extensionContext } from './extension-context.js'
 import type { CommandInput, CommandResult, Extension, ExtensionContext } from './extensions.js'
@@ -111,6 +111,11 @@ export class Agent implements AgentApi {
   get queued(): readonly InboxItem[] {
     return this.inbox.list()
   }
+  /** The tools' shared state (their job table, read files): front ends read it, e.g. `/jobs`. */
+  get toolState(): ToolState {
+    return this.options.toolState
+  }
+
   get toolList(): readonly AnyTool[] {
     return [...this.tools.values()]
   }

@@ -13,6 +13,9 @@ export interface Job {
   readOffset: number
   /** Set once the command has exited and its pipes closed. */
   exitCode?: number
+  /** When it started and, once done, when it ended (epoch ms), for the user's `/jobs` view. */
+  startedAt: number
+  endedAt?: number
   done: Promise<void>
   child: CommandProcess
 }
@@ -48,13 +51,14 @@ export function startJob(state: ToolState, command: string, cwd: string): Job | 
   const write = (chunk: Buffer) => writeSync(fd, chunk)
   child.stdout.on('data', write)
   child.stderr.on('data', write)
-  const job: Job = { id, command, pid: child.pid, logFile, readOffset: 0, child, done: Promise.resolve() }
+  const job: Job = { id, command, pid: child.pid, logFile, readOffset: 0, child, done: Promise.resolve(), startedAt: Date.now() }
   job.done = new Promise<void>((resolve) => {
     let grace: NodeJS.Timeout | undefined
     const finish = (code: number | null, signal: NodeJS.Signals | null) => {
       if (job.exitCode !== undefined) return
       clearTimeout(grace)
       job.exitCode = exitStatus(code, signal, constants.signals)
+      job.endedAt = Date.now()
       closeSync(fd)
       resolve()
     }
@@ -71,6 +75,11 @@ export function startJob(state: ToolState, command: string, cwd: string): Job | 
   })
   table.jobs.set(id, job)
   return job
+}
+
+/** This agent's background jobs in the order they started (the user's `/jobs`; the model has job_output). */
+export function listJobs(state: ToolState): Job[] {
+  return [...jobTable(state).jobs.values()]
 }
 
 /** Kills a job's whole process group and waits for it to be reported done. */

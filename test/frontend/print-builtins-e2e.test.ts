@@ -52,4 +52,25 @@ describe('built-in commands in rein -p', () => {
     expect(result.code).toBe(0)
     expect(userTexts(mock).some((t) => t.includes('/not-a-command please'))).toBe(true)
   })
+
+  it('/init sends Rein\'s AGENTS.md prompt as the user\'s message and prints the model\'s answer', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [{ text: 'I wrote AGENTS.md.' }] })
+    const result = await runCli(['-p', '/init'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe('I wrote AGENTS.md.\n')
+    expect(result.stderr).toContain('rein: Asked the model to write AGENTS.md')
+    expect(mock.requests).toHaveLength(1)
+    expect(userTexts(mock).some((t) => t.includes('Write an AGENTS.md at the root of this repository'))).toBe(true)
+    expect(userTexts(mock).some((t) => t.includes('/init'))).toBe(false)
+  })
+
+  it('/review outside a git repository is one sentence on stderr, exit 1, and no request', async () => {
+    const box = sandbox()
+    mock = await startMockModel({ script: [] })
+    const result = await runCli(['-p', '/review'], { cwd: box.cwd, env: cliEnv({ url: mock.url, home: box.home }) })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`rein: There is nothing to review: ${box.cwd} is not in a git repository.\n`)
+    expect(mock.requests).toHaveLength(0)
+  })
 })

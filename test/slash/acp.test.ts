@@ -32,7 +32,7 @@ describe('custom commands in ACP', () => {
     await until(() => rein.updatesOf(sessionId).some((u) => u.sessionUpdate === 'available_commands_update'), 'the command list')
     const update = rein.updatesOf(sessionId).find((u) => u.sessionUpdate === 'available_commands_update') as { availableCommands: AvailableCommand[] }
     const names = update.availableCommands.map((c) => c.name)
-    expect(names).toEqual([...commandsFor('acp').map((c) => c.name), 'component', 'explain', 'fix-issue', 'greet', 'review', 'status'])
+    expect(names).toEqual([...commandsFor('acp', ws.cwd).map((c) => c.name), 'component', 'explain', 'fix-issue', 'greet', 'review', 'status'])
     expect(update.availableCommands.find((c) => c.name === 'review')).toEqual({
       name: 'review',
       description: 'Review a file for bugs and style problems (project)',

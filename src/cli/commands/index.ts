@@ -32,6 +32,7 @@ const subcommands: Record<string, () => Promise<Register>> = {
   rewind: async () => (await import('./rewind.js')).registerRewindCommand,
   checkpoints: async () => (await import('./checkpoints.js')).registerCheckpointsCommand,
   sandbox: async () => (await import('./sandbox.js')).registerSandboxCommand,
+  doctor: async () => (await import('./doctor.js')).registerDoctorCommand,
 }
 
 /** Registers the root command and the subcommands `argv` can reach. */

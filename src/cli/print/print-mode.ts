@@ -164,9 +164,12 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     let outcome: TurnOutcome | undefined
     let nothingRun = false
     // A built-in command (`/compact`, `/model x`) runs here instead of reaching the model (src/frontend/commands).
-    const builtin = control ? undefined : printBuiltin(options.prompt)
-    if (builtin) return await runPrintBuiltin(agent, builtin, { out, err, text: options.outputFormat === 'text', home: options.home })
-    if (control) {
+    const builtin = control ? undefined : printBuiltin(options.prompt, agent.cwd)
+    const ran = builtin ? await runPrintBuiltin(agent, builtin, { out, err, text: options.outputFormat === 'text', home: options.home }) : undefined
+    if (typeof ran === 'number') return ran
+    // A command that sent a prompt (`/init`, `/review`) ends as that prompt's turn does.
+    if (ran) outcome = await agent.whenIdle()
+    else if (control) {
       const ran = await runStreamInput(agent, options.prompt, control.pump.messages(), report, () => signals.received !== undefined)
       outcome = ran.outcome
       nothingRun = !ran.delivered

@@ -27,12 +27,12 @@ export function suggestCommand(name: string): string | undefined {
 
 /** Whether `/name` is a custom command rather than a built-in. */
 export function isCustomCommand(cwd: string, name: string, roots?: readonly PromptRoot[]): boolean {
-  const builtin = commandsFor('tui').some((c) => c.name === name || c.aliases?.includes(name))
+  const builtin = commandsFor('tui', cwd).some((c) => c.name === name || c.aliases?.includes(name))
   return !builtin && offeredCommands(cwd, isBuiltinCommand, process.env, roots).offered.some((c) => c.name === name || c.command.name === name)
 }
 
 /** Every command the editor completes: the catalog's built-ins for the terminal UI, then the custom commands (the plugins' among them). */
 export function commandChoices(cwd: string, roots?: readonly PromptRoot[]): CommandChoice[] {
-  const builtins = commandsFor('tui').map((c) => ({ name: c.name, ...(c.argument ? { hint: c.argument.hint } : {}) }))
+  const builtins = commandsFor('tui', cwd).map((c) => ({ name: c.name, ...(c.argument ? { hint: c.argument.hint } : {}) }))
   return [...builtins, ...offeredCommands(cwd, isBuiltinCommand, process.env, roots).offered.map((c) => ({ name: c.name, hint: c.hint }))]
 }

@@ -1,5 +1,10 @@
-import { provideBuiltinNames } from '../../slash/builtins.js'
+import { isBuiltinCommand, provideBuiltinNames } from '../../slash/builtins.js'
+import { offeredCommands } from '../../prompt-files/commands/listing.js'
 import { compactCommand } from './compact.js'
+import { doctorCommand } from './doctor.js'
+import { initCommand } from './init.js'
+import { jobsCommand } from './jobs.js'
+import { reviewCommand } from './review.js'
 import { contextCommand, costCommand, helpCommand, hooksCommand, sandboxCommand, skillsCommand } from './info-commands.js'
 import { rewindCommand } from './rewind.js'
 import { exportCommand, forkCommand, newCommand, quitCommand, resumeCommand, subagentsCommand } from './session-commands.js'
@@ -22,27 +27,40 @@ const CATALOG: BuiltinCommand[] = [
   themeCommand,
   rewindCommand,
   compactCommand,
+  initCommand,
+  reviewCommand,
   costCommand,
   contextCommand,
   hooksCommand,
   skillsCommand,
   sandboxCommand,
+  doctorCommand,
+  jobsCommand,
   subagentsCommand,
   exportCommand,
   quitCommand,
 ]
 
-provideBuiltinNames(() => CATALOG.flatMap((c) => [c.name, ...(c.aliases ?? [])]))
+// A built-in that yields is not a name custom commands lose to: a `review.md` stays a command of its own.
+provideBuiltinNames(() => CATALOG.filter((c) => !c.yields).flatMap((c) => [c.name, ...(c.aliases ?? [])]))
 
-/** The catalog's commands offered on `surface`, in catalog order. */
-export function commandsFor(surface: Surface): BuiltinCommand[] {
-  return CATALOG.filter((c) => c.surfaces.includes(surface))
+/** Whether a custom command offered in `cwd` takes the place of `command` (`yields`). */
+function yieldedIn(command: BuiltinCommand, cwd: string): boolean {
+  return Boolean(command.yields) && offeredCommands(cwd, isBuiltinCommand).offered.some((c) => c.name === command.name)
 }
 
-/** The command `name` (or an alias, any case) names, if `surface` offers it. */
-export function findCommand(name: string, surface: Surface): BuiltinCommand | undefined {
+/**
+ * The catalog's commands offered on `surface`, in catalog order; with `cwd`, without the built-ins a custom command
+ * of that directory takes the place of (`yields`).
+ */
+export function commandsFor(surface: Surface, cwd?: string): BuiltinCommand[] {
+  return CATALOG.filter((c) => c.surfaces.includes(surface) && (cwd === undefined || !yieldedIn(c, cwd)))
+}
+
+/** The command `name` (or an alias, any case) names, if `surface` offers it (in `cwd`, when given). */
+export function findCommand(name: string, surface: Surface, cwd?: string): BuiltinCommand | undefined {
   const lower = name.toLowerCase()
-  return commandsFor(surface).find((c) => c.name === lower || c.aliases?.includes(lower))
+  return CATALOG.find((c) => c.surfaces.includes(surface) && (c.name === lower || c.aliases?.includes(lower)) && (cwd === undefined || !yieldedIn(c, cwd)))
 }
 
 /**

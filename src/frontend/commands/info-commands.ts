@@ -17,13 +17,13 @@ function sandboxText(cwd: string): string {
 }
 
 /** `/help`: the built-ins this surface offers (from the catalog, read when asked), the custom commands, the surface's own lines. */
-export function helpCommand(list: (surface: Surface) => readonly BuiltinCommand[]): BuiltinCommand {
+export function helpCommand(list: (surface: Surface, cwd: string) => readonly BuiltinCommand[]): BuiltinCommand {
   return {
     name: 'help',
     help: 'List the commands (and keys)',
     surfaces: ALL,
     run(ctx) {
-      const commands = list(ctx.surface).map((c) => `/${c.name}${c.argument ? ` ${c.argument.hint}` : ''}`.padEnd(32) + c.help)
+      const commands = list(ctx.surface, ctx.agent.cwd).map((c) => `/${c.name}${c.argument ? ` ${c.argument.hint}` : ''}`.padEnd(32) + c.help)
       const own = ctx.host.helpLines?.() ?? []
       ctx.reply([...commands, ...customHelp(ctx.agent.cwd), ...(own.length ? ['', ...own] : [])].join('\n'), { title: 'Commands and keys' })
     },

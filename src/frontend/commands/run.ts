@@ -13,7 +13,7 @@ export interface ListedCommand {
 
 /** The catalog's commands for `surface`, as plain data. */
 export function listCommands(surface: Surface, cwd: string): ListedCommand[] {
-  return commandsFor(surface).map((c) => ({
+  return commandsFor(surface, cwd).map((c) => ({
     name: c.name,
     aliases: [...(c.aliases ?? [])],
     ...(c.argument ? { hint: c.argument.hint } : {}),

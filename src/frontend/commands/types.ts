@@ -1,5 +1,6 @@
 import type { AgentApi } from '../../agent/types.js'
-import type { SessionEvent } from '../../session/events.js'
+import type { SessionEvent, Source } from '../../session/events.js'
+import type { ToolState } from '../../tools/tool.js'
 
 /** The front ends a built-in command may be offered on. `print` is `rein -p "/name"` (one-shot mode). */
 export const SURFACES = ['tui', 'acp', 'rpc', 'web', 'print'] as const
@@ -8,9 +9,11 @@ export type Surface = (typeof SURFACES)[number]
 /** The agent as a command sees it: what the terminal UI, ACP, RPC, the web and print mode all have. */
 export type CommandAgent = Pick<
   AgentApi,
-  'cwd' | 'config' | 'permissionMode' | 'busy' | 'setModel' | 'setPermissionMode' | 'runCommand' | 'compact'
+  'cwd' | 'config' | 'permissionMode' | 'busy' | 'setModel' | 'setPermissionMode' | 'runCommand' | 'compact' | 'followUp'
 > & {
   readonly session: { readonly id: string; readonly events: readonly SessionEvent[] }
+  /** The tools' state (the background job table); the agent `openAgent` makes has it, a stand-in may not. */
+  readonly toolState?: ToolState
 }
 
 /** One row a picker offers. */
@@ -62,6 +65,11 @@ export interface CommandHost {
   /** The surface's colour theme (`/theme`): the one in use, and switching it. */
   theme?(): { name: string; setting: string }
   setTheme?(setting: string): void
+  /**
+   * Sends `text` as the user's prompt, its own turn (`/init`, `/review`), where the surface answers the command with
+   * that turn (ACP's prompt request, `rein -p`); returns the message id. Without it the prompt is the agent's follow-up.
+   */
+  sendPrompt?(text: string, source: Source): string
 }
 
 /** How a reply is shown: a notice line (`say`), or a titled block (`show`). */
@@ -107,5 +115,11 @@ export interface BuiltinCommand {
   /** One line, sentence case, the same on every surface. */
   help: string
   surfaces: readonly Surface[]
+  /**
+   * A custom command of the same name takes this one's place in a directory where one is offered (a `review.md` the
+   * user or the workspace wrote): the built-in is then neither listed nor run there. Only for built-ins that just send
+   * a prompt (`/init`, `/review`), so a command file never changes what a built-in that acts (`/model`) does.
+   */
+  yields?: boolean
   run(ctx: CommandContext, arg: string): Promise<void> | void
 }
