@@ -312,7 +312,13 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
           </div>
         </div>
       ))}
-      <Composer busy={busy} text={draft} setText={setDraft} send={(text, how) => act('input', { text, how }).then((r) => r !== undefined)} />
+      <Composer
+        sessionId={id}
+        busy={busy}
+        text={draft}
+        setText={setDraft}
+        send={(text, how, attachments) => act('prompt', { text, how, attachments }).then((r) => r !== undefined)}
+      />
     </section>
   )
 }
