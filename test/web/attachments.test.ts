@@ -42,7 +42,7 @@ afterAll(async () => {
 /** A request from the server's own page (token and Origin), or with the headers given instead. */
 async function call(path: string, o: { method?: string; json?: unknown; body?: Buffer; type?: string; headers?: Record<string, string> } = {}): Promise<Response> {
   const headers = o.headers ?? trusted(run, o.type ? { 'content-type': o.type } : {})
-  const body = o.json !== undefined ? JSON.stringify(o.json) : o.body
+  const body = o.json !== undefined ? JSON.stringify(o.json) : o.body && new Uint8Array(o.body)
   return fetch(new URL(path, run.origin), { method: o.method ?? 'GET', headers, ...(body !== undefined ? { body } : {}) })
 }
 

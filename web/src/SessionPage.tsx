@@ -7,6 +7,7 @@ import type { Info, LiveState, LogEvent, PermissionRequest, StreamMessage } from
 import { VirtualList } from './VirtualList'
 import { RewindPanel, type RewindReply } from './RewindPanel'
 import { AskView } from './AskView'
+import { PanelTabs } from './PanelTabs'
 
 interface Meta {
   id: string
@@ -250,6 +251,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
         </button>
         {state.queued && state.queued.length > 0 && <span class="muted">{state.queued.length} queued</span>}
       </div>
+      <PanelTabs sessionId={id} hosted={state.hosted} changes={events.current.filter((e) => e.type === 'checkpoint/changes').length} onRewind={busy ? undefined : setRewindTurn} />
       {note && (
         <p class="notice info" role="status">
           {note}
