@@ -164,3 +164,16 @@ describe('@-mentions of workspace files', () => {
     expect(JSON.stringify(run.mock.requests)).not.toContain('hunter2')
   })
 })
+
+describe('the changed-files and MCP routes', () => {
+  it('answer for a visible session, diff only paths the log names, and refuse another workspace or no token', async () => {
+    expect(await (await call(`/api/sessions/${id}/changes`)).json()).toEqual({ files: [] })
+    const traversal = await refusal(await call(`/api/sessions/${id}/changes/diff?path=${encodeURIComponent('../../etc/passwd')}`))
+    expect(traversal.status).toBe(404)
+    expect(await (await call(`/api/sessions/${id}/mcp`)).json()).toEqual({ hosted: true, servers: [] })
+    for (const path of ['changes', 'changes/diff?path=a.txt', 'mcp']) {
+      expect((await refusal(await call(`/api/sessions/${elsewhere}/${path}`))).status, path).toBe(403)
+      expect((await refusal(await call(`/api/sessions/${id}/${path}`, { headers: {} }))).status, path).toBe(401)
+    }
+  })
+})
