@@ -28,6 +28,9 @@ const prompt = z
 /** Most `@` completions one answer holds. */
 const COMPLETIONS = 50
 
+/** How long one workspace listing serves the completions typed after it (each key asks again). */
+const LISTING_MS = 3000
+
 /**
  * Attachments and `@`-mentions (docs/web.md, "Attachments and mentions"):
  * - `POST /api/sessions/:id/attachments?name=<file name>` with the file's bytes as the body stages an upload;
@@ -39,6 +42,15 @@ const COMPLETIONS = 50
  */
 export function attachmentRoutes(app: Hono, ctx: WebContext): void {
   const staged = new StagedAttachments()
+  const listings = new Map<string, { at: number; files: Promise<string[]> }>()
+  const listing = (cwd: string): Promise<string[]> => {
+    const known = listings.get(cwd)
+    if (known && Date.now() - known.at < LISTING_MS) return known.files
+    const files = workspaceFiles(cwd, workspaceGuard(cwd, ctx.home))
+    listings.set(cwd, { at: Date.now(), files })
+    if (listings.size > 16) listings.delete(listings.keys().next().value as string)
+    return files
+  }
   const cwdOf = async (id: string): Promise<string> => (await ctx.reader.read(id)).header.cwd
 
   app.post(
@@ -66,7 +78,7 @@ export function attachmentRoutes(app: Hono, ctx: WebContext): void {
     const id = await ctx.visibleId(c.req.param('id'))
     const cwd = await cwdOf(id)
     const query = (c.req.query('q') ?? '').toLowerCase()
-    const files = await workspaceFiles(cwd, workspaceGuard(cwd, ctx.home))
+    const files = await listing(cwd)
     const matching = files.filter((f) => f.toLowerCase().includes(query))
     return c.json({ files: matching.slice(0, COMPLETIONS), more: Math.max(0, matching.length - COMPLETIONS) })
   })

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -7,8 +8,10 @@ import { stdioFixture } from '../mcp/fixture.js'
 import { launchBrowser, screenshot } from './browser.js'
 import { startWeb, type WebRun } from './support.js'
 
-/** The smallest PNG header the sniffer takes for an image, plus a few bytes of body. */
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('rein-web-image-body')])
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
+
+/** A whole 1×1 PNG (the thumbnail must decode). */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64')
 
 let browser: Browser
 let run: WebRun | undefined
@@ -27,13 +30,26 @@ afterEach(async () => {
 })
 
 async function openSession(r: WebRun): Promise<Page> {
-  context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+  // bypassCSP only so axe-core can be injected: the page's own CSP forbids injected scripts.
+  context = await browser.newContext({ viewport: { width: 1200, height: 900 }, bypassCSP: true })
   const page = await context.newPage()
   await page.goto(r.address)
   await page.getByRole('button', { name: 'New session' }).first().click()
   await page.waitForURL(/#\/s\/[0-9a-f-]+$/)
   await page.locator('#prompt').waitFor()
   return page
+}
+
+/** axe-core's serious and critical violations on the page as it stands, as `rule (targets)` lines. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE })
+  return page.evaluate(async () => {
+    type Violation = { id: string; impact: string | null; nodes: { target: string[] }[] }
+    type Run = (ctx: Document, options: unknown) => Promise<{ violations: Violation[] }>
+    const axe = (window as unknown as { axe: { run: Run } }).axe
+    const { violations } = await axe.run(document, { rules: { 'label-content-name-mismatch': { enabled: true } } })
+    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
+  })
 }
 
 const bodyOf = (r: WebRun, index: number): string => JSON.stringify(r.mock.requests[index]?.body)
@@ -60,6 +76,7 @@ describe('the composer’s attachments and @-mentions in the browser', () => {
     await page.keyboard.press('Tab')
     await expect.poll(() => page.locator('#prompt').inputValue()).toBe('what is in @notes.txt ')
     await screenshot(page, 'attachments')
+    expect(await seriousViolations(page)).toEqual([])
     await page.keyboard.press('Enter')
     await page.getByText('Seen.').waitFor()
     const body = bodyOf(run, 0)
@@ -95,6 +112,7 @@ describe('the changed-files review and the MCP panel in the browser', () => {
     await panel.getByText('+agent').waitFor()
     expect(await panel.locator('pre.diff').textContent()).toContain('-mine\n+agent\n')
     await screenshot(page, 'changed-files')
+    expect(await seriousViolations(page)).toEqual([])
     await panel.getByRole('button', { name: /Rewind to turn 1/ }).first().click()
     await page.getByRole('dialog', { name: 'Rewind to turn 1' }).waitFor()
 
@@ -106,5 +124,7 @@ describe('the changed-files review and the MCP panel in the browser', () => {
     // A server that failed to start is retried with backoff: failed, or restarting between attempts.
     expect(await broken.locator('.mcp-state').textContent()).toMatch(/^(failed|restarting)$/)
     expect(await broken.locator('.error').textContent()).toMatch(/no-such-server|ENOENT|spawn/)
+    await screenshot(page, 'mcp')
+    expect(await seriousViolations(page)).toEqual([])
   })
 })

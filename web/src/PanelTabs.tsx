@@ -12,7 +12,7 @@ export function PanelTabs({ sessionId, changes, hosted, onRewind }: { sessionId:
   const toggle = (panel: 'changes' | 'mcp'): void => setOpen(open === panel ? undefined : panel)
   return (
     <>
-      <div class="row" role="group" aria-label="Panels">
+      <div class="row panel-tabs" role="group" aria-label="Panels">
         <button type="button" aria-expanded={open === 'changes'} aria-controls="panel-changes" onClick={() => toggle('changes')}>
           Changed files
         </button>
