@@ -3,6 +3,7 @@ import type { SessionEvent } from '../../src/session/events.js'
 import { AttachmentRefusal, fileLabel, mentionedPaths, promptBlocks } from '../../src/web/attachment-files.js'
 import { changedFiles, fileSpan } from '../../src/web/session-changes.js'
 import { mentionAt } from '../../web/src/mention-at.js'
+import { TranscriptModel } from '../../web/src/transcript.js'
 
 let seq = 0
 const event = (type: string, data: Record<string, unknown>): SessionEvent => ({ seq: seq++, time: 0, type, data }) as unknown as SessionEvent
@@ -54,5 +55,14 @@ describe('mentions and attachment names', () => {
       { type: 'text', text: 'Attached file @p.png (image/png):' },
       { type: 'image', mimeType: 'image/png', data: 'AAAA' },
     ])
+  })
+})
+
+describe('an attached file in the page’s transcript', () => {
+  it('shows one line naming the file, as the terminal does, not the file’s content', () => {
+    const m = new TranscriptModel()
+    const content = promptBlocks('look', [{ kind: 'text', name: 'notes.txt', text: 'kumquat' }, { kind: 'image', name: 's.png', mimeType: 'image/png', data: 'AAAA' }])
+    m.apply({ seq: 0, time: 0, type: 'user/message', data: { id: 'u1', content, source: { kind: 'user' } } })
+    expect(m.items[0]).toMatchObject({ kind: 'user', text: 'look\n\n⎘ attached @notes.txt\n\n⎘ attached @s.png (image/png)', images: 1 })
   })
 })

@@ -251,7 +251,6 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
         </button>
         {state.queued && state.queued.length > 0 && <span class="muted">{state.queued.length} queued</span>}
       </div>
-      <PanelTabs sessionId={id} hosted={state.hosted} changes={events.current.filter((e) => e.type === 'checkpoint/changes').length} onRewind={busy ? undefined : setRewindTurn} />
       {note && (
         <p class="notice info" role="status">
           {note}
@@ -314,12 +313,16 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
           </div>
         </div>
       ))}
+      <PanelTabs sessionId={id} hosted={state.hosted} changes={events.current.filter((e) => e.type === 'checkpoint/changes').length} onRewind={busy ? undefined : setRewindTurn} />
       <Composer
         sessionId={id}
         busy={busy}
         text={draft}
         setText={setDraft}
-        send={(text, how, attachments) => act('prompt', { text, how, attachments }).then((r) => r !== undefined)}
+        send={(text, how, attachments) =>
+          // A prompt with attachments or an @mention goes where they are read (routes-attachments.ts); others as before.
+          (attachments.length || /(?:^|\s)@\S/.test(text) ? act('prompt', { text, how, attachments }) : act('input', { text, how })).then((r) => r !== undefined)
+        }
       />
     </section>
   )
