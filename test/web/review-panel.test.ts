@@ -99,7 +99,7 @@ describe('the composer’s attachments and @-mentions in the browser', () => {
 })
 
 describe('the changed-files review and the MCP panel in the browser', () => {
-  it('lists every file the session changed, grouped, with its diff and the rewind of its turn; and the session’s MCP servers', async () => {
+  it('lists every file the session changed, grouped, with its diff (fitting a phone) and the rewind of its turn; and the session’s MCP servers', async () => {
     const box = sandbox()
     writeFileSync(join(box.cwd, 'a.txt'), 'mine\n')
     const fixture = stdioFixture()
@@ -125,6 +125,9 @@ describe('the changed-files review and the MCP panel in the browser', () => {
     expect(await panel.locator('pre.diff').textContent()).toContain('-mine\n+agent\n')
     await screenshot(page, 'changed-files')
     expect(await seriousViolations(page)).toEqual([])
+    await page.setViewportSize({ width: 390, height: 844 })
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0)
+    await page.setViewportSize({ width: 1200, height: 900 })
     await panel.getByRole('button', { name: /Rewind to turn 1/ }).first().click()
     await page.getByRole('dialog', { name: 'Rewind to turn 1' }).waitFor()
 
