@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import './panels.css'
 
 /** A file staged on the server for the next prompt (`POST /api/sessions/:id/attachments`). */
@@ -36,6 +36,8 @@ export function useAttachments(sessionId: string): Attachments {
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
   const base = `/api/sessions/${encodeURIComponent(sessionId)}/attachments`
+  // Staged files belong to one session: another session's page starts with none.
+  useEffect(() => setFiles([]), [sessionId])
   const add = async (list: FileList | File[]): Promise<void> => {
     setError('')
     setBusy(true)

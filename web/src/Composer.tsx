@@ -1,6 +1,3 @@
-import { AttachmentBar, useAttachments } from './Attachments'
-import { MentionList, useMentions } from './Mentions'
-
 /**
  * The prompt box. Enter sends: while the agent works that steers the running turn (it reaches the model at the next
  * step boundary), while idle it starts a turn. Shift+Enter is a new line; the second button queues a follow-up that
@@ -11,28 +8,21 @@ export function Composer({
   send,
   text,
   setText,
-  sessionId,
 }: {
   busy: boolean
-  sessionId: string
-  send: (text: string, how: 'enter' | 'followUp', attachments: string[]) => Promise<boolean>
+  send: (text: string, how: 'enter' | 'followUp') => Promise<boolean>
   text: string
   setText: (text: string) => void
 }) {
-  const attachments = useAttachments(sessionId)
-  const mentions = useMentions(sessionId, text, setText)
   const submit = async (how: 'enter' | 'followUp'): Promise<void> => {
     if (!text.trim()) return
     const sent = text
     setText('')
-    if (!(await send(sent, how, attachments.ids()))) setText(sent)
-    else attachments.clear()
+    if (!(await send(sent, how))) setText(sent)
   }
   return (
     <form
       class="composer"
-      onDrop={attachments.onDrop}
-      onDragOver={attachments.onDragOver}
       onSubmit={(e) => {
         e.preventDefault()
         void submit('enter')
@@ -47,24 +37,14 @@ export function Composer({
         value={text}
         aria-keyshortcuts="/"
         placeholder={busy ? 'Enter steers the running turn; Shift+Enter for a new line' : 'Ask Rein… (Enter sends, Shift+Enter for a new line)'}
-        ref={mentions.ref}
-        onPaste={attachments.onPaste}
-        onClick={mentions.track}
-        onKeyUp={mentions.track}
-        onInput={(e) => {
-          setText(e.currentTarget.value)
-          mentions.track()
-        }}
+        onInput={(e) => setText(e.currentTarget.value)}
         onKeyDown={(e) => {
-          if (mentions.onKeyDown(e)) return
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault()
             void submit('enter')
           }
         }}
       />
-      <MentionList mentions={mentions} />
-      <AttachmentBar attachments={attachments} />
       <div class="row">
         <button type="submit">{busy ? 'Steer' : 'Send'}</button>
         <button type="button" onClick={() => void submit('followUp')}>

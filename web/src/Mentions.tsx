@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import type { RefObject } from 'preact'
 import { get } from './api'
 import { mentionAt } from './mention-at'
 import './panels.css'
 
 export interface Mentions {
-  ref: RefObject<HTMLTextAreaElement | null>
+  /** The prompt's textarea, set by whoever sees its events (AttachmentsComposer). */
+  ref: { current: HTMLTextAreaElement | null }
   files: string[]
   active: number
   open: boolean

@@ -8,6 +8,8 @@ import { VirtualList } from './VirtualList'
 import { RewindPanel, type RewindReply } from './RewindPanel'
 import { AskView } from './AskView'
 import { PanelTabs } from './PanelTabs'
+import { useAttachments } from './Attachments'
+import { AttachmentsComposer, sendWith } from './AttachmentsComposer'
 
 interface Meta {
   id: string
@@ -32,6 +34,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
   const [state, setState] = useState<LiveState>({ hosted: false })
   const [asks, setAsks] = useState<{ id: string; request: PermissionRequest }[]>([])
   const [draft, setDraft] = useState('')
+  const attachments = useAttachments(id)
   const [note, setNote] = useState('')
   const [, setVersion] = useState(0)
   const events = useRef<LogEvent[]>([])
@@ -314,16 +317,9 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
         </div>
       ))}
       <PanelTabs sessionId={id} hosted={state.hosted} changes={events.current.filter((e) => e.type === 'checkpoint/changes').length} onRewind={busy ? undefined : setRewindTurn} />
-      <Composer
-        sessionId={id}
-        busy={busy}
-        text={draft}
-        setText={setDraft}
-        send={(text, how, attachments) =>
-          // A prompt with attachments or an @mention goes where they are read (routes-attachments.ts); others as before.
-          (attachments.length || /(?:^|\s)@\S/.test(text) ? act('prompt', { text, how, attachments }) : act('input', { text, how })).then((r) => r !== undefined)
-        }
-      />
+      <AttachmentsComposer sessionId={id} attachments={attachments} text={draft} setText={setDraft}>
+        <Composer busy={busy} text={draft} setText={setDraft} send={sendWith(attachments, act)} />
+      </AttachmentsComposer>
     </section>
   )
 }
