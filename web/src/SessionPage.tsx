@@ -1,4 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { PanelTabs } from './PanelTabs'
+import { useAttachments } from './Attachments'
+import { AttachmentsComposer, sendWith } from './AttachmentsComposer'
 import { get, post } from './api'
 import { Composer } from './Composer'
 import { ItemView } from './ItemView'
@@ -7,9 +10,6 @@ import type { Info, LiveState, LogEvent, PermissionRequest, StreamMessage } from
 import { VirtualList } from './VirtualList'
 import { RewindPanel, type RewindReply } from './RewindPanel'
 import { AskView } from './AskView'
-import { PanelTabs } from './PanelTabs'
-import { useAttachments } from './Attachments'
-import { AttachmentsComposer, sendWith } from './AttachmentsComposer'
 
 interface Meta {
   id: string

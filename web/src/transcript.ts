@@ -43,11 +43,6 @@ function textOf(content: unknown): { text: string; images: number } {
   }
 }
 
-/** An attached file's block as the terminal shows it: one line naming the file, not its content (a paragraph of its own in Markdown). */
-function attachedLine(text: string): string {
-  return `\n⎘ attached @${text.slice(ATTACHED_HEADING.length).split('\n')[0].replace(/:$/, '')}`
-}
-
 function str(value: unknown): string {
   return typeof value === 'string' ? value : ''
 }
@@ -241,4 +236,9 @@ export class TranscriptModel {
     this.items.splice(index, 1)
     for (const [id, i] of this.tools) if (i > index) this.tools.set(id, i - 1)
   }
+}
+
+/** An attached file's block as the terminal shows it: one line naming the file, not its content (a paragraph of its own in Markdown). */
+function attachedLine(text: string): string {
+  return `\n⎘ attached @${text.slice(ATTACHED_HEADING.length).split('\n')[0].replace(/:$/, '')}`
 }
