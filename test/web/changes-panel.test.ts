@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { SessionEvent } from '../../src/session/events.js'
 import { AttachmentRefusal, fileLabel, mentionedPaths, promptBlocks } from '../../src/web/attachment-files.js'
 import { changedFiles, fileSpan } from '../../src/web/session-changes.js'
+import { STAGED_PER_SESSION, STAGING_SESSIONS, StagedAttachments } from '../../src/web/staged-attachments.js'
 import { mentionAt } from '../../web/src/mention-at.js'
 import { TranscriptModel } from '../../web/src/transcript.js'
 
@@ -64,5 +65,21 @@ describe('an attached file in the page’s transcript', () => {
     const content = promptBlocks('look', [{ kind: 'text', name: 'notes.txt', text: 'kumquat' }, { kind: 'image', name: 's.png', mimeType: 'image/png', data: 'AAAA' }])
     m.apply({ seq: 0, time: 0, type: 'user/message', data: { id: 'u1', content, source: { kind: 'user' } } })
     expect(m.items[0]).toMatchObject({ kind: 'user', text: 'look\n\n⎘ attached @notes.txt\n\n⎘ attached @s.png (image/png)', images: 1 })
+  })
+})
+
+describe('staged uploads', () => {
+  it('keep at most 20 files a session and 32 sessions, dropping the oldest, and are taken once', () => {
+    const staged = new StagedAttachments()
+    const file = { kind: 'text' as const, name: 'a.txt', text: 'A' }
+    const first = staged.add('s0', file)
+    for (let i = 0; i < STAGED_PER_SESSION; i++) staged.add('s0', file)
+    expect(staged.take('s0', [first])).toEqual({ missing: first })
+    const kept = staged.add('s1', file)
+    for (let i = 2; i <= STAGING_SESSIONS + 1; i++) staged.add(`s${i}`, file)
+    expect(staged.take('s1', [kept])).toEqual({ missing: kept })
+    const last = staged.add('s2', file)
+    expect(staged.take('s2', [last])).toEqual({ attachments: [file] })
+    expect(staged.take('s2', [last])).toEqual({ missing: last })
   })
 })
