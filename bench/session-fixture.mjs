@@ -30,19 +30,26 @@ export function prose(rand, chars) {
   return corpus.slice(start, start + length)
 }
 
-/** Appends one turn of `steps` steps to `session`; tool outputs of 1–24 KB, reasoning of 0.5–4 KB. */
+/**
+ * Appends one turn of `steps` steps to `session`; tool outputs of 1–24 KB (or `options.outputChars`), reasoning of
+ * 0.5–4 KB. `options.request(session, turn, step)` is called where the agent logs a step's `request/sent` (after the
+ * step's messages entered, before the answer): bench/request-fixture.mjs logs the header and the exact digest there.
+ */
 /**
  * @param {import('../src/session/session.js').Session} session
  * @param {number} turn
  * @param {() => number} rand
+ * @param {{ request?: (session: import('../src/session/session.js').Session, turn: number, step: number) => void, outputChars?: [number, number] }} [options]
  */
-export function appendRealisticTurn(session, turn, rand, steps = 3) {
+export function appendRealisticTurn(session, turn, rand, steps = 3, options = {}) {
+  const [outMin, outSpan] = options.outputChars ?? [1000, 23000]
   /** @param {string} t */
   const text = (t) => [{ type: /** @type {const} */ ('text'), text: t }]
   session.append('turn/start', { turn })
   for (let step = 1; step <= steps; step++) {
     session.append('step/start', { turn, step })
     if (step === 1) session.append('user/message', { id: `u${turn}`, content: text(prose(rand, 200)), source: { kind: 'user' } })
+    options.request?.(session, turn, step)
     const last = step === steps
     const calls = last ? [] : Array.from({ length: 1 + Math.floor(rand() * 2) }, (_, i) => ({
       type: /** @type {const} */ ('tool-call'), id: `call_${turn}_${step}_${i}`, name: rand() < 0.5 ? 'read' : 'bash',
@@ -55,7 +62,7 @@ export function appendRealisticTurn(session, turn, rand, steps = 3) {
     })
     for (const call of calls) {
       session.append('tool/call', { turn, step, callId: call.id, name: call.name, arguments: call.arguments })
-      session.append('tool/result', { turn, step, callId: call.id, content: text(prose(rand, 1000 + rand() * 23000)), isError: false })
+      session.append('tool/result', { turn, step, callId: call.id, content: text(prose(rand, outMin + rand() * outSpan)), isError: false })
     }
     session.append('step/end', { turn, step })
   }

@@ -4,13 +4,14 @@ import { loadMcpConfig } from '../mcp/load.js'
 import type { McpManager } from '../mcp/manager.js'
 
 /** The part of the MCP manager the agent uses. */
-export type McpTools = Pick<McpManager, 'start' | 'tools' | 'onToolsChanged' | 'close'>
+export type McpTools = Pick<McpManager, 'start' | 'tools' | 'onToolsChanged' | 'close' | 'status'>
 
 const noMcp: McpTools = {
   start: async () => {},
   tools: () => [],
   onToolsChanged: () => () => {},
   close: async () => {},
+  status: () => [],
 }
 
 /**

@@ -18,6 +18,9 @@ import { cookieName, guard, sameSecret, securityHeaders } from './guard.js'
 import { Inspector } from './inspector.js'
 import { readRoutes } from './routes-read.js'
 import { writeRoutes } from './routes-write.js'
+import { attachmentRoutes } from './routes-attachments.js'
+import { changesRoutes } from './routes-changes.js'
+import { mcpRoutes } from './routes-mcp.js'
 import { SessionHost, type AgentDefaults } from './session-host.js'
 import { SessionReader } from './session-reader.js'
 import { streamRoute } from './stream-route.js'
@@ -133,6 +136,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   readRoutes(app, ctx)
   writeRoutes(app, ctx)
   streamRoute(app, ctx)
+  attachmentRoutes(app, ctx)
+  changesRoutes(app, ctx)
+  mcpRoutes(app, ctx)
   app.all('/api/*', (c) => c.json({ error: `There is no ${c.req.method} ${c.req.path}.` }, 404))
 
   const assets = loadAssets(options.uiDir ?? UI_DIR)

@@ -1,4 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { PanelTabs } from './PanelTabs'
+import { useAttachments } from './Attachments'
+import { AttachmentsComposer, sendWith } from './AttachmentsComposer'
 import { get, post } from './api'
 import { Composer } from './Composer'
 import { ItemView } from './ItemView'
@@ -34,6 +37,7 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
   const [state, setState] = useState<LiveState>({ hosted: false })
   const [asks, setAsks] = useState<{ id: string; request: PermissionRequest }[]>([])
   const [draft, setDraft] = useState('')
+  const attachments = useAttachments(id)
   const [note, setNote] = useState('')
   const [palette, setPalette] = useState(false)
   const [wantCommands, setWantCommands] = useState(false)
@@ -342,15 +346,18 @@ export function SessionPage({ id, info }: { id: string; info: Info }) {
           </div>
         </div>
       ))}
-      <Composer
-        busy={busy}
-        text={draft}
-        setText={setDraft}
-        send={(text, how) => act('input', { text, how }).then((r) => r !== undefined)}
-        commands={commands}
-        wantCommands={() => setWantCommands(true)}
-        runCommand={command}
-      />
+      <PanelTabs sessionId={id} hosted={state.hosted} changes={events.current.filter((e) => e.type === 'checkpoint/changes').length} onRewind={busy ? undefined : setRewindTurn} />
+      <AttachmentsComposer sessionId={id} attachments={attachments} text={draft} setText={setDraft}>
+        <Composer
+          busy={busy}
+          text={draft}
+          setText={setDraft}
+          send={sendWith(attachments, act)}
+          commands={commands}
+          wantCommands={() => setWantCommands(true)}
+          runCommand={command}
+        />
+      </AttachmentsComposer>
       {palette && (
         <CommandPalette
           sessionId={id}

@@ -1,6 +1,7 @@
 import type { Block, LiveEvent, LogEvent } from './types.js'
 import { sandboxMark } from '../../src/sandbox/result-mark.js'
 import { counted } from '../../src/text/count.js'
+import { ATTACHED_HEADING } from '../../src/frontend/typed-text.js'
 
 /** What the transcript shows: one entry per message, tool call or notice, derived from the log and live deltas. */
 export type Item =
@@ -38,7 +39,7 @@ function textOf(content: unknown): { text: string; images: number } {
   return {
     text: blocks
       .filter((b): b is Extract<Block, { type: 'text' }> => b.type === 'text')
-      .map((b) => b.text)
+      .map((b) => (b.text.startsWith(ATTACHED_HEADING) ? attachedLine(b.text) : b.text))
       .join('\n'),
     images: blocks.filter((b) => b.type === 'image').length,
   }
@@ -241,4 +242,9 @@ export class TranscriptModel {
     this.items.splice(index, 1)
     for (const [id, i] of this.tools) if (i > index) this.tools.set(id, i - 1)
   }
+}
+
+/** An attached file's block as the terminal shows it: one line naming the file, not its content (a paragraph of its own in Markdown). */
+function attachedLine(text: string): string {
+  return `\n⎘ attached @${text.slice(ATTACHED_HEADING.length).split('\n')[0].replace(/:$/, '')}`
 }
