@@ -12,6 +12,8 @@ import { PermissionPrompt } from './PermissionPrompt.js'
 import { Picker, type PickerChoice } from './Picker.js'
 import { PromptEditor, type KeyClaim, type SubmitHow } from './PromptEditor.js'
 import { QueueList } from './QueueList.js'
+import { ShellRunLine, useShellRun } from './ShellRun.js'
+import { shellCommandOf } from '../../frontend/shell-command.js'
 import { TodoList } from './TodoList.js'
 import type { TuiExit, TuiServices } from './services.js'
 import { commandChoices, isCustomCommand, parseSlash } from './slash-commands.js'
@@ -126,6 +128,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   const bindPromptKeys = useCallback((claim: KeyClaim | null) => {
     promptKeys.current = claim
   }, [])
+  const shell = useShellRun(agent, (text) => transcript.note({ kind: 'notice', level: 'warning', text }), refresh)
   const claimKey = useCallback<KeyClaim>((input, key, editor) => promptKeys.current?.(input, key, editor) ?? false, [])
 
   useEffect(() => {
@@ -196,6 +199,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   }
 
   const submit = (text: string, how: SubmitHow) => {
+    if (shellCommandOf(text) !== undefined) return shell.run(text)
     const slash = how === 'send' ? parseSlash(text) : undefined
     // A custom command (src/slash) is a prompt: the agent expands it, so it always opens a turn of its own.
     if (slash && isCustomCommand(agent.cwd, slash.name)) return void agent.followUp(text)
@@ -267,6 +271,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
     <Box flexDirection="column">
       <Static items={snapshot.finished as Item[]}>{(item) => <ItemView key={item.key} item={item} />}</Static>
       <LiveView live={snapshot.live} maxLines={liveRows} width={columns} />
+      <ShellRunLine running={shell.running} />
       <QueueList items={snapshot.queued} width={columns} />
       <TodoList todos={snapshot.todos} width={columns} />
       {ask ? <PermissionPrompt key={ask.request.call.callId} request={ask.request} tools={tools} cwd={agent.cwd} onAnswer={(reply) => answer(ask, reply)} bindKeys={bindPromptKeys} /> : null}
@@ -286,6 +291,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
         onCancel={escape}
         onExpand={expand}
         onExit={() => onExit({ kind: 'quit' })}
+        onInterrupt={shell.interrupt}
         onHint={setHint}
       />
       <Footer

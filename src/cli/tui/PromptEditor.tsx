@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'react'
 import * as ed from './editor-state.js'
 import { attachmentKind } from './attachments.js'
 import { printable } from './printable.js'
+import { SHELL_HINT } from './shell-mode.js'
 import { counted } from '../../text/count.js'
 import { commandMatches, slashAtCursor, type CommandChoice } from '../../frontend/commands/completion.js'
 
@@ -38,6 +39,8 @@ export interface PromptEditorProps {
   maxRows?: number
   /** Shift+Tab: the next permission mode. */
   onCycleMode?(): void
+  /** Ctrl+C on an empty editor: returns true when something running (a `!` command) took it and stopped. */
+  onInterrupt?(): boolean
 }
 
 /** What the editor tells a box that may claim a key: whether it is empty, mid-paste, and when text last arrived. */
@@ -120,6 +123,7 @@ export function PromptEditor(props: PromptEditorProps) {
           props.onHint(undefined)
           return
         }
+        if (props.onInterrupt?.()) return
         const now = Date.now()
         if (now - lastCtrlC.current < EXIT_WINDOW_MS) return props.onExit()
         lastCtrlC.current = now
@@ -183,13 +187,14 @@ export function PromptEditor(props: PromptEditorProps) {
   const top = all.length <= rows ? 0 : Math.min(Math.max(0, cursorRow - rows + 1), all.length - rows)
   const lines = all.slice(top, top + rows)
   const below = all.length - top - lines.length
+  const shellMode = state.text.startsWith('!')
   return (
     <Box flexDirection="column">
-      <Box flexDirection="column" borderStyle="round" borderColor={props.busy ? 'yellow' : 'gray'} paddingX={1}>
+      <Box flexDirection="column" borderStyle="round" borderColor={shellMode ? 'magenta' : props.busy ? 'yellow' : 'gray'} paddingX={1}>
         {top ? <Text dimColor>  … {counted(top, 'line')} above</Text> : null}
         {lines.map((line, i) => (
           <Text key={top + i}>
-            <Text color="cyan">{top + i === 0 ? '› ' : '  '}</Text>
+            <Text color={shellMode ? 'magenta' : 'cyan'}>{top + i === 0 ? '› ' : '  '}</Text>
             {line.before}
             {props.active ? <Text inverse>{line.cursor ?? ''}</Text> : (line.cursor ?? '')}
             {line.after}
@@ -200,6 +205,7 @@ export function PromptEditor(props: PromptEditorProps) {
         ))}
         {below ? <Text dimColor>  … {counted(below, 'line')} below</Text> : null}
       </Box>
+      {shellMode ? <Text color="magenta" dimColor>  ! {SHELL_HINT}</Text> : null}
       {matches.length ? (
         <Box flexDirection="column" paddingLeft={2}>
           {matches.map((m, i) => (
