@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CLI, cliEnv, sandbox } from '../support/cli.js'
 import { startMockModel, type MockModel, type MockResponse } from '../support/mock-model.js'
-import { sleep, Terminal } from './support/tmux.js'
+import { Terminal } from './support/tmux.js'
 import { terminalsClosedAfterEachTest } from './support/terminals.js'
 
 const opened = terminalsClosedAfterEachTest()

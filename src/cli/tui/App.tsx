@@ -13,6 +13,7 @@ import { Picker, type PickerChoice } from './Picker.js'
 import { PromptEditor, type KeyClaim, type SubmitHow } from './PromptEditor.js'
 import { QueueList } from './QueueList.js'
 import { ShellRunLine, useShellRun } from './ShellRun.js'
+import { keepPrompt } from './history.js'
 import { shellCommandOf } from '../../frontend/shell-command.js'
 import { TodoList } from './TodoList.js'
 import type { TuiExit, TuiServices } from './services.js'
@@ -128,6 +129,8 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   const bindPromptKeys = useCallback((claim: KeyClaim | null) => {
     promptKeys.current = claim
   }, [])
+  const history = useMemo(() => services.promptHistory?.load(agent.cwd) ?? [], [services, agent])
+  const historyWarned = useRef(false)
   const shell = useShellRun(agent, (text) => transcript.note({ kind: 'notice', level: 'warning', text }), refresh)
   const claimKey = useCallback<KeyClaim>((input, key, editor) => promptKeys.current?.(input, key, editor) ?? false, [])
 
@@ -284,9 +287,13 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
         onCycleMode={cycleMode}
         claimKey={claimKey}
         files={files}
+        history={history}
         commands={commands}
         initialText={prefill}
-        onSubmit={submit}
+        onSubmit={(text, how) => {
+          keepPrompt(services.promptHistory, agent.cwd, text, (warning) => transcript.note({ kind: 'notice', level: 'warning', text: warning }), historyWarned)
+          submit(text, how)
+        }}
         onTakeBack={takeBack}
         onCancel={escape}
         onExpand={expand}

@@ -5,6 +5,7 @@ import * as ed from './editor-state.js'
 import { attachmentKind } from './attachments.js'
 import { printable } from './printable.js'
 import { SHELL_HINT } from './shell-mode.js'
+import * as hs from './history-search.js'
 import { counted } from '../../text/count.js'
 import { commandMatches, slashAtCursor, type CommandChoice } from '../../frontend/commands/completion.js'
 
@@ -77,6 +78,10 @@ export function PromptEditor(props: PromptEditorProps) {
   const lastTextAt = useRef(0)
   const stateRef = useRef(state)
   stateRef.current = state
+  /** Ctrl+R's search while it is open (history-search.ts); the editor shows its match. */
+  const [search, setSearch] = useState<hs.HistorySearch | null>(null)
+  const searchRef = useRef(search)
+  searchRef.current = search
   // Read by the key handler: ink re-attaches input listeners in an effect, which can run after a keystroke that
   // arrives right after a re-render; the ref makes such a keystroke see the current props.
   const propsRef = useRef(props)
@@ -111,6 +116,13 @@ export function PromptEditor(props: PromptEditorProps) {
         pasting.current = input === PASTE_START
         return
       }
+      const setQuery = (next: hs.HistorySearch | null) => {
+        searchRef.current = next
+        setSearch(next)
+      }
+      const open = searchRef.current
+      if (open) return searchKey(open, input, key, pasting.current, s, setQuery, update)
+      if (key.ctrl && input === 'r') return setQuery(hs.startSearch(s.history, s.text))
       if (pasting.current) {
         if (key.return) return update(ed.insert(s, '\n'))
         if (key.tab) return update(ed.insert(s, '\t'))
@@ -181,7 +193,7 @@ export function PromptEditor(props: PromptEditorProps) {
     { isActive: props.active },
   )
 
-  const all = renderLines(state)
+  const all = renderLines(search ? ed.setText(state, hs.acceptedText(state.history, search)) : state)
   const rows = Math.max(1, props.maxRows ?? all.length)
   const cursorRow = Math.max(0, all.findIndex((l) => l.cursor !== undefined))
   const top = all.length <= rows ? 0 : Math.min(Math.max(0, cursorRow - rows + 1), all.length - rows)
@@ -205,6 +217,7 @@ export function PromptEditor(props: PromptEditorProps) {
         ))}
         {below ? <Text dimColor>  … {counted(below, 'line')} below</Text> : null}
       </Box>
+      {search ? <Text color="cyan">  {hs.searchLine(state.history, search)}</Text> : null}
       {shellMode ? <Text color="magenta" dimColor>  ! {SHELL_HINT}</Text> : null}
       {matches.length ? (
         <Box flexDirection="column" paddingLeft={2}>
@@ -230,6 +243,32 @@ export function PromptEditor(props: PromptEditorProps) {
       ) : null}
     </Box>
   )
+}
+
+/** A key while Ctrl+R's search is open: typing searches, Ctrl+R goes older, Enter (or a move) takes the match, Esc cancels. */
+function searchKey(
+  open: hs.HistorySearch,
+  input: string,
+  key: Key,
+  pasting: boolean,
+  s: ed.EditorState,
+  setQuery: (next: hs.HistorySearch | null) => void,
+  update: (next: ed.EditorState) => void,
+): void {
+  const history = s.history
+  if (pasting) return input ? setQuery(hs.typeInSearch(history, open, input)) : undefined
+  if (key.ctrl && input === 'r') return setQuery(hs.searchOlder(history, open))
+  if (key.escape || (key.ctrl && (input === 'c' || input === 'g'))) {
+    setQuery(null)
+    return update(ed.setText(s, open.draft))
+  }
+  if (key.backspace || key.delete) return setQuery(hs.eraseInSearch(history, open))
+  if (key.return || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) {
+    setQuery(null)
+    return update(ed.setText(s, hs.acceptedText(history, open)))
+  }
+  if (key.ctrl || key.meta || !input) return
+  setQuery(hs.typeInSearch(history, open, input))
 }
 
 function placeholder(props: PromptEditorProps): string {

@@ -1,4 +1,5 @@
 import type { Attachment } from './attachments.js'
+import type { PromptHistory } from './history.js'
 import type { ModelFactsLookup } from './usage-ledger.js'
 
 /** One row of the `/resume` picker. */
@@ -29,6 +30,8 @@ export interface TuiServices {
   attach?(cwd: string, path: string): Attachment
   /** A stored session's readable transcript (`/subagents` opens a child's); absent where no store is at hand. */
   transcript?(id: string): Promise<string>
+  /** The workspace's earlier prompts for Up/Down and Ctrl+R (history.ts); absent: this screen's prompts only. */
+  promptHistory?: PromptHistory
 }
 
 /** How the UI asks to leave or to replace its agent (a new, resumed or forked session). */
