@@ -299,6 +299,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
         onExpand={expand}
         onExit={() => onExit({ kind: 'quit' })}
         onInterrupt={shell.interrupt}
+        onWarn={(text) => transcript.note({ kind: 'notice', level: 'warning', text })}
         onHint={setHint}
       />
       <Footer

@@ -1,11 +1,13 @@
-import { Box, Text, useInput, type Key } from 'ink'
+import { Box, Text, useCursor, useInput, type DOMElement, type Key } from 'ink'
 import { PASTE_END, PASTE_START, typedChunk } from './bracketed-paste.js'
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import * as ed from './editor-state.js'
 import { attachmentKind } from './attachments.js'
 import { printable } from './printable.js'
 import { SHELL_HINT } from './shell-mode.js'
 import * as hs from './history-search.js'
+import { caretCell, placeOf, samePlace, type BoxPlace } from './caret.js'
+import { useScreenKeys } from './screen-keys.js'
 import { counted } from '../../text/count.js'
 import { commandMatches, slashAtCursor, type CommandChoice } from '../../frontend/commands/completion.js'
 
@@ -42,6 +44,8 @@ export interface PromptEditorProps {
   onCycleMode?(): void
   /** Ctrl+C on an empty editor: returns true when something running (a `!` command) took it and stopped. */
   onInterrupt?(): boolean
+  /** A key that could not do its job says why (Ctrl+G without an editor). */
+  onWarn?(text: string): void
 }
 
 /** What the editor tells a box that may claim a key: whether it is empty, mid-paste, and when text last arrived. */
@@ -86,6 +90,17 @@ export function PromptEditor(props: PromptEditorProps) {
   // arrives right after a re-render; the ref makes such a keystroke see the current props.
   const propsRef = useRef(props)
   propsRef.current = props
+  /** The bordered box, for its place in ink's output: the real cursor goes to the caret in it. */
+  const boxRef = useRef<DOMElement>(null)
+  const [place, setPlace] = useState<BoxPlace | undefined>()
+  const caretRow = useRef<number | undefined>(undefined)
+  const screen = useScreenKeys(boxRef, caretRow)
+  const { setCursorPosition } = useCursor()
+  // The layout of the frame just committed: when the box moved (the live area above grew), draw again with the caret there.
+  useLayoutEffect(() => {
+    const now = placeOf(boxRef.current)
+    if (!samePlace(now, place)) setPlace(now)
+  })
 
   useEffect(() => {
     if (props.initialText) setState((s) => ed.setText(s, props.initialText ?? ''))
@@ -145,6 +160,12 @@ export function PromptEditor(props: PromptEditorProps) {
       }
       if (key.escape) return props.onCancel()
       if (key.ctrl && input === 'o') return props.onExpand()
+      if (key.ctrl && input === 'l') return screen.repaint()
+      if (key.ctrl && input === 'g') {
+        const edited = screen.editExternally(s.text)
+        if (edited.kind === 'failed') return props.onWarn?.(edited.message)
+        return update(ed.setText(s, edited.text))
+      }
       const submit = (how: SubmitHow, from: ed.EditorState = s) => {
         const text = from.text
         if (!text.trim()) return update(from)
@@ -200,9 +221,16 @@ export function PromptEditor(props: PromptEditorProps) {
   const lines = all.slice(top, top + rows)
   const below = all.length - top - lines.length
   const shellMode = state.text.startsWith('!')
+  const caretLine = lines.findIndex((l) => l.cursor !== undefined)
+  const caret =
+    props.active && place && caretLine >= 0
+      ? caretCell(place, lines.map((l) => l.before + (l.cursor ?? '') + l.after), caretLine, lines[caretLine].before, top ? 1 : 0)
+      : undefined
+  caretRow.current = caret?.y
+  setCursorPosition(caret)
   return (
     <Box flexDirection="column">
-      <Box flexDirection="column" borderStyle="round" borderColor={shellMode ? 'magenta' : props.busy ? 'yellow' : 'gray'} paddingX={1}>
+      <Box ref={boxRef} flexDirection="column" borderStyle="round" borderColor={shellMode ? 'magenta' : props.busy ? 'yellow' : 'gray'} paddingX={1}>
         {top ? <Text dimColor>  … {counted(top, 'line')} above</Text> : null}
         {lines.map((line, i) => (
           <Text key={top + i}>
@@ -217,6 +245,7 @@ export function PromptEditor(props: PromptEditorProps) {
         ))}
         {below ? <Text dimColor>  … {counted(below, 'line')} below</Text> : null}
       </Box>
+      {screen.repainting ? <Text> </Text> : null}
       {search ? <Text color="cyan">  {hs.searchLine(state.history, search)}</Text> : null}
       {shellMode ? <Text color="magenta" dimColor>  ! {SHELL_HINT}</Text> : null}
       {matches.length ? (
