@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs'
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
@@ -20,7 +20,8 @@ async function start(script: MockResponse[], options: { env?: Record<string, str
     rows: options.rows ?? 30,
   })
   opened.terminals.push(term)
-  await term.waitFor('/help')
+  // The footer is ink's: before it shows, keys meet the first frame's cooked terminal (which eats Ctrl+R, Ctrl+L…).
+  await term.waitFor(/ctx \d/)
   return { term, mock, box }
 }
 
@@ -85,7 +86,8 @@ describe('Ctrl+G edits the prompt in $EDITOR', () => {
   it('hands the terminal to the editor and takes back what it wrote, unsent', async () => {
     const box = sandbox()
     const script = join(box.root, 'fake-editor.sh')
-    writeFileSync(script, '#!/bin/sh\ncat "$1" > "$1.seen"\nprintf \'rewritten by the editor\\nsecond line\\n\' > "$1"\n')
+    const seen = join(box.root, 'seen.txt')
+    writeFileSync(script, `#!/bin/sh\ncat "$1" > '${seen}'\nprintf 'rewritten by the editor\\nsecond line\\n' > "$1"\n`)
     chmodSync(script, 0o755)
     const { term, mock } = await start([], { box, env: { EDITOR: script } })
     term.type('draft text')
@@ -95,6 +97,7 @@ describe('Ctrl+G edits the prompt in $EDITOR', () => {
     expect(screen).toContain('  second line')
     expect(screen).not.toContain('draft text')
     expect(mock.requests).toHaveLength(0)
+    expect(readFileSync(seen, 'utf8')).toBe('draft text')
     term.type(' and more')
     await term.waitFor('second line and more')
   })
@@ -134,5 +137,39 @@ describe('Ctrl+L clears the screen and keeps the history', () => {
     expect(history).toContain('The first answer.')
     const after = history.slice(history.indexOf('The first answer.'))
     expect(after.match(/╭─+╮/g), after).toHaveLength(1)
+  })
+})
+
+describe('# in a real terminal', () => {
+  it('adds the line to AGENTS.md, and the next request carries it through the workspace instructions', async () => {
+    const { term, mock, box } = await start([{ text: 'Noted.' }])
+    await term.submit('# answer in French')
+    await term.waitFor('Added to project · AGENTS.md')
+    expect(readFileSync(join(box.cwd, 'AGENTS.md'), 'utf8')).toBe('- answer in French\n')
+    expect(mock.requests).toHaveLength(0)
+    await term.submit('hello')
+    await term.waitFor('Noted.')
+    expect(JSON.stringify(mock.requests[0]?.body)).toContain('- answer in French')
+  })
+})
+
+describe('Ctrl+R in a real terminal', () => {
+  it('finds a prompt of an earlier session of the workspace', async () => {
+    const box = sandbox()
+    const first = await start([{ text: 'First session answer.' }], { box })
+    await first.term.submit('deploy the staging branch')
+    await first.term.waitFor('First session answer.')
+    first.term.close()
+    const { term, mock } = await start([{ text: 'Deployed again.' }], { box })
+    await term.keys('C-r')
+    term.type('stag')
+    await term.waitFor('reverse search “stag”')
+    expect(term.screen()).toContain('› deploy the staging branch')
+    await term.keys('Enter')
+    await sleep(300)
+    expect(mock.requests).toHaveLength(0)
+    await term.keys('Enter')
+    await term.waitFor('Deployed again.')
+    expect(JSON.stringify(mock.requests[0]?.body)).toContain('deploy the staging branch')
   })
 })

@@ -14,6 +14,8 @@ import { PromptEditor, type KeyClaim, type SubmitHow } from './PromptEditor.js'
 import { QueueList } from './QueueList.js'
 import { ShellRunLine, useShellRun } from './ShellRun.js'
 import { keepPrompt } from './history.js'
+import { addMemoryLine, memoryLineOf } from './memory-line.js'
+import { reinHome } from '../../store/home.js'
 import { shellCommandOf } from '../../frontend/shell-command.js'
 import { TodoList } from './TodoList.js'
 import type { TuiExit, TuiServices } from './services.js'
@@ -203,6 +205,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
 
   const submit = (text: string, how: SubmitHow) => {
     if (shellCommandOf(text) !== undefined) return shell.run(text)
+    if (memoryLineOf(text) !== undefined) return addMemoryLine(text, { home: reinHome(), cwd: agent.cwd, pick: slashContext.pick, say: slashContext.say })
     const slash = how === 'send' ? parseSlash(text) : undefined
     // A custom command (src/slash) is a prompt: the agent expands it, so it always opens a turn of its own.
     if (slash && isCustomCommand(agent.cwd, slash.name)) return void agent.followUp(text)

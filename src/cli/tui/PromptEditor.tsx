@@ -238,7 +238,7 @@ export function PromptEditor(props: PromptEditorProps) {
             {line.before}
             {props.active ? <Text inverse>{line.cursor ?? ''}</Text> : (line.cursor ?? '')}
             {line.after}
-            {top + i === 0 && !state.text ? (
+            {top + i === 0 && !state.text && !search ? (
               <Text dimColor>{placeholder(props)}</Text>
             ) : null}
           </Text>
@@ -248,6 +248,7 @@ export function PromptEditor(props: PromptEditorProps) {
       {screen.repainting ? <Text> </Text> : null}
       {search ? <Text color="cyan">  {hs.searchLine(state.history, search)}</Text> : null}
       {shellMode ? <Text color="magenta" dimColor>  ! {SHELL_HINT}</Text> : null}
+      {state.text.startsWith('#') ? <Text color="cyan" dimColor>  # Enter adds this line to the workspace instructions (AGENTS.md)</Text> : null}
       {matches.length ? (
         <Box flexDirection="column" paddingLeft={2}>
           {matches.map((m, i) => (
