@@ -1,5 +1,5 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { CLI, cliEnv, sandbox } from '../support/cli.js'
@@ -171,5 +171,52 @@ describe('Ctrl+R in a real terminal', () => {
     await term.keys('Enter')
     await term.waitFor('Deployed again.')
     expect(JSON.stringify(mock.requests[0]?.body)).toContain('deploy the staging branch')
+  })
+})
+
+/** The smallest PNG header a sniffer takes for an image, plus a few bytes of body. */
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('rein-clipboard-image')])
+
+describe('Ctrl+V pastes an image from the clipboard', () => {
+  it('reads it with xclip and sends it to the model as an image block, as a pasted image path would be', async () => {
+    const box = sandbox()
+    const bin = join(box.root, 'bin')
+    mkdirSync(bin)
+    writeFileSync(join(box.root, 'clip.png'), PNG)
+    writeFileSync(join(bin, 'xclip'), `#!/bin/sh\n[ "$*" = "-selection clipboard -t image/png -o" ] || exit 3\ncat '${join(box.root, 'clip.png')}'\n`)
+    chmodSync(join(bin, 'xclip'), 0o755)
+    const { term, mock } = await start([{ text: 'A fine picture.' }], { box, env: { PATH: `${bin}:${process.env.PATH ?? ''}`, WAYLAND_DISPLAY: '' } })
+    term.type('what is this')
+    await term.waitFor('› what is this')
+    await term.keys('C-v')
+    await term.waitFor(/› what is this \/\S+clipboard-1\.png/)
+    await term.keys('Enter')
+    const screen = await term.waitFor('A fine picture.')
+    expect(screen).toMatch(/⎘ attached @\/\S+clipboard-1\.png/)
+    expect(JSON.stringify(mock.requests[0]?.body)).toContain(`data:image/png;base64,${PNG.toString('base64')}`)
+  })
+
+  it('says in one sentence that no clipboard tool is installed, and the prompt stays', async () => {
+    const box = sandbox()
+    const bin = join(box.root, 'bin')
+    mkdirSync(bin)
+    symlinkSync(process.execPath, join(bin, 'node'))
+    const { term } = await start([], { box, env: { PATH: bin } })
+    term.type('my prompt')
+    await term.waitFor('› my prompt')
+    await term.keys('C-v')
+    const screen = await term.waitFor('neither is installed')
+    expect(screen).toContain('› my prompt')
+  })
+
+  it('says so when the clipboard holds no image', async () => {
+    const box = sandbox()
+    const bin = join(box.root, 'bin')
+    mkdirSync(bin)
+    writeFileSync(join(bin, 'xclip'), '#!/bin/sh\nprintf "just some text"\n')
+    chmodSync(join(bin, 'xclip'), 0o755)
+    const { term } = await start([], { box, env: { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin` } })
+    await term.keys('C-v')
+    await term.waitFor('The clipboard holds no image')
   })
 })

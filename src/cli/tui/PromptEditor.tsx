@@ -8,6 +8,7 @@ import { SHELL_HINT } from './shell-mode.js'
 import * as hs from './history-search.js'
 import { caretCell, placeOf, samePlace, type BoxPlace } from './caret.js'
 import { useScreenKeys } from './screen-keys.js'
+import { pasteClipboardImage } from './clipboard.js'
 import { counted } from '../../text/count.js'
 import { commandMatches, slashAtCursor, type CommandChoice } from '../../frontend/commands/completion.js'
 
@@ -161,6 +162,12 @@ export function PromptEditor(props: PromptEditorProps) {
       if (key.escape) return props.onCancel()
       if (key.ctrl && input === 'o') return props.onExpand()
       if (key.ctrl && input === 'l') return screen.repaint()
+      if (key.ctrl && input === 'v') {
+        const pasted = pasteClipboardImage()
+        if (pasted.kind === 'failed') return props.onWarn?.(pasted.message)
+        const before = s.text.slice(0, s.cursor)
+        return update(ed.insert(s, `${before && !/\s$/.test(before) ? ' ' : ''}${pasted.path} `))
+      }
       if (key.ctrl && input === 'g') {
         const edited = screen.editExternally(s.text)
         if (edited.kind === 'failed') return props.onWarn?.(edited.message)
