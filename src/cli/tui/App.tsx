@@ -122,6 +122,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
   const [asks, setAsks] = useState<PendingAsk[]>([])
   const [picker, setPicker] = useState<{ title: string; choices: PickerChoice[]; onPick(value: string): void } | null>(null)
   const [hint, setHint] = useState<string | undefined>()
+  const [vimKeys, setVimKeys] = useState(false)
   const [files, setFiles] = useState<readonly string[]>([])
   const fileSet = useMemo(() => new Set(files), [files])
   const commands = useMemo(() => commandChoices(agent.cwd), [agent])
@@ -201,6 +202,10 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
       }),
     exit: onExit,
     refresh,
+    toggleVim: () => {
+      setVimKeys(!vimKeys)
+      return !vimKeys
+    },
   }
 
   const submit = (text: string, how: SubmitHow) => {
@@ -291,6 +296,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [] }: A
         claimKey={claimKey}
         files={files}
         history={history}
+        vim={vimKeys}
         commands={commands}
         initialText={prefill}
         onSubmit={(text, how) => {

@@ -9,6 +9,7 @@ import * as hs from './history-search.js'
 import { caretCell, placeOf, samePlace, type BoxPlace } from './caret.js'
 import { useScreenKeys } from './screen-keys.js'
 import { pasteClipboardImage } from './clipboard.js'
+import * as vim from './vim.js'
 import { counted } from '../../text/count.js'
 import { commandMatches, slashAtCursor, type CommandChoice } from '../../frontend/commands/completion.js'
 
@@ -45,6 +46,8 @@ export interface PromptEditorProps {
   onCycleMode?(): void
   /** Ctrl+C on an empty editor: returns true when something running (a `!` command) took it and stopped. */
   onInterrupt?(): boolean
+  /** Vim keys (`/vim`): normal and insert mode over the same editor (vim.ts). */
+  vim?: boolean
   /** A key that could not do its job says why (Ctrl+G without an editor). */
   onWarn?(text: string): void
 }
@@ -87,6 +90,9 @@ export function PromptEditor(props: PromptEditorProps) {
   const [search, setSearch] = useState<hs.HistorySearch | null>(null)
   const searchRef = useRef(search)
   searchRef.current = search
+  const [vimState, setVimState] = useState<vim.VimState>(vim.VIM_INSERT)
+  const vimRef = useRef(vimState)
+  vimRef.current = vimState
   // Read by the key handler: ink re-attaches input listeners in an effect, which can run after a keystroke that
   // arrives right after a re-render; the ref makes such a keystroke see the current props.
   const propsRef = useRef(props)
@@ -139,6 +145,24 @@ export function PromptEditor(props: PromptEditorProps) {
       const open = searchRef.current
       if (open) return searchKey(open, input, key, pasting.current, s, setQuery, update)
       if (key.ctrl && input === 'r') return setQuery(hs.startSearch(s.history, s.text))
+      if (props.vim && !pasting.current) {
+        const setVim = (next: vim.VimState) => {
+          vimRef.current = next
+          setVimState(next)
+        }
+        if (vimRef.current.mode === 'insert' && key.escape) {
+          const normal = vim.enterNormal(s)
+          setVim(normal.vim)
+          return update(normal.editor)
+        }
+        if (vimRef.current.mode === 'normal' && input && !key.return && !key.escape && !key.tab) {
+          const step = vim.normalKey(vimRef.current, s, input, key)
+          if (step.handled) {
+            setVim(step.vim)
+            return update(step.editor)
+          }
+        }
+      }
       if (pasting.current) {
         if (key.return) return update(ed.insert(s, '\n'))
         if (key.tab) return update(ed.insert(s, '\t'))
@@ -253,6 +277,7 @@ export function PromptEditor(props: PromptEditorProps) {
         {below ? <Text dimColor>  … {counted(below, 'line')} below</Text> : null}
       </Box>
       {screen.repainting ? <Text> </Text> : null}
+      {props.vim ? <Text dimColor>  -- {vimState.mode === 'normal' ? 'NORMAL' : 'INSERT'} --</Text> : null}
       {search ? <Text color="cyan">  {hs.searchLine(state.history, search)}</Text> : null}
       {shellMode ? <Text color="magenta" dimColor>  ! {SHELL_HINT}</Text> : null}
       {state.text.startsWith('#') ? <Text color="cyan" dimColor>  # Enter adds this line to the workspace instructions (AGENTS.md)</Text> : null}

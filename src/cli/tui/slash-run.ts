@@ -23,6 +23,8 @@ export interface SlashContext {
   exit(action: TuiExit): void
   /** The agent's settings changed (model, effort, mode): re-read them for the footer. */
   refresh(): void
+  /** `/vim`: the editor's vim keys on or off; returns whether they are on now. */
+  toggleVim?(): boolean
 }
 
 /** What the terminal UI gives a catalog command: pickers, session switches, its keys, its ledger and views. */
@@ -40,6 +42,7 @@ function tuiHost(ctx: SlashContext): CommandHost {
     ...(sandboxReport ? { sandboxReport: (cwd: string) => sandboxReport.call(services, cwd) } : {}),
     ...(transcript ? { transcript: (id: string) => transcript.call(services, id) } : {}),
     contextWindow: (model) => services.facts(model).contextWindow,
+    ...(ctx.toggleVim ? { toggleVim: ctx.toggleVim } : {}),
     report: (kind) => {
       if (kind === 'cost') return costReport(ctx.ledger.byTurn(), ctx.ledger.subagents())
       if (kind === 'context') return contextReport(ctx.events())
