@@ -77,10 +77,11 @@ describe('! shell mode in the terminal UI', () => {
 
   it('keeps terminal escapes in the output off the screen and a 10 MB output to its tail', async () => {
     const { term } = await start([{ text: 'ok' }])
-    await term.submit(`!head -c 10000000 /dev/zero | tr '\\0' 'a'; echo; printf 'clear\\033[2J title\\033]0;pwned\\007 red\\033[31mtext\\n'`)
+    await term.submit(`!head -c 10000000 /dev/zero | tr '\\0' 'a'; echo; printf 'clear\\033[2J title\\033]0;pwned\\007 red\\033[31mtext\\n'; printf 'bad\\377utf\\n'`)
     // The card's printable pass drops whole escape sequences: the screen is not cleared, no title is set, no colour.
     const screen = await term.waitFor('│ clear title redtext', { timeoutMs: 30_000 })
     expect(screen).toMatch(/^· New session/)
+    expect(screen).toContain('│ bad�utf')
     expect(screen).toMatch(/│ \[showing the last 30720 of 10000\d{3} bytes/)
     expect(screen).toMatch(/│ a{80,}…/)
     expect(screen).toMatch(/╭─+╮\n│ › +ask Rein, or \/help +│/)
