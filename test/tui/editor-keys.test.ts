@@ -22,6 +22,8 @@ async function start(script: MockResponse[], options: { env?: Record<string, str
   opened.terminals.push(term)
   // The footer is ink's: before it shows, keys meet the first frame's cooked terminal (which eats Ctrl+R, Ctrl+L…).
   await term.waitFor(/ctx \d/)
+  // ink turns raw mode on in an effect after that first frame; a control key sent sooner would still meet cooked mode.
+  await sleep(400)
   return { term, mock, box }
 }
 
@@ -60,6 +62,9 @@ describe('the real cursor sits at the caret', () => {
   it('stays at the caret of a multi-line prompt', async () => {
     const { term } = await start([])
     term.type('first line')
+    // On its own, not in the same read as the text: a line break at the end of a typed burst is Enter.
+    await term.waitFor('› first line')
+    await sleep(300)
     await term.keys('C-j')
     term.type('second')
     const screen = await term.waitFor('  second')
@@ -166,8 +171,11 @@ describe('Ctrl+R in a real terminal', () => {
     await term.waitFor('reverse search “stag”')
     expect(term.screen()).toContain('› deploy the staging branch')
     await term.keys('Enter')
-    await sleep(300)
+    await sleep(500)
+    expect(term.screen()).not.toContain('reverse search')
+    expect(term.screen()).toContain('› deploy the staging branch')
     expect(mock.requests).toHaveLength(0)
+    await sleep(500)
     await term.keys('Enter')
     await term.waitFor('Deployed again.')
     expect(JSON.stringify(mock.requests[0]?.body)).toContain('deploy the staging branch')

@@ -62,6 +62,9 @@ export interface EditorFocus {
 
 export type KeyClaim = (input: string, key: Key, editor: EditorFocus) => boolean
 
+/** How long the prompt box must stay put before the cursor is drawn again at its new place (ms). */
+const PLACE_SETTLE_MS = 60
+
 /** The window in which a second Ctrl+C exits. */
 const EXIT_WINDOW_MS = 2000
 const MENTION_CHOICES = 5
@@ -99,15 +102,22 @@ export function PromptEditor(props: PromptEditorProps) {
   propsRef.current = props
   /** The bordered box, for its place in ink's output: the real cursor goes to the caret in it. */
   const boxRef = useRef<DOMElement>(null)
-  const [place, setPlace] = useState<BoxPlace | undefined>()
+  const place = useRef<BoxPlace | undefined>(undefined)
+  const [, setPlaced] = useState(0)
+  const settleTimer = useRef<NodeJS.Timeout | undefined>(undefined)
   const caretRow = useRef<number | undefined>(undefined)
   const screen = useScreenKeys(boxRef, caretRow)
   const { setCursorPosition } = useCursor()
-  // The layout of the frame just committed: when the box moved (the live area above grew), draw again with the caret there.
+  // The layout of the frame just committed. A keystroke draws with it at once; when the box moved without one (the
+  // live area above grew while streaming), one more draw follows once the moving stops, not one per streamed frame.
   useLayoutEffect(() => {
     const now = placeOf(boxRef.current)
-    if (!samePlace(now, place)) setPlace(now)
+    if (samePlace(now, place.current)) return
+    place.current = now
+    clearTimeout(settleTimer.current)
+    settleTimer.current = setTimeout(() => setPlaced((n) => n + 1), PLACE_SETTLE_MS)
   })
+  useEffect(() => () => clearTimeout(settleTimer.current), [])
 
   useEffect(() => {
     if (props.initialText) setState((s) => ed.setText(s, props.initialText ?? ''))
@@ -254,8 +264,8 @@ export function PromptEditor(props: PromptEditorProps) {
   const shellMode = state.text.startsWith('!')
   const caretLine = lines.findIndex((l) => l.cursor !== undefined)
   const caret =
-    props.active && place && caretLine >= 0
-      ? caretCell(place, lines.map((l) => l.before + (l.cursor ?? '') + l.after), caretLine, lines[caretLine].before, top ? 1 : 0)
+    props.active && place.current && caretLine >= 0
+      ? caretCell(place.current, lines.map((l) => l.before + (l.cursor ?? '') + l.after), caretLine, lines[caretLine].before, top ? 1 : 0)
       : undefined
   caretRow.current = caret?.y
   setCursorPosition(caret)
