@@ -34,6 +34,7 @@ import { createCommitGuard } from '../trust/commit-guard.js'
 import { createRedactor, secretValues } from '../trust/secrets.js'
 import { ignoredGrants, untrustedNotice } from '../trust/workspace.js'
 import { workspaceTrust } from './workspace-trust.js'
+import { userShell } from './user-shell.js'
 import type { SubagentHost } from '../subagents/host.js'
 import type { AgentType } from '../subagents/agent-types.js'
 import { attachSubagents } from '../subagents/wiring.js'
@@ -322,6 +323,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
             }),
           ]
         : []),
+      // `!cmd` typed by the user runs with the bash tool's runner and sandbox (src/frontend/shell-command.ts).
+      userShell(toolState),
       ...(options.onPermissionRefused ? [refusals(options.onPermissionRefused)] : []),
       ...(options.extensions ?? []),
     ],

@@ -12,6 +12,11 @@ import { PermissionPrompt } from './PermissionPrompt.js'
 import { Picker, type PickerChoice } from './Picker.js'
 import { PromptEditor, type KeyClaim, type SubmitHow } from './PromptEditor.js'
 import { QueueList } from './QueueList.js'
+import { ShellRunLine, useShellRun } from './ShellRun.js'
+import { keepPrompt } from './history.js'
+import { addMemoryLine, memoryLineOf } from './memory-line.js'
+import { reinHome } from '../../store/home.js'
+import { shellCommandOf } from '../../frontend/shell-command.js'
 import { TodoList } from './TodoList.js'
 import type { TuiExit, TuiServices } from './services.js'
 import { commandChoices, isCustomCommand, parseSlash } from './slash-commands.js'
@@ -121,6 +126,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [], pro
   const [asks, setAsks] = useState<PendingAsk[]>([])
   const [picker, setPicker] = useState<{ title: string; choices: PickerChoice[]; onPick(value: string): void } | null>(null)
   const [hint, setHint] = useState<string | undefined>()
+  const [vimKeys, setVimKeys] = useState(false)
   const [files, setFiles] = useState<readonly string[]>([])
   const fileSet = useMemo(() => new Set(files), [files])
   const commands = useMemo(() => commandChoices(agent.cwd, promptRoots), [agent, promptRoots])
@@ -130,6 +136,9 @@ export function App({ agent, services, onExit, prefill, initialNotices = [], pro
   const bindPromptKeys = useCallback((claim: KeyClaim | null) => {
     promptKeys.current = claim
   }, [])
+  const history = useMemo(() => services.promptHistory?.load(agent.cwd) ?? [], [services, agent])
+  const historyWarned = useRef(false)
+  const shell = useShellRun(agent, (text) => transcript.note({ kind: 'notice', level: 'warning', text }), refresh)
   const claimKey = useCallback<KeyClaim>((input, key, editor) => promptKeys.current?.(input, key, editor) ?? false, [])
 
   useEffect(() => {
@@ -197,9 +206,15 @@ export function App({ agent, services, onExit, prefill, initialNotices = [], pro
       }),
     exit: onExit,
     refresh,
+    toggleVim: () => {
+      setVimKeys(!vimKeys)
+      return !vimKeys
+    },
   }
 
   const submit = (text: string, how: SubmitHow) => {
+    if (shellCommandOf(text) !== undefined) return shell.run(text)
+    if (memoryLineOf(text) !== undefined) return addMemoryLine(text, { home: reinHome(), cwd: agent.cwd, pick: slashContext.pick, say: slashContext.say })
     const slash = how === 'send' ? parseSlash(text) : undefined
     // A custom command (src/slash) is a prompt: the agent expands it, so it always opens a turn of its own.
     if (slash && isCustomCommand(agent.cwd, slash.name, promptRoots)) return void agent.followUp(text)
@@ -272,6 +287,7 @@ export function App({ agent, services, onExit, prefill, initialNotices = [], pro
     <Box flexDirection="column">
       <Static items={snapshot.finished as Item[]}>{(item) => <ItemView key={item.key} item={item} />}</Static>
       <LiveView live={snapshot.live} maxLines={liveRows} width={columns} />
+      <ShellRunLine running={shell.running} />
       <QueueList items={snapshot.queued} width={columns} />
       <TodoList todos={snapshot.todos} width={columns} />
       {ask ? <PermissionPrompt key={ask.request.call.callId} request={ask.request} tools={tools} cwd={agent.cwd} onAnswer={(reply) => answer(ask, reply)} bindKeys={bindPromptKeys} /> : null}
@@ -284,13 +300,20 @@ export function App({ agent, services, onExit, prefill, initialNotices = [], pro
         onCycleMode={cycleMode}
         claimKey={claimKey}
         files={files}
+        history={history}
+        vim={vimKeys}
         commands={commands}
         initialText={prefill}
-        onSubmit={submit}
+        onSubmit={(text, how) => {
+          keepPrompt(services.promptHistory, agent.cwd, text, (warning) => transcript.note({ kind: 'notice', level: 'warning', text: warning }), historyWarned)
+          submit(text, how)
+        }}
         onTakeBack={takeBack}
         onCancel={escape}
         onExpand={expand}
         onExit={() => onExit({ kind: 'quit' })}
+        onInterrupt={shell.interrupt}
+        onWarn={(text) => transcript.note({ kind: 'notice', level: 'warning', text })}
         onHint={setHint}
       />
       <Footer

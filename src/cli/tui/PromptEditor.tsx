@@ -1,9 +1,15 @@
-import { Box, Text, useInput, type Key } from 'ink'
+import { Box, Text, useCursor, useInput, type DOMElement, type Key } from 'ink'
 import { PASTE_END, PASTE_START, typedChunk } from './bracketed-paste.js'
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import * as ed from './editor-state.js'
 import { attachmentKind } from './attachments.js'
 import { printable } from './printable.js'
+import { SHELL_HINT } from './shell-mode.js'
+import * as hs from './history-search.js'
+import { caretCell, placeOf, samePlace, type BoxPlace } from './caret.js'
+import { useScreenKeys } from './screen-keys.js'
+import { pasteClipboardImage } from './clipboard.js'
+import * as vim from './vim.js'
 import { counted } from '../../text/count.js'
 import { commandMatches, slashAtCursor, type CommandChoice } from '../../frontend/commands/completion.js'
 
@@ -38,6 +44,12 @@ export interface PromptEditorProps {
   maxRows?: number
   /** Shift+Tab: the next permission mode. */
   onCycleMode?(): void
+  /** Ctrl+C on an empty editor: returns true when something running (a `!` command) took it and stopped. */
+  onInterrupt?(): boolean
+  /** Vim keys (`/vim`): normal and insert mode over the same editor (vim.ts). */
+  vim?: boolean
+  /** A key that could not do its job says why (Ctrl+G without an editor). */
+  onWarn?(text: string): void
 }
 
 /** What the editor tells a box that may claim a key: whether it is empty, mid-paste, and when text last arrived. */
@@ -49,6 +61,9 @@ export interface EditorFocus {
 }
 
 export type KeyClaim = (input: string, key: Key, editor: EditorFocus) => boolean
+
+/** How long the prompt box must stay put before the cursor is drawn again at its new place (ms). */
+const PLACE_SETTLE_MS = 60
 
 /** The window in which a second Ctrl+C exits. */
 const EXIT_WINDOW_MS = 2000
@@ -74,10 +89,35 @@ export function PromptEditor(props: PromptEditorProps) {
   const lastTextAt = useRef(0)
   const stateRef = useRef(state)
   stateRef.current = state
+  /** Ctrl+R's search while it is open (history-search.ts); the editor shows its match. */
+  const [search, setSearch] = useState<hs.HistorySearch | null>(null)
+  const searchRef = useRef(search)
+  searchRef.current = search
+  const [vimState, setVimState] = useState<vim.VimState>(vim.VIM_INSERT)
+  const vimRef = useRef(vimState)
+  vimRef.current = vimState
   // Read by the key handler: ink re-attaches input listeners in an effect, which can run after a keystroke that
   // arrives right after a re-render; the ref makes such a keystroke see the current props.
   const propsRef = useRef(props)
   propsRef.current = props
+  /** The bordered box, for its place in ink's output: the real cursor goes to the caret in it. */
+  const boxRef = useRef<DOMElement>(null)
+  const place = useRef<BoxPlace | undefined>(undefined)
+  const [, setPlaced] = useState(0)
+  const settleTimer = useRef<NodeJS.Timeout | undefined>(undefined)
+  const caretRow = useRef<number | undefined>(undefined)
+  const screen = useScreenKeys(boxRef, caretRow)
+  const { setCursorPosition } = useCursor()
+  // The layout of the frame just committed. A keystroke draws with it at once; when the box moved without one (the
+  // live area above grew while streaming), one more draw follows once the moving stops, not one per streamed frame.
+  useLayoutEffect(() => {
+    const now = placeOf(boxRef.current)
+    if (samePlace(now, place.current)) return
+    place.current = now
+    clearTimeout(settleTimer.current)
+    settleTimer.current = setTimeout(() => setPlaced((n) => n + 1), PLACE_SETTLE_MS)
+  })
+  useEffect(() => () => clearTimeout(settleTimer.current), [])
 
   useEffect(() => {
     if (props.initialText) setState((s) => ed.setText(s, props.initialText ?? ''))
@@ -108,6 +148,31 @@ export function PromptEditor(props: PromptEditorProps) {
         pasting.current = input === PASTE_START
         return
       }
+      const setQuery = (next: hs.HistorySearch | null) => {
+        searchRef.current = next
+        setSearch(next)
+      }
+      const open = searchRef.current
+      if (open) return searchKey(open, input, key, pasting.current, s, setQuery, update)
+      if (key.ctrl && input === 'r') return setQuery(hs.startSearch(s.history, s.text))
+      if (props.vim && !pasting.current) {
+        const setVim = (next: vim.VimState) => {
+          vimRef.current = next
+          setVimState(next)
+        }
+        if (vimRef.current.mode === 'insert' && key.escape) {
+          const normal = vim.enterNormal(s)
+          setVim(normal.vim)
+          return update(normal.editor)
+        }
+        if (vimRef.current.mode === 'normal' && input && !key.return && !key.escape && !key.tab) {
+          const step = vim.normalKey(vimRef.current, s, input, key)
+          if (step.handled) {
+            setVim(step.vim)
+            return update(step.editor)
+          }
+        }
+      }
       if (pasting.current) {
         if (key.return) return update(ed.insert(s, '\n'))
         if (key.tab) return update(ed.insert(s, '\t'))
@@ -120,6 +185,7 @@ export function PromptEditor(props: PromptEditorProps) {
           props.onHint(undefined)
           return
         }
+        if (props.onInterrupt?.()) return
         const now = Date.now()
         if (now - lastCtrlC.current < EXIT_WINDOW_MS) return props.onExit()
         lastCtrlC.current = now
@@ -129,6 +195,18 @@ export function PromptEditor(props: PromptEditorProps) {
       }
       if (key.escape) return props.onCancel()
       if (key.ctrl && input === 'o') return props.onExpand()
+      if (key.ctrl && input === 'l') return screen.repaint()
+      if (key.ctrl && input === 'v') {
+        const pasted = pasteClipboardImage()
+        if (pasted.kind === 'failed') return props.onWarn?.(pasted.message)
+        const before = s.text.slice(0, s.cursor)
+        return update(ed.insert(s, `${before && !/\s$/.test(before) ? ' ' : ''}${pasted.path} `))
+      }
+      if (key.ctrl && input === 'g') {
+        const edited = screen.editExternally(s.text)
+        if (edited.kind === 'failed') return props.onWarn?.(edited.message)
+        return update(ed.setText(s, edited.text))
+      }
       const submit = (how: SubmitHow, from: ed.EditorState = s) => {
         const text = from.text
         if (!text.trim()) return update(from)
@@ -177,29 +255,42 @@ export function PromptEditor(props: PromptEditorProps) {
     { isActive: props.active },
   )
 
-  const all = renderLines(state)
+  const all = renderLines(search ? ed.setText(state, hs.acceptedText(state.history, search)) : state)
   const rows = Math.max(1, props.maxRows ?? all.length)
   const cursorRow = Math.max(0, all.findIndex((l) => l.cursor !== undefined))
   const top = all.length <= rows ? 0 : Math.min(Math.max(0, cursorRow - rows + 1), all.length - rows)
   const lines = all.slice(top, top + rows)
   const below = all.length - top - lines.length
+  const shellMode = state.text.startsWith('!')
+  const caretLine = lines.findIndex((l) => l.cursor !== undefined)
+  const caret =
+    props.active && place.current && caretLine >= 0
+      ? caretCell(place.current, lines.map((l) => l.before + (l.cursor ?? '') + l.after), caretLine, lines[caretLine].before, top ? 1 : 0)
+      : undefined
+  caretRow.current = caret?.y
+  setCursorPosition(caret)
   return (
     <Box flexDirection="column">
-      <Box flexDirection="column" borderStyle="round" borderColor={props.busy ? 'yellow' : 'gray'} paddingX={1}>
+      <Box ref={boxRef} flexDirection="column" borderStyle="round" borderColor={shellMode ? 'magenta' : props.busy ? 'yellow' : 'gray'} paddingX={1}>
         {top ? <Text dimColor>  … {counted(top, 'line')} above</Text> : null}
         {lines.map((line, i) => (
           <Text key={top + i}>
-            <Text color="cyan">{top + i === 0 ? '› ' : '  '}</Text>
+            <Text color={shellMode ? 'magenta' : 'cyan'}>{top + i === 0 ? '› ' : '  '}</Text>
             {line.before}
             {props.active ? <Text inverse>{line.cursor ?? ''}</Text> : (line.cursor ?? '')}
             {line.after}
-            {top + i === 0 && !state.text ? (
+            {top + i === 0 && !state.text && !search ? (
               <Text dimColor>{placeholder(props)}</Text>
             ) : null}
           </Text>
         ))}
         {below ? <Text dimColor>  … {counted(below, 'line')} below</Text> : null}
       </Box>
+      {screen.repainting ? <Text> </Text> : null}
+      {props.vim ? <Text dimColor>  -- {vimState.mode === 'normal' ? 'NORMAL' : 'INSERT'} --</Text> : null}
+      {search ? <Text color="cyan">  {hs.searchLine(state.history, search)}</Text> : null}
+      {shellMode ? <Text color="magenta" dimColor>  ! {SHELL_HINT}</Text> : null}
+      {state.text.startsWith('#') ? <Text color="cyan" dimColor>  # Enter adds this line to the workspace instructions (AGENTS.md)</Text> : null}
       {matches.length ? (
         <Box flexDirection="column" paddingLeft={2}>
           {matches.map((m, i) => (
@@ -224,6 +315,32 @@ export function PromptEditor(props: PromptEditorProps) {
       ) : null}
     </Box>
   )
+}
+
+/** A key while Ctrl+R's search is open: typing searches, Ctrl+R goes older, Enter (or a move) takes the match, Esc cancels. */
+function searchKey(
+  open: hs.HistorySearch,
+  input: string,
+  key: Key,
+  pasting: boolean,
+  s: ed.EditorState,
+  setQuery: (next: hs.HistorySearch | null) => void,
+  update: (next: ed.EditorState) => void,
+): void {
+  const history = s.history
+  if (pasting) return input ? setQuery(hs.typeInSearch(history, open, input)) : undefined
+  if (key.ctrl && input === 'r') return setQuery(hs.searchOlder(history, open))
+  if (key.escape || (key.ctrl && (input === 'c' || input === 'g'))) {
+    setQuery(null)
+    return update(ed.setText(s, open.draft))
+  }
+  if (key.backspace || key.delete) return setQuery(hs.eraseInSearch(history, open))
+  if (key.return || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) {
+    setQuery(null)
+    return update(ed.setText(s, hs.acceptedText(history, open)))
+  }
+  if (key.ctrl || key.meta || !input) return
+  setQuery(hs.typeInSearch(history, open, input))
 }
 
 function placeholder(props: PromptEditorProps): string {

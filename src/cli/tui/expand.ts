@@ -3,6 +3,7 @@ import { resultText } from '../../sandbox/result-mark.js'
 import { counted } from '../../text/count.js'
 import { printableLine } from './printable.js'
 import type { Item } from './transcript.js'
+import { shellOutputText } from './shell-mode.js'
 
 /** The most output lines the expand key prints of one tool result; `/export` writes all of it. */
 export const EXPAND_LINES = 500
@@ -21,8 +22,9 @@ export function expansionOf(
   const result = events.findLast(
     (e): e is SessionEvent<'tool/result'> => e.type === 'tool/result' && e.data.callId === item.card.callId,
   )
-  if (!result) return undefined
-  const lines = resultText(result.data.content).replace(/\n+$/, '').split('\n')
+  const output = result ? resultText(result.data.content) : shellOutputText(events, item.card.callId)
+  if (output === undefined) return undefined
+  const lines = output.replace(/\n+$/, '').split('\n')
   const shown = lines.slice(-EXPAND_LINES).map(printableLine)
   const left = lines.length - shown.length
   const head = left ? [`… ${counted(left, 'earlier line')} not shown; /export writes all of it.`] : []

@@ -13,6 +13,7 @@ import { renderTranscript } from '../../frontend/session-transcript.js'
 import { readSandboxReport, sandboxReportText } from '../commands/sandbox.js'
 import type { TuiServices } from './services.js'
 import { readAttachment } from './attach-file.js'
+import { filePromptHistory } from './history.js'
 
 /** More files than this and `@` completion lists only the first ones found: completion must stay instant. */
 const MAX_FILES = 20_000
@@ -57,6 +58,7 @@ export function realServices(options: { home: string; settings: Settings; sandbo
     },
     workspaceFiles: listWorkspaceFiles,
     ...(options.settings.tui?.notifications ? { notifications: options.settings.tui.notifications } : {}),
+    promptHistory: filePromptHistory(options.home),
     attach: (cwd, path) => readAttachment(cwd, path, { reinHome: options.home, deny: options.settings.permissions?.deny ?? [] }),
     transcript: async (id) => {
       const log = await readSessionLog(await (store ??= openStore({ home: options.home })), id)

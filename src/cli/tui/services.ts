@@ -1,5 +1,6 @@
 import type { Attachment } from './attachments.js'
 import type { NotifyChannel } from './notify.js'
+import type { PromptHistory } from './history.js'
 import type { ModelFactsLookup } from './usage-ledger.js'
 
 /** One row of the `/resume` picker. */
@@ -34,6 +35,8 @@ export interface TuiServices {
   notifications?: NotifyChannel
   /** A stored session's readable transcript (`/subagents` opens a child's); absent where no store is at hand. */
   transcript?(id: string): Promise<string>
+  /** The workspace's earlier prompts for Up/Down and Ctrl+R (history.ts); absent: this screen's prompts only. */
+  promptHistory?: PromptHistory
 }
 
 /** How the UI asks to leave or to replace its agent (a new, resumed or forked session). */

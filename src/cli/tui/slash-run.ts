@@ -26,6 +26,8 @@ export interface SlashContext {
   exit(action: TuiExit): void
   /** The agent's settings changed (model, effort, mode): re-read them for the footer. */
   refresh(): void
+  /** `/vim`: the editor's vim keys on or off; returns whether they are on now. */
+  toggleVim?(): boolean
 }
 
 /** What the terminal UI gives a catalog command: pickers, session switches, its keys, its ledger and views. */
@@ -47,6 +49,7 @@ function tuiHost(ctx: SlashContext): CommandHost {
     setTheme: (value) => {
       if ((THEME_SETTINGS as readonly string[]).includes(value)) applyThemeSetting(value as ThemeSetting, process.env)
     },
+    ...(ctx.toggleVim ? { toggleVim: ctx.toggleVim } : {}),
     report: (kind) => {
       if (kind === 'cost') return costReport(ctx.ledger.byTurn(), ctx.ledger.subagents())
       if (kind === 'context') return contextReport(ctx.events())

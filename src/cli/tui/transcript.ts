@@ -7,6 +7,7 @@ import type { Change } from '../../checkpoints/engine.js'
 import { describeRewind, describeRewindUndone } from '../../checkpoints/describe-changes.js'
 import { printable, printableDeep, printableLine } from './printable.js'
 import { ATTACHED_HEADING } from './attachments.js'
+import { isShellOutput, shellCardOf } from './shell-mode.js'
 export { typedText } from '../../frontend/typed-text.js'
 
 /** A tool call as the conversation shows it: one compact card. */
@@ -255,6 +256,7 @@ export class Transcript {
         }
         break
       case 'context/message':
+        if (isShellOutput(event)) break
         this.holdContext(event.data.source.kind, blocksText(event.data.content))
         break
       case 'assistant/message': {
@@ -340,11 +342,14 @@ export class Transcript {
       case 'plan/reviewed':
         this.push({ kind: 'expanded', key: this.key(), title: planTitle(event.data), text: event.data.plan, markdown: true })
         break
-      case 'inbox/queued':
+      case 'inbox/queued': {
+        const shell = shellCardOf(event)
+        if (shell) this.push({ kind: 'tool', key: this.key(), card: shell })
         if (event.data.verb !== 'inject') {
           this.queued = [...this.queued, { id: event.data.id, verb: event.data.verb, text: printable(blocksText(event.data.content)) }]
         }
         break
+      }
       case 'inbox/dequeued':
         if (this.queued.some((q) => q.id === event.data.id)) this.queued = this.queued.filter((q) => q.id !== event.data.id)
         break

@@ -16,6 +16,18 @@ import type { BuiltinCommand, Surface } from './types.js'
  * THE catalog of built-in commands: every surface (terminal UI, ACP, RPC, web, print mode) lists and runs its
  * commands from here, filtered by `surfaces`. A new built-in command is one entry in this list.
  */
+/** `/vim`: the prompt editor's vim keys, on or off (src/cli/tui/vim.ts). */
+const vimCommand: BuiltinCommand = {
+  name: 'vim',
+  help: 'Turn vim keys in the prompt editor on or off',
+  surfaces: ['tui'],
+  run: (ctx) => {
+    const on = ctx.host.toggleVim?.()
+    if (on === undefined) return ctx.reply('This surface has no prompt editor to switch.', { level: 'warning' })
+    ctx.reply(on ? 'Vim keys on: Esc for normal mode (h j k l w b 0 $ x dd i a A o); /vim again turns them off.' : 'Vim keys off.')
+  },
+}
+
 const CATALOG: BuiltinCommand[] = [
   helpCommand(commandsFor),
   newCommand,
@@ -38,6 +50,7 @@ const CATALOG: BuiltinCommand[] = [
   jobsCommand,
   subagentsCommand,
   exportCommand,
+  vimCommand,
   quitCommand,
 ]
 

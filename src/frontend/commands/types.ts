@@ -60,6 +60,8 @@ export interface CommandHost {
   transcript?(id: string): Promise<string>
   /** The surface's own views of the session: usage and cost by turn, the next request by producer, hooks, the conversation as Markdown. */
   report?(kind: 'cost' | 'context' | 'hooks' | 'markdown'): string
+  /** Turns the editor's vim keys on or off; returns whether they are now on (the terminal UI's `/vim`). */
+  toggleVim?(): boolean
   /** The context window of a model, in tokens, as settings and the catalog give it. */
   contextWindow?(model: string): number
   /** The surface's colour theme (`/theme`): the one in use, and switching it. */
