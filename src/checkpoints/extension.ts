@@ -54,7 +54,7 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
     taken = { turn, step }
     let timer: NodeJS.Timeout | undefined
     const overrun = new Promise<'overrun'>((resolve) => (timer = setTimeout(() => resolve('overrun'), budgetMs)))
-    const attempt = engine.snapshot(`turn ${turn} step ${step}`)
+    const attempt = engine.snapshot(`turn ${turn} step ${step}`, { reuse: true })
     let result: Snapshot | 'overrun'
     try {
       result = await Promise.race([attempt, overrun])
@@ -87,7 +87,7 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
   }
 
   const changesOf = (turn: number, step: number, commit: string, context: ExtensionContext): Promise<void> =>
-    engine.compare(commit).then(
+    engine.stepChanges(commit).then(
       (changes) => {
         for (const notice of engine.takeNotices()) context.notify('warning', notice)
         // A late listing (the fallback below) must not land inside another turn: the log would not verify.
@@ -135,11 +135,17 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
       taken.listed = true
       pending = pending.then(() => changesOf(turn, step, commit, context))
     },
+    // The change feed and the session's first staging start at once, in the background: the first step waits for
+    // that staging only if it has not finished, and a step's snapshot reuses the last listing while the feed is quiet.
+    sessionStart() {
+      engine.watch()
+    },
     async preStep() {
       await pending
     },
     async sessionEnd() {
       await pending
+      engine.close()
     },
   }
 }
