@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { feedSupported, watchTree, type ChangeFeed, type ChangeFeedOptions, type FeedMark } from '../fs/change-feed.js'
 import { cwdKey } from '../store/home.js'
-import { commitText, writeLooseObject, writeRefs } from './loose-objects.js'
+import { commitSnapshot, type SnapshotHead, countEntries, describeCommit, moveRefs, refFor } from './snapshot-commit.js'
 import { ModeManifest } from './modes.js'
 import { homeInside, isProtectedPath, protectedPatterns } from './protected.js'
-import { detachedHead, LEGACY_REF, looseRef, sessionRef } from './refs.js'
+import { detachedHead, looseRef } from './refs.js'
 import { prepareRepository, resolveCommit } from './repository.js'
 import { applyRestore, planRestore, restoreToken, type RestoreOptions, type RestorePlan } from './restore-plan.js'
 import { removeTemporaries, type RestoreResult } from './restore.js'
@@ -56,11 +55,7 @@ export interface Change {
   kind: ChangeKind
 }
 
-interface Head {
-  commit: string
-  tree: string
-  files: number
-}
+type Head = SnapshotHead
 
 /**
  * Snapshots of one workspace in a git repository Rein owns (`$REIN_HOME/checkpoints/<workspace key>`).
@@ -158,10 +153,10 @@ export class Checkpoints {
       const block = this.modes.block()
       // A `before` with the same files but other bits than the tip records is a snapshot of its own.
       if (unchanged && (await this.modesBlock(tip.commit)) === block) return { commit: tip.commit, files: tip.files, skipped: staged.skipped }
-      const commit = await this.commitTree(staged.tree, tip?.commit, `${message}\n\n${this.sessionId ? `Session: ${this.sessionId}\n` : ''}${block}\n`)
+      const commit = await commitSnapshot(this.git, this.gitDir, staged.tree, tip?.commit, `${message}\n\n${this.sessionId ? `Session: ${this.sessionId}\n` : ''}${block}\n`)
       // One transaction: the session's ref and HEAD move together, both to the new snapshot.
       // No reflog: it would keep every snapshot alive past retention (git writes one when a work tree is given).
-      await this.moveRefs(this.ref, commit)
+      await moveRefs(this.git, this.gitDir, this.ref, commit)
       const files = staged.files ?? (await this.filesIn(staged.tree))
       // The count now known is remembered with the index that holds the tree, so later stagings move it by their delta.
       if (this.index.current?.tree === staged.tree && this.index.current.files === undefined) this.index.current.files = files
@@ -185,37 +180,6 @@ export class Checkpoints {
     return files
   }
 
-  /** The session's ref and HEAD move together to `commit`: written here (loose-objects.ts), or by git when a lock is held. */
-  private async moveRefs(ref: string, commit: string): Promise<void> {
-    if (writeRefs(this.gitDir, [{ ref, id: commit }, { ref: 'HEAD', id: commit }])) return
-    await this.git(['-c', 'core.logAllRefUpdates=false', 'update-ref', '--no-deref', '--stdin'], `update ${ref} ${commit}\nupdate HEAD ${commit}\n`)
-  }
-
-  /**
-   * A commit of `tree` after `parent`; parentless when the parent was pruned meanwhile (by another process). Written
-   * here when the parent is a loose object (so surely present) and the tree id is SHA-1; by `git commit-tree` else.
-   */
-  private async commitTree(tree: string, parent: string | undefined, message: string): Promise<string> {
-    if (tree.length === 40 && (!parent || existsSync(join(this.gitDir, 'objects', parent.slice(0, 2), parent.slice(2))))) {
-      const id = writeLooseObject(this.gitDir, 'commit', commitText(tree, parent, message))
-      if (id) return id
-    }
-    // The message (with the modes block, which may be long) goes on stdin: an argument has a length limit.
-    const run = (args: string[]) => this.git(['commit-tree', tree, ...args], message).then((out) => out.toString().trim())
-    if (!parent) return run([])
-    return run(['-p', parent]).catch(async (error: unknown) => {
-      if (await this.exists(parent)) throw error
-      return run([])
-    })
-  }
-
-  private async exists(commit: string): Promise<boolean> {
-    return this.git(['cat-file', '-e', `${commit}^{commit}`]).then(
-      () => true,
-      () => false,
-    )
-  }
-
   /**
    * The session's latest snapshot. Read from the loose ref file when it still names the cached one (no git process
    * on the common path); otherwise asked of git, which also covers a packed ref and a ref pruned meanwhile.
@@ -223,7 +187,7 @@ export class Checkpoints {
   private async sessionTip(ref: string): Promise<Head | null> {
     if (this.tip && looseRef(this.gitDir, ref) === this.tip.commit) return this.tip
     const commit = await this.resolve(ref)
-    this.tip = commit ? (commit === this.head?.commit ? this.head : await this.describe(commit)) : null
+    this.tip = commit ? (commit === this.head?.commit ? this.head : await describeCommit(this.git, commit)) : null
     return this.tip
   }
 
@@ -450,18 +414,12 @@ export class Checkpoints {
   private async readHead(): Promise<void> {
     const commit = detachedHead(this.gitDir)
     if (commit === (this.head?.commit ?? null)) return
-    this.head = commit ? await this.describe(commit) : null
+    this.head = commit ? await describeCommit(this.git, commit) : null
   }
 
   /** The commit a ref names, or '' when it names none. */
   private resolve(ref: string): Promise<string> {
     return resolveCommit(this.git, ref)
-  }
-
-  private async describe(commit: string): Promise<Head> {
-    const tree = (await this.git(['rev-parse', `${commit}^{tree}`])).toString().trim()
-    const files = countEntries(await this.git(['ls-tree', '-r', '-z', '--name-only', tree]))
-    return { commit, tree, files }
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -476,20 +434,4 @@ export class Checkpoints {
     this.queue = next.then((r) => r.rest?.()).catch(() => undefined)
     return next.then((r) => r.value)
   }
-}
-
-/** A session's ref, or the error that its id cannot name one; no session means the legacy workspace-wide chain. */
-function refFor(sessionId: string | undefined): string | Error {
-  if (sessionId === undefined) return LEGACY_REF
-  try {
-    return sessionRef(sessionId)
-  } catch (error) {
-    return error as Error
-  }
-}
-
-function countEntries(out: Buffer): number {
-  let count = 0
-  for (const byte of out) if (byte === 0) count++
-  return count
 }

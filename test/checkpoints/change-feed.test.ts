@@ -159,6 +159,12 @@ describe('the change feed lets a step skip its snapshot walk, and never at the c
       const compared = (await engine.compare(before.commit)).map(({ path, kind, now }) => ({ path, kind, now }))
       expect({ command, listed }).toEqual({ command, listed: compared })
     }
+    // The commits and refs written without git are objects and refs git reads as its own.
+    const commits = shadow(engine.gitDir, 'rev-list', 'refs/rein/sessions/steps').split('\n')
+    // One per step but the one that changed only ignored and left-out paths.
+    expect(commits.length).toBe(tools.length - 1)
+    expect(shadow(engine.gitDir, 'rev-parse', 'HEAD')).toBe(commits[0])
+    expect(() => shadow(engine.gitDir, 'fsck', '--strict', '--no-dangling')).not.toThrow()
     engine.close()
   })
 })
