@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path'
-import { feedSupported, watchTree, type ChangeFeed, type ChangeFeedOptions, type FeedMark } from '../fs/change-feed.js'
+import { feedSupported, offerFeed, watchTree, withdrawFeed, type ChangeFeed, type ChangeFeedOptions, type FeedMark } from '../fs/change-feed.js'
 import { cwdKey } from '../store/home.js'
 import { commitSnapshot, type SnapshotHead, countEntries, describeCommit, moveRefs, refFor } from './snapshot-commit.js'
 import { ModeManifest } from './modes.js'
@@ -325,19 +325,19 @@ export class Checkpoints {
   watch(): void {
     if (this.feed !== undefined) return
     const skipped = new Set([this.homeInWorkspace].filter((p): p is string => p !== undefined))
-    this.feed = watchTree(this.cwd, {
-      ...this.feedOptions,
-      // A `.git` directory's content is never snapshotted; $REIN_HOME inside the workspace is Rein's own writing.
-      // node_modules/ is in REIN_IGNORE (the feed gives up if a .gitignore re-includes it).
-      skip: (path, name) => name === '.git' || name === 'node_modules' || skipped.has(path),
-      allowed: feedSupported(this.cwd),
-    })
+    // A `.git` directory's content is never snapshotted; $REIN_HOME inside the workspace is Rein's own writing.
+    // node_modules/ is in REIN_IGNORE (the feed gives up if a .gitignore re-includes it).
+    const skip = (path: string, name: string) => name === '.git' || name === 'node_modules' || skipped.has(path)
+    this.feed = watchTree(this.cwd, { ...this.feedOptions, skip, allowed: feedSupported(this.cwd) })
+    offerFeed(this.cwd, this.feed, skip)
     this.serial(() => this.stage()).catch(() => undefined)
   }
 
   /** Stops the change feed; later snapshots walk. */
   close(): void {
-    this.feed?.close()
+    if (!this.feed) return
+    withdrawFeed(this.cwd, this.feed)
+    this.feed.close()
   }
 
   /** Resolves when no engine operation is running or queued (the background part of a step's listing included). */

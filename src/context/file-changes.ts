@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises'
-import { isAbsolute, relative } from 'node:path'
+import { isAbsolute, relative, sep } from 'node:path'
 import type { EnteringMessage, Extension } from '../agent/extensions.js'
+import { feedFor, type FeedMark, type SharedFeed } from '../fs/change-feed.js'
 import type { JsonValue } from '../session/events.js'
 import { hashFile } from '../tools/file-versions.js'
 import type { FileVersion } from '../tools/tool.js'
@@ -40,6 +41,8 @@ export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension 
   // Whether a file could have changed since the last check: at a turn's first step (the user had the tree), and after a
   // step whose tools could write (as each tool declares itself). A read-only step costs no stat at all.
   let mayHaveChanged = true
+  /** The change feed's mark taken just before the last check's stats (src/fs/change-feed.ts). */
+  let checkedAt: FeedMark | undefined
   return {
     name: FILE_CHANGES,
     event: (event, agent) => produced.observe(event, agent),
@@ -51,7 +54,16 @@ export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension 
       if (!files.size || !mayHaveChanged) return
       mayHaveChanged = false
       const told = toldVersions(produced.messages(agent, entering).map((m) => m.meta))
-      const checked = await Promise.all([...files].map(([path, seen]) => changeOf(path, seen, sameBytesAt)))
+      // With a change feed for the workspace (the checkpoints start one), a file it covers is looked at only when the
+      // feed saw a write to it since the last check: O(changed files). Any other file, or a feed unsure of the paths,
+      // costs one stat each, as before.
+      const shared = feedFor(agent.cwd)
+      // The new mark first: a write landing while the old one is read is then in both, never in neither.
+      const mark = shared ? await shared.feed.mark() : undefined
+      const since = shared ? await shared.feed.changedSince(checkedAt) : undefined
+      checkedAt = mark
+      const toCheck = since && shared ? [...files].filter(([path]) => mayHaveMoved(path, agent.cwd, shared, since)) : [...files]
+      const checked = await Promise.all(toCheck.map(([path, seen]) => changeOf(path, seen, sameBytesAt)))
       const changes = checked.filter((c): c is FileChange => c !== null && !told.has(versionKey(c)))
       if (!changes.length) return
       const message: EnteringMessage = {
@@ -80,6 +92,19 @@ export function fileChangesText(changes: readonly FileChange[], cwd: string): st
       ...lines,
     ].join('\n'),
   )
+}
+
+/**
+ * Whether a recorded file needs its stat: outside the feed's tree or its watched directories, or named by the feed
+ * (the file itself, or a directory above it that was created, removed or moved).
+ */
+function mayHaveMoved(path: string, cwd: string, shared: SharedFeed, since: ReadonlySet<string>): boolean {
+  const rel = relative(cwd, path)
+  if (!rel || rel.startsWith('..') || isAbsolute(rel)) return true
+  const inner = rel.split(sep).join('/')
+  if (!shared.covers(inner)) return true
+  for (let at = inner.length; at > 0; at = inner.lastIndexOf('/', at - 1)) if (since.has(inner.slice(0, at))) return true
+  return false
 }
 
 /** The change of one recorded file, or null when it is still the version the model saw (or cannot be checked). */

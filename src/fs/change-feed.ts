@@ -216,3 +216,34 @@ export function watchTree(root: string, options: ChangeFeedOptions = {}): Change
     },
   }
 }
+
+/** A feed some part of Rein started for a tree, offered to other readers in the process (the file-changes reminder). */
+export interface SharedFeed {
+  feed: ChangeFeed
+  /** Which paths the feed covers: relative, `/`-separated; false for a path under a directory it does not watch. */
+  covers(relativePath: string): boolean
+}
+
+const shared = new Map<string, SharedFeed>()
+
+/** Offers `feed` for `root` until it is withdrawn (`withdrawFeed`) or closed. */
+export function offerFeed(root: string, feed: ChangeFeed, skip: NonNullable<ChangeFeedOptions['skip']>): void {
+  shared.set(root, {
+    feed,
+    covers: (path) => {
+      const parts = path.split('/')
+      for (let i = 1; i < parts.length; i++) if (skip(parts.slice(0, i).join('/'), parts[i - 1])) return false
+      return true
+    },
+  })
+}
+
+export function withdrawFeed(root: string, feed: ChangeFeed): void {
+  if (shared.get(root)?.feed === feed) shared.delete(root)
+}
+
+/** The feed offered for `root`, if one is and it has not given up. */
+export function feedFor(root: string): SharedFeed | undefined {
+  const found = shared.get(root)
+  return found && !found.feed.broken ? found : undefined
+}
