@@ -43,6 +43,9 @@ export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension 
   let mayHaveChanged = true
   /** The change feed's mark taken just before the last check's stats (src/fs/change-feed.ts). */
   let checkedAt: FeedMark | undefined
+  /** Each recorded path's place in the feed's tree (relative, `/`-separated), or null where the feed does not cover it. */
+  const placed = new Map<string, string | null>()
+  let placedFor: SharedFeed | undefined
   return {
     name: FILE_CHANGES,
     event: (event, agent) => produced.observe(event, agent),
@@ -62,7 +65,9 @@ export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension 
       const mark = shared ? await shared.feed.mark() : undefined
       const since = shared ? await shared.feed.changedSince(checkedAt) : undefined
       checkedAt = mark
-      const toCheck = since && shared ? [...files].filter(([path]) => mayHaveMoved(path, agent.cwd, shared, since)) : [...files]
+      if (shared !== placedFor) placed.clear()
+      placedFor = shared
+      const toCheck = since && shared ? [...files].filter(([path]) => mayHaveMoved(placeOf(placed, path, agent.cwd, shared), since)) : [...files]
       const checked = await Promise.all(toCheck.map(([path, seen]) => changeOf(path, seen, sameBytesAt)))
       const changes = checked.filter((c): c is FileChange => c !== null && !told.has(versionKey(c)))
       if (!changes.length) return
@@ -94,16 +99,25 @@ export function fileChangesText(changes: readonly FileChange[], cwd: string): st
   )
 }
 
+/** Where a recorded path lies in the feed's tree, or null where the feed does not cover it; computed once per path. */
+function placeOf(placed: Map<string, string | null>, path: string, cwd: string, shared: SharedFeed): string | null {
+  let place = placed.get(path)
+  if (place !== undefined) return place
+  // A prefix test, not `relative` (which resolves both paths: most of the check's cost at 2,000 files).
+  const rel = path.startsWith(cwd + sep) ? path.slice(cwd.length + 1) : undefined
+  const inner = rel === undefined ? undefined : sep === '/' ? rel : rel.split(sep).join('/')
+  place = inner !== undefined && shared.covers(inner) ? inner : null
+  placed.set(path, place)
+  return place
+}
+
 /**
- * Whether a recorded file needs its stat: outside the feed's tree or its watched directories, or named by the feed
- * (the file itself, or a directory above it that was created, removed or moved).
+ * Whether a recorded file needs its stat: outside what the feed covers, or named by the feed (the file itself, or a
+ * directory above it that was created, removed or moved).
  */
-function mayHaveMoved(path: string, cwd: string, shared: SharedFeed, since: ReadonlySet<string>): boolean {
-  const rel = relative(cwd, path)
-  if (!rel || rel.startsWith('..') || isAbsolute(rel)) return true
-  const inner = rel.split(sep).join('/')
-  if (!shared.covers(inner)) return true
-  for (let at = inner.length; at > 0; at = inner.lastIndexOf('/', at - 1)) if (since.has(inner.slice(0, at))) return true
+function mayHaveMoved(place: string | null, since: ReadonlySet<string>): boolean {
+  if (place === null) return true
+  for (let at = place.length; at > 0; at = place.lastIndexOf('/', at - 1)) if (since.has(place.slice(0, at))) return true
   return false
 }
 
