@@ -129,16 +129,15 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
     },
     // When the last call never ran (refused, cancelled), the listing follows the step's end instead.
     event(event, context) {
+      // The change feed and the session's first staging start once the first request is on its way (not before: they
+      // would compete with it for the CPU), in the background while the model thinks: the first step waits for that
+      // staging only if it has not finished, and a step's snapshot reuses the last listing while the feed is quiet.
+      if (event.type === 'request/sent') engine.watch()
       if (event.type !== 'step/end' || !taken?.commit || taken.listed) return
       if (taken.turn !== event.data.turn || taken.step !== event.data.step) return
       const { turn, step, commit } = taken
       taken.listed = true
       pending = pending.then(() => changesOf(turn, step, commit, context))
-    },
-    // The change feed and the session's first staging start at once, in the background: the first step waits for
-    // that staging only if it has not finished, and a step's snapshot reuses the last listing while the feed is quiet.
-    sessionStart() {
-      engine.watch()
     },
     async preStep() {
       await pending
