@@ -115,6 +115,11 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
         }
       : {}),
     async preTool(call, context) {
+      // The change feed and the session's first staging start with its first tool call, in the background: a
+      // session that only talks never pays for them, one that reads first has its first snapshot under way while
+      // the model thinks (the first mutating step waits only for what is left), and from then on a step's snapshot
+      // reuses the last listing while the feed is quiet.
+      engine.watch()
       if (!mayMutate(call)) return
       if (taken && taken.turn === call.turn && taken.step === call.step) return
       await snapshot(call, context)
@@ -129,10 +134,6 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
     },
     // When the last call never ran (refused, cancelled), the listing follows the step's end instead.
     event(event, context) {
-      // The change feed and the session's first staging start once the first request is on its way (not before: they
-      // would compete with it for the CPU), in the background while the model thinks: the first step waits for that
-      // staging only if it has not finished, and a step's snapshot reuses the last listing while the feed is quiet.
-      if (event.type === 'request/sent') engine.watch()
       if (event.type !== 'step/end' || !taken?.commit || taken.listed) return
       if (taken.turn !== event.data.turn || taken.step !== event.data.step) return
       const { turn, step, commit } = taken

@@ -53,11 +53,11 @@ describe('a read-only step costs nothing extra', () => {
     const engine = new Checkpoints({ home: join(root, 'home'), cwd, sessionId: 'readonly' })
     const read = { toolCalls: [{ name: 'echo', arguments: { text: 'look' } }] }
     const h = await harness({
-      script: [{ text: 'hello' }, read, read, read, { text: 'done' }, { toolCalls: [{ name: 'write_note', arguments: { text: 'x' } }] }, { text: 'written' }],
+      script: [read, { text: 'hello' }, read, read, read, { text: 'done' }, { toolCalls: [{ name: 'write_note', arguments: { text: 'x' } }] }, { text: 'written' }],
       tools: [echoTool, writeTool(cwd)],
       extensions: [runtimeContext(), checkpointExtension({ engine })],
     })
-    // The session's first staging starts in the background with its first request; the steps are counted after it.
+    // The session's first staging starts in the background with its first tool call; the steps are counted after it.
     h.agent.followUp('hi')
     await h.agent.whenIdle()
     await engine.settled()
