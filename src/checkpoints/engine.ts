@@ -1,18 +1,22 @@
 import { join, resolve } from 'node:path'
+import { feedSupported, offerFeed, watchTree, withdrawFeed, type ChangeFeed, type ChangeFeedOptions, type FeedMark } from '../fs/change-feed.js'
 import { cwdKey } from '../store/home.js'
+import { commitSnapshot, type SnapshotHead, countEntries, describeCommit, moveRefs, refFor } from './snapshot-commit.js'
 import { ModeManifest } from './modes.js'
 import { homeInside, isProtectedPath, protectedPatterns } from './protected.js'
-import { detachedHead, LEGACY_REF, looseRef, sessionRef } from './refs.js'
+import { detachedHead, looseRef } from './refs.js'
 import { prepareRepository, resolveCommit } from './repository.js'
 import { applyRestore, planRestore, restoreToken, type RestoreOptions, type RestorePlan } from './restore-plan.js'
 import { removeTemporaries, type RestoreResult } from './restore.js'
 import { shadowGit, type ShadowGit } from './shadow-git.js'
-import { lstatOf, stageWorkspace, type IndexMemo, type SkippedPath, type Staged } from './staging.js'
+import { applyListing, identityOf, listWorkspace, lstatOf, type IndexMemo, type SkippedPath, type Staged, type StagingOptions } from './staging.js'
+import { changesFromListing, type StepChange } from './step-listing.js'
 import { parseRawDiff, type ContentChange } from './tree-diff.js'
 
 export { REIN_IGNORE, WORKSPACE_FILE } from './repository.js'
 export { restoreToken, type RestorePlan } from './restore-plan.js'
 export type { SkippedPath } from './staging.js'
+export type { StepChange } from './step-listing.js'
 
 /** Files larger than this (bytes) are left out of snapshots by default, and each snapshot names them. */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -32,6 +36,8 @@ export interface CheckpointOptions {
   secretEnv?: readonly string[]
   /** How long to wait for a git lock a live process holds before failing (ms; src/checkpoints/locks.ts). */
   lockWaitMs?: number
+  /** How `watch` starts the change feed: the directory cap and the watch call (tests pass one that fails). */
+  changeFeed?: Pick<ChangeFeedOptions, 'maxDirectories' | 'watcher'>
 }
 
 /** One snapshot: the commit in the shadow repository, how many files it holds, and what it left out. */
@@ -49,11 +55,7 @@ export interface Change {
   kind: ChangeKind
 }
 
-interface Head {
-  commit: string
-  tree: string
-  files: number
-}
+type Head = SnapshotHead
 
 /**
  * Snapshots of one workspace in a git repository Rein owns (`$REIN_HOME/checkpoints/<workspace key>`).
@@ -86,6 +88,7 @@ export class Checkpoints {
   /** The session's ref, or the error that its id cannot name one (reported by the first snapshot). */
   private readonly ref: string | Error
   private readonly sessionId: string | undefined
+  private readonly feedOptions: CheckpointOptions['changeFeed']
   /** What the detached HEAD (the workspace's latest snapshot, any session's) named when last read. */
   private head: Head | null | undefined
   /** This session's latest snapshot when last read; undefined until the first snapshot looks. */
@@ -93,6 +96,12 @@ export class Checkpoints {
   private queue: Promise<unknown> = Promise.resolve()
   /** What this engine last left in the shadow index (staging.ts). */
   private readonly index: { current?: IndexMemo } = {}
+  /** The workspace's change feed once `watch` started it (src/fs/change-feed.ts). */
+  private feed: ChangeFeed | undefined
+  /** The last staging, with the feed's mark taken before its walk began: while the feed stays quiet, its tree is the workspace. */
+  private lastStaging: { mark: FeedMark; staged: Staged } | undefined
+  /** How many times a step's snapshot reused the last staging instead of walking (for tests and benches). */
+  reused = 0
 
   constructor(options: CheckpointOptions) {
     this.cwd = resolve(options.cwd)
@@ -108,6 +117,7 @@ export class Checkpoints {
     })
     this.ref = refFor(options.sessionId)
     this.sessionId = options.sessionId
+    this.feedOptions = options.changeFeed
     this.homeInWorkspace = homeInside(options.home, this.cwd)
     this.protectedPatterns = protectedPatterns(options.home, this.cwd)
     this.modes = new ModeManifest(this.gitDir)
@@ -127,10 +137,10 @@ export class Checkpoints {
    * the session's last snapshot, returns that one again and writes nothing. The commit returned is always reachable
    * from the session's own ref, so pruning other sessions never takes it away.
    */
-  snapshot(message = 'checkpoint', options: { modesOf?: readonly string[] } = {}): Promise<Snapshot> {
+  snapshot(message = 'checkpoint', options: { modesOf?: readonly string[]; reuse?: boolean } = {}): Promise<Snapshot> {
     return this.serial(async () => {
       if (this.ref instanceof Error) throw this.ref
-      const staged = await this.stage()
+      const staged = (options.reuse && !options.modesOf?.length && (await this.reusable())) || (await this.stage())
       // A rewind's `before`: the bits of every path it is about to write are read now, a chmod alone included.
       if (options.modesOf?.length) {
         this.modes.refresh()
@@ -143,11 +153,14 @@ export class Checkpoints {
       const block = this.modes.block()
       // A `before` with the same files but other bits than the tip records is a snapshot of its own.
       if (unchanged && (await this.modesBlock(tip.commit)) === block) return { commit: tip.commit, files: tip.files, skipped: staged.skipped }
-      const commit = await this.commitTree(staged.tree, tip?.commit, `${message}\n\n${this.sessionId ? `Session: ${this.sessionId}\n` : ''}${block}\n`)
+      const commit = await commitSnapshot(this.git, this.gitDir, staged.tree, tip?.commit, `${message}\n\n${this.sessionId ? `Session: ${this.sessionId}\n` : ''}${block}\n`)
       // One transaction: the session's ref and HEAD move together, both to the new snapshot.
       // No reflog: it would keep every snapshot alive past retention (git writes one when a work tree is given).
-      await this.git(['-c', 'core.logAllRefUpdates=false', 'update-ref', '--no-deref', '--stdin'], `update ${this.ref} ${commit}\nupdate HEAD ${commit}\n`)
+      await moveRefs(this.git, this.gitDir, this.ref, commit)
       const files = staged.files ?? (await this.filesIn(staged.tree))
+      // The count now known is remembered with the index that holds the tree, so later stagings move it by their delta.
+      if (this.index.current?.tree === staged.tree && this.index.current.files === undefined) this.index.current.files = files
+      staged.files = files
       this.head = { commit, tree: staged.tree, files }
       this.tip = this.head
       return { commit, files, skipped: staged.skipped }
@@ -167,24 +180,6 @@ export class Checkpoints {
     return files
   }
 
-  /** A commit of `tree` after `parent`; parentless when the parent was pruned meanwhile (by another process). */
-  private async commitTree(tree: string, parent: string | undefined, message: string): Promise<string> {
-    // The message (with the modes block, which may be long) goes on stdin: an argument has a length limit.
-    const run = (args: string[]) => this.git(['commit-tree', tree, ...args], message).then((out) => out.toString().trim())
-    if (!parent) return run([])
-    return run(['-p', parent]).catch(async (error: unknown) => {
-      if (await this.exists(parent)) throw error
-      return run([])
-    })
-  }
-
-  private async exists(commit: string): Promise<boolean> {
-    return this.git(['cat-file', '-e', `${commit}^{commit}`]).then(
-      () => true,
-      () => false,
-    )
-  }
-
   /**
    * The session's latest snapshot. Read from the loose ref file when it still names the cached one (no git process
    * on the common path); otherwise asked of git, which also covers a packed ref and a ref pruned meanwhile.
@@ -192,7 +187,7 @@ export class Checkpoints {
   private async sessionTip(ref: string): Promise<Head | null> {
     if (this.tip && looseRef(this.gitDir, ref) === this.tip.commit) return this.tip
     const commit = await this.resolve(ref)
-    this.tip = commit ? (commit === this.head?.commit ? this.head : await this.describe(commit)) : null
+    this.tip = commit ? (commit === this.head?.commit ? this.head : await describeCommit(this.git, commit)) : null
     return this.tip
   }
 
@@ -296,8 +291,97 @@ export class Checkpoints {
   private async stage(): Promise<Staged> {
     await this.ensureRepository()
     await this.readHead()
-    const options = { git: this.git, gitDir: this.gitDir, cwd: this.cwd, maxFileBytes: this.maxFileBytes, modes: this.modes }
-    return stageWorkspace(options, this.head ?? undefined, this.index)
+    const mark = await this.feed?.mark()
+    const staged = await applyListing(this.stagingOptions(), await listWorkspace(this.stagingOptions(), this.index), this.head ?? undefined, this.index)
+    this.lastStaging = mark ? { mark, staged } : undefined
+    return staged
+  }
+
+  private stagingOptions(): StagingOptions {
+    return { git: this.git, gitDir: this.gitDir, cwd: this.cwd, maxFileBytes: this.maxFileBytes, modes: this.modes }
+  }
+
+  /**
+   * The last staging again, without a walk, when that is sure to be the workspace now: the feed saw nothing written
+   * since just before that staging's walk, and the shadow index is still the file this engine left (no other process
+   * staged meanwhile). Undefined otherwise: the caller walks.
+   */
+  private async reusable(): Promise<Staged | undefined> {
+    const last = this.lastStaging
+    const memo = this.index.current
+    if (!last || !this.feed || !memo || memo.tree !== last.staged.tree) return undefined
+    if (identityOf(join(this.gitDir, 'index')) !== memo.identity) return undefined
+    if (!(await this.feed.quietSince(last.mark))) return undefined
+    await this.readHead()
+    this.reused++
+    return last.staged
+  }
+
+  /**
+   * Starts the workspace's change feed (src/fs/change-feed.ts) and, in the background, the first staging of the
+   * session, so that a first snapshot of a big workspace is under way while the model thinks. Idempotent; a feed
+   * that cannot start (not Linux, a network filesystem, the watch limit) leaves every snapshot to walk, as before.
+   */
+  watch(): void {
+    if (this.feed !== undefined) return
+    const skipped = new Set([this.homeInWorkspace].filter((p): p is string => p !== undefined))
+    // A `.git` directory's content is never snapshotted; $REIN_HOME inside the workspace is Rein's own writing.
+    // node_modules/ is in REIN_IGNORE (the feed gives up if a .gitignore re-includes it).
+    const skip = (path: string, name: string) => name === '.git' || name === 'node_modules' || skipped.has(path)
+    this.feed = watchTree(this.cwd, { ...this.feedOptions, skip, allowed: feedSupported(this.cwd) })
+    offerFeed(this.cwd, this.feed, skip)
+    this.serial(() => this.stage()).catch(() => undefined)
+  }
+
+  /** Stops the change feed; later snapshots walk. */
+  close(): void {
+    if (!this.feed) return
+    withdrawFeed(this.cwd, this.feed)
+    this.feed.close()
+  }
+
+  /** Resolves when no engine operation is running or queued (the background part of a step's listing included). */
+  settled(): Promise<void> {
+    return this.queue.then(() => undefined)
+  }
+
+  /**
+   * What a step changed since its snapshot `commit`, with each path's content id now: `compare` (protected paths
+   * left out), but when the shadow index still holds exactly that snapshot (the usual case right after it), read
+   * from one `git status` alone, and the index writes that bring the index in line run after this resolves, before
+   * any later engine call (so the next snapshot, when the feed stays quiet, costs no walk at all).
+   */
+  stepChanges(commit: string): Promise<StepChange[]> {
+    return this.serialEarly(async () => {
+      await this.ensureRepository()
+      await this.readHead()
+      const memo = this.index.current
+      const index = join(this.gitDir, 'index')
+      const asBefore = this.head?.commit === commit && memo?.tree === this.head.tree && identityOf(index) === memo.identity
+      if (!asBefore) return { value: await this.compareNow(commit) }
+      const mark = await this.feed?.mark()
+      const listing = await listWorkspace(this.stagingOptions(), this.index)
+      const changes = changesFromListing(listing, this.cwd)
+      const finish = async (): Promise<Staged> => {
+        const staged = await applyListing(this.stagingOptions(), listing, this.head ?? undefined, this.index)
+        this.lastStaging = mark ? { mark, staged } : undefined
+        return staged
+      }
+      if (!changes) {
+        const staged = await finish()
+        return { value: await this.diffNow(commit, staged.tree) }
+      }
+      return { value: changes.filter((c) => !this.isProtected(c.path)), rest: () => finish().then(() => undefined) }
+    })
+  }
+
+  private async compareNow(commit: string): Promise<StepChange[]> {
+    return this.diffNow(commit, (await this.stage()).tree)
+  }
+
+  private async diffNow(commit: string, tree: string): Promise<StepChange[]> {
+    const changes = parseRawDiff(await this.git(['diff-tree', '-r', '-z', '--no-renames', '--raw', commit, tree]))
+    return changes.filter((c) => !this.isProtected(c.path)).map(({ path, kind, now }) => ({ path, kind, now }))
   }
 
   private async diffTrees(from: string, to: string): Promise<Change[]> {
@@ -330,7 +414,7 @@ export class Checkpoints {
   private async readHead(): Promise<void> {
     const commit = detachedHead(this.gitDir)
     if (commit === (this.head?.commit ?? null)) return
-    this.head = commit ? await this.describe(commit) : null
+    this.head = commit ? await describeCommit(this.git, commit) : null
   }
 
   /** The commit a ref names, or '' when it names none. */
@@ -338,31 +422,16 @@ export class Checkpoints {
     return resolveCommit(this.git, ref)
   }
 
-  private async describe(commit: string): Promise<Head> {
-    const tree = (await this.git(['rev-parse', `${commit}^{tree}`])).toString().trim()
-    const files = countEntries(await this.git(['ls-tree', '-r', '-z', '--name-only', tree]))
-    return { commit, tree, files }
-  }
-
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const next = this.queue.then(work, work)
     this.queue = next.catch(() => undefined)
     return next
   }
-}
 
-/** A session's ref, or the error that its id cannot name one; no session means the legacy workspace-wide chain. */
-function refFor(sessionId: string | undefined): string | Error {
-  if (sessionId === undefined) return LEGACY_REF
-  try {
-    return sessionRef(sessionId)
-  } catch (error) {
-    return error as Error
+  /** `serial`, for work whose result is known before it is done: the queue waits for `rest`, the caller does not. */
+  private serialEarly<T>(work: () => Promise<{ value: T; rest?: () => Promise<void> }>): Promise<T> {
+    const next = this.queue.then(work, work)
+    this.queue = next.then((r) => r.rest?.()).catch(() => undefined)
+    return next.then((r) => r.value)
   }
-}
-
-function countEntries(out: Buffer): number {
-  let count = 0
-  for (const byte of out) if (byte === 0) count++
-  return count
 }

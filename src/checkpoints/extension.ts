@@ -54,7 +54,7 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
     taken = { turn, step }
     let timer: NodeJS.Timeout | undefined
     const overrun = new Promise<'overrun'>((resolve) => (timer = setTimeout(() => resolve('overrun'), budgetMs)))
-    const attempt = engine.snapshot(`turn ${turn} step ${step}`)
+    const attempt = engine.snapshot(`turn ${turn} step ${step}`, { reuse: true })
     let result: Snapshot | 'overrun'
     try {
       result = await Promise.race([attempt, overrun])
@@ -87,7 +87,7 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
   }
 
   const changesOf = (turn: number, step: number, commit: string, context: ExtensionContext): Promise<void> =>
-    engine.compare(commit).then(
+    engine.stepChanges(commit).then(
       (changes) => {
         for (const notice of engine.takeNotices()) context.notify('warning', notice)
         // A late listing (the fallback below) must not land inside another turn: the log would not verify.
@@ -115,6 +115,11 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
         }
       : {}),
     async preTool(call, context) {
+      // The change feed and the session's first staging start with its first tool call, in the background: a
+      // session that only talks never pays for them, one that reads first has its first snapshot under way while
+      // the model thinks (the first mutating step waits only for what is left), and from then on a step's snapshot
+      // reuses the last listing while the feed is quiet.
+      engine.watch()
       if (!mayMutate(call)) return
       if (taken && taken.turn === call.turn && taken.step === call.step) return
       await snapshot(call, context)
@@ -140,6 +145,7 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
     },
     async sessionEnd() {
       await pending
+      engine.close()
     },
   }
 }

@@ -41,6 +41,8 @@ export interface StatusEntry {
   unstaged: boolean
   /** Not in the index at all (`??`). */
   untracked: boolean
+  /** The index differs from HEAD here (the first column is neither blank nor `?`). */
+  staged: boolean
 }
 
 /**
@@ -69,23 +71,34 @@ export interface StagingOptions {
 /**
  * Brings the shadow index in line with the workspace and returns the tree it holds. One walk of the workspace: a
  * `git status` (the untracked cache skips unchanged directories); then only the paths it names as differing from the
- * index are written (`update-index`), or, for many paths at once, one `git add` of the whole tree. `headTree` is the
- * tree of the detached HEAD, which status compares the index with: when status reports nothing, the index holds
- * exactly that tree and no git runs after status.
+ * index are written (`update-index`), or, for many paths at once, one `git add` of the whole tree. `head` is the
+ * detached HEAD, which status compares the index with: when status reports nothing, the index holds exactly that
+ * tree and no git runs after status.
  *
  * What holds (docs/checkpoints.md): the tree is what `git add --all` with the size limit and the nested-repository
  * exclusions would stage; every reported path's permission bits are noted in the mode manifest before the index
  * is written; a write that fails removes the blobs it wrote (orphans.ts) and leaves the index as it was.
  */
-export async function stageWorkspace(
-  options: StagingOptions,
-  head: { tree: string; files: number } | undefined,
-  memo: { current?: IndexMemo },
-): Promise<Staged> {
+export async function stageWorkspace(options: StagingOptions, head: { tree: string; files: number } | undefined, memo: { current?: IndexMemo }): Promise<Staged> {
+  return applyListing(options, await listWorkspace(options, memo), head, memo)
+}
+
+/** What one `git status` of the workspace found, classified, before anything is written (`applyListing` writes it). */
+export interface Listing {
+  status: StatusEntry[]
+  skipped: SkippedPath[]
+  /** The entries the index must take (the workspace differs from the index there). */
+  writes: StatusEntry[]
+  /** The index's count after the writes, from the count before: an untracked path adds one, a deleted one removes one. */
+  delta: number | undefined
+  /** What this engine left in the index, when the index is still as it left it. */
+  known: IndexMemo | undefined
+}
+
+/** The walk of `stageWorkspace`: one `git status`, each reported path looked at (size, bits). Writes only the manifest's memory. */
+export async function listWorkspace(options: StagingOptions, memo: { current?: IndexMemo }): Promise<Listing> {
   const { git, modes } = options
-  const headTree = head?.tree
-  const index = join(options.gitDir, 'index')
-  const known = memo.current && memo.current.identity === identityOf(index) ? memo.current : undefined
+  const known = memo.current && memo.current.identity === identityOf(indexFile(options)) ? memo.current : undefined
   memo.current = undefined
   const statusArgs = ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all']
   // Status writes refreshed stat data back to the index; on a full disk that write fails, and status with it. The
@@ -93,7 +106,6 @@ export async function stageWorkspace(
   const status = parseStatus(await git(statusArgs).catch(() => git(['--no-optional-locks', ...statusArgs])))
   const skipped: SkippedPath[] = []
   const writes: StatusEntry[] = []
-  // The index's count after the writes, from the count before: an untracked path adds one, a deleted one removes one.
   let delta: number | undefined = 0
   if (status.length) modes.refresh()
   for (const entry of status) {
@@ -114,6 +126,15 @@ export async function stageWorkspace(
     if (entry.untracked) delta = stat ? delta + 1 : undefined
     else if (entry.deleted) delta--
   }
+  return { status, skipped, writes, delta, known }
+}
+
+/** The writes of `stageWorkspace`: what `listWorkspace` found goes into the index, and the tree it then holds. */
+export async function applyListing(options: StagingOptions, listing: Listing, head: { tree: string; files: number } | undefined, memo: { current?: IndexMemo }): Promise<Staged> {
+  const { git, modes } = options
+  const { status, skipped, writes, delta, known } = listing
+  const headTree = head?.tree
+  const index = indexFile(options)
   const remember = (staged: Staged): Staged => {
     memo.current = { identity: identityOf(index), tree: staged.tree, files: staged.files }
     return staged
@@ -140,8 +161,12 @@ export async function stageWorkspace(
   return remember({ tree: (await git(['write-tree'])).toString().trim(), skipped, files })
 }
 
+function indexFile(options: StagingOptions): string {
+  return join(options.gitDir, 'index')
+}
+
 /** The index file's identity (see `IndexMemo`); '' when there is none. */
-function identityOf(index: string): string {
+export function identityOf(index: string): string {
   try {
     const stat = statSync(index, { bigint: true })
     return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
@@ -187,7 +212,7 @@ export function parseStatus(out: Buffer): StatusEntry[] {
       const x = String.fromCharCode(out[start])
       const y = String.fromCharCode(out[start + 1])
       const raw = out.subarray(start + 3, end)
-      entries.push({ path: raw.toString('utf8'), raw, deleted: y === 'D' || (x === 'D' && y === ' '), unstaged: y !== ' ', untracked: x === '?' })
+      entries.push({ path: raw.toString('utf8'), raw, deleted: y === 'D' || (x === 'D' && y === ' '), unstaged: y !== ' ', untracked: x === '?', staged: x !== ' ' && x !== '?' })
     }
     start = end + 1
   }

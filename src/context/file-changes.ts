@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises'
-import { isAbsolute, relative } from 'node:path'
+import { isAbsolute, relative, sep } from 'node:path'
 import type { EnteringMessage, Extension } from '../agent/extensions.js'
+import { feedFor, type FeedMark, type SharedFeed } from '../fs/change-feed.js'
 import type { JsonValue } from '../session/events.js'
 import { hashFile } from '../tools/file-versions.js'
 import type { FileVersion } from '../tools/tool.js'
@@ -40,6 +41,11 @@ export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension 
   // Whether a file could have changed since the last check: at a turn's first step (the user had the tree), and after a
   // step whose tools could write (as each tool declares itself). A read-only step costs no stat at all.
   let mayHaveChanged = true
+  /** The change feed's mark taken just before the last check's stats (src/fs/change-feed.ts). */
+  let checkedAt: FeedMark | undefined
+  /** Each recorded path's place in the feed's tree (relative, `/`-separated), or null where the feed does not cover it. */
+  const placed = new Map<string, string | null>()
+  let placedFor: SharedFeed | undefined
   return {
     name: FILE_CHANGES,
     event: (event, agent) => produced.observe(event, agent),
@@ -51,7 +57,18 @@ export function fileChanges(files: ReadonlyMap<string, FileVersion>): Extension 
       if (!files.size || !mayHaveChanged) return
       mayHaveChanged = false
       const told = toldVersions(produced.messages(agent, entering).map((m) => m.meta))
-      const checked = await Promise.all([...files].map(([path, seen]) => changeOf(path, seen, sameBytesAt)))
+      // With a change feed for the workspace (the checkpoints start one), a file it covers is looked at only when the
+      // feed saw a write to it since the last check: O(changed files). Any other file, or a feed unsure of the paths,
+      // costs one stat each, as before.
+      const shared = feedFor(agent.cwd)
+      // The new mark first: a write landing while the old one is read is then in both, never in neither.
+      const mark = shared ? await shared.feed.mark() : undefined
+      const since = shared ? await shared.feed.changedSince(checkedAt) : undefined
+      checkedAt = mark
+      if (shared !== placedFor) placed.clear()
+      placedFor = shared
+      const toCheck = since && shared ? [...files].filter(([path]) => mayHaveMoved(placeOf(placed, path, agent.cwd, shared), since)) : [...files]
+      const checked = await Promise.all(toCheck.map(([path, seen]) => changeOf(path, seen, sameBytesAt)))
       const changes = checked.filter((c): c is FileChange => c !== null && !told.has(versionKey(c)))
       if (!changes.length) return
       const message: EnteringMessage = {
@@ -80,6 +97,28 @@ export function fileChangesText(changes: readonly FileChange[], cwd: string): st
       ...lines,
     ].join('\n'),
   )
+}
+
+/** Where a recorded path lies in the feed's tree, or null where the feed does not cover it; computed once per path. */
+function placeOf(placed: Map<string, string | null>, path: string, cwd: string, shared: SharedFeed): string | null {
+  let place = placed.get(path)
+  if (place !== undefined) return place
+  // A prefix test, not `relative` (which resolves both paths: most of the check's cost at 2,000 files).
+  const rel = path.startsWith(cwd + sep) ? path.slice(cwd.length + 1) : undefined
+  const inner = rel === undefined ? undefined : sep === '/' ? rel : rel.split(sep).join('/')
+  place = inner !== undefined && shared.covers(inner) ? inner : null
+  placed.set(path, place)
+  return place
+}
+
+/**
+ * Whether a recorded file needs its stat: outside what the feed covers, or named by the feed (the file itself, or a
+ * directory above it that was created, removed or moved).
+ */
+function mayHaveMoved(place: string | null, since: ReadonlySet<string>): boolean {
+  if (place === null) return true
+  for (let at = place.length; at > 0; at = place.lastIndexOf('/', at - 1)) if (since.has(place.slice(0, at))) return true
+  return false
 }
 
 /** The change of one recorded file, or null when it is still the version the model saw (or cannot be checked). */
