@@ -54,7 +54,7 @@ describe('! shell mode in the terminal UI', () => {
     await term.submit('take your time')
     await term.waitFor('waiting for the model')
     await term.submit(`!touch ${join(box.cwd, 'ran.txt')}`)
-    await term.waitFor(/Cannot run !touch \S+ while the agent works; wait for it to finish or\s+press Esc/)
+    await term.waitFor(/Cannot run !touch \S+\s+while\s+the\s+agent\s+works;\s+wait\s+for\s+it\s+to\s+finish\s+or\s+press\s+Esc/)
     await term.waitFor('slow answer')
     const { existsSync } = await import('node:fs')
     expect(existsSync(join(box.cwd, 'ran.txt'))).toBe(false)
