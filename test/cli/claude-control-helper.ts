@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { CLI, cliEnv, sandbox } from '../support/cli.js'
 import type { Line } from '../support/stream-json-client.js'
+import type { SDKUserMessage } from '../../interop/claude-agent-sdk/node_modules/@anthropic-ai/claude-agent-sdk/sdk.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 /** The Claude Agent SDK, installed apart without its bundled Claude Code binary (docs/testing.md). */
@@ -58,4 +59,29 @@ export function reinForSdk(): { exe: string; cwd: string; home: string; stdoutFi
 export function sdkEnv(url: string, home: string): Record<string, string> {
   const env = cliEnv({ url, home })
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'))
+}
+
+/** An SDK program's streaming input: prompts pushed one at a time, read by `query()` until `end()`. */
+export function promptQueue() {
+  const waiting: SDKUserMessage[] = []
+  let wake: (() => void) | undefined
+  let ended = false
+  return {
+    push(text: string) {
+      waiting.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' } as SDKUserMessage)
+      wake?.()
+    },
+    end() {
+      ended = true
+      wake?.()
+    },
+    async *[Symbol.asyncIterator](): AsyncGenerator<SDKUserMessage> {
+      for (;;) {
+        const next = waiting.shift()
+        if (next) yield next
+        else if (ended) return
+        else await new Promise<void>((resolve) => (wake = resolve))
+      }
+    },
+  }
 }

@@ -6,36 +6,11 @@ import { promisify } from 'node:util'
 import { z } from 'zod'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import type { Line } from '../support/stream-json-client.js'
-import { AGENT_SDK, loadAgentSdk, reinForSdk, sdkEnv } from './claude-control-helper.js'
-import type { HookCallback, McpServerStatus, SDKMessage, SDKUserMessage, SlashCommand } from '../../interop/claude-agent-sdk/node_modules/@anthropic-ai/claude-agent-sdk/sdk.js'
+import { AGENT_SDK, loadAgentSdk, promptQueue, reinForSdk, sdkEnv } from './claude-control-helper.js'
+import type { HookCallback, McpServerStatus, SDKMessage, SlashCommand } from '../../interop/claude-agent-sdk/node_modules/@anthropic-ai/claude-agent-sdk/sdk.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const tsc = promisify(execFile)
-
-/** A queue the test pushes prompts into, read by `query()` as its streaming input. */
-function prompts() {
-  const waiting: SDKUserMessage[] = []
-  let wake: (() => void) | undefined
-  let ended = false
-  return {
-    push(text: string) {
-      waiting.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' } as SDKUserMessage)
-      wake?.()
-    },
-    end() {
-      ended = true
-      wake?.()
-    },
-    async *[Symbol.asyncIterator](): AsyncGenerator<SDKUserMessage> {
-      for (;;) {
-        const next = waiting.shift()
-        if (next) yield next
-        else if (ended) return
-        else await new Promise<void>((resolve) => (wake = resolve))
-      }
-    },
-  }
-}
 
 /** The messages of the model request at `index`. */
 function sent(mock: MockModel, index: number): Record<string, unknown>[] {
@@ -99,7 +74,7 @@ async function sdkRun(): Promise<Run> {
       }),
     ],
   })
-  const input = prompts()
+  const input = promptQueue()
   const q = sdk.query({
     prompt: input,
     options: {

@@ -4,40 +4,15 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { startMockModel, type MockModel } from '../support/mock-model.js'
 import type { Line } from '../support/stream-json-client.js'
-import { loadAgentSdk, reinForSdk, sdkEnv } from './claude-control-helper.js'
+import { loadAgentSdk, promptQueue, reinForSdk, sdkEnv } from './claude-control-helper.js'
 import { compileAsSdkMessages } from './claude-sdk-types.js'
-import type { HookCallback, Options, PermissionResult, SDKMessage, SDKUserMessage } from '../../interop/claude-agent-sdk/node_modules/@anthropic-ai/claude-agent-sdk/sdk.js'
+import type { HookCallback, Options, PermissionResult, SDKMessage } from '../../interop/claude-agent-sdk/node_modules/@anthropic-ai/claude-agent-sdk/sdk.js'
 
 /**
  * The done-when of issue 32: a program written for Claude Code, with the options such programs use, runs against
  * Rein with only `pathToClaudeCodeExecutable` changed. The program below is what its author would write for Claude
  * Code; nothing in it knows about Rein.
  */
-
-/** The program's streaming input: prompts pushed one at a time, read by `query()`. */
-function promptQueue() {
-  const waiting: SDKUserMessage[] = []
-  let wake: (() => void) | undefined
-  let ended = false
-  return {
-    push(text: string) {
-      waiting.push({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: '' } as SDKUserMessage)
-      wake?.()
-    },
-    end() {
-      ended = true
-      wake?.()
-    },
-    async *[Symbol.asyncIterator](): AsyncGenerator<SDKUserMessage> {
-      for (;;) {
-        const next = waiting.shift()
-        if (next) yield next
-        else if (ended) return
-        else await new Promise<void>((resolve) => (wake = resolve))
-      }
-    },
-  }
-}
 
 interface Run {
   messages: SDKMessage[]
