@@ -6,6 +6,8 @@ import { costOf, modelInfo } from '../../src/llm/catalog.js'
 import { openAgentWithContext, type OpenedAgent } from '../../src/runtime/open.js'
 import type { SessionEvent } from '../../src/session/events.js'
 import { isDamage, verifyEvents } from '../../src/session/verify.js'
+import { readSessionLog } from '../../src/session/load.js'
+import { requestDigests } from '../../src/frontend/session-requests.js'
 import { openStore } from '../../src/runtime/open-store.js'
 import { summarize } from '../../src/cli/print/result.js'
 import { costReport } from '../../src/cli/tui/session-reports.js'
@@ -72,6 +74,13 @@ function titleOutcome(agent: OpenedAgent['agent']): Promise<SessionEvent> {
 async function listedTitle(id: string): Promise<string | undefined> {
   const store = await openStore({ home, env: { REIN_HOME: home } })
   return (await store.summaries('all')).find((s) => s.id === id)?.title
+}
+
+/** What `rein sessions verify` finds wrong with the stored log (structure, surface rules, request digests). */
+async function damage(id: string): Promise<string[]> {
+  const store = await openStore({ home, env: { REIN_HOME: home } })
+  const { header, events } = await readSessionLog(store, id)
+  return [...verifyEvents(header, events), ...requestDigests(header, events)].filter(isDamage).map((p) => `seq ${p.seq}: ${p.message}`)
 }
 
 const titleRequests = () => mock!.requests.filter((r) => (r.body as { messages?: { role: string; content: unknown }[] }).messages?.[0]?.content === TITLE_SYSTEM)
@@ -154,6 +163,8 @@ describe('model-made session titles', () => {
     const price = (model: string, usage: Parameters<typeof costOf>[0], time: number) => costOf(usage, modelInfo(model), time)
     const withoutTitle = sessionFigures(agent.session.events.filter((e) => e.type !== 'title/failed'), price).cost
     expect(sessionFigures(agent.session.events, price).cost).toBeGreaterThan(withoutTitle)
+    await agent.close()
+    expect(await damage(agent.session.id)).toEqual([])
   })
 
   it('never overwrite a rename that lands while the title call runs', async () => {
@@ -179,14 +190,14 @@ describe('model-made session titles', () => {
     await agent.close()
     const events = agent.session.events
     expect(events.some((e) => e.type === 'session/title' || e.type === 'title/failed')).toBe(false)
-    expect(verifyEvents(agent.session.header, events).filter(isDamage)).toEqual([])
+    expect(await damage(agent.session.id)).toEqual([])
   })
 
   it('leave a log that verifies, and a resumed session does not ask again', async () => {
     const agent = await firstTurn([{ text: 'It depends.' }, titleAnswer({ text: 'Monday login failures' })])
     await titleOutcome(agent)
     await agent.close()
-    expect(verifyEvents(agent.session.header, agent.session.events).filter(isDamage)).toEqual([])
+    expect(await damage(agent.session.id)).toEqual([])
     mock!.push({ text: 'Still Mondays.' }, titleAnswer({ text: 'Second title', repeat: true }))
     opened = await openAgentWithContext({
       cwd: work,
