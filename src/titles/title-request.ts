@@ -1,6 +1,6 @@
 import type { ModelAdapter, ModelConfig, ModelRequest } from '../llm/adapter.js'
 
-/** The model a title request uses: the catalog's cheapest (docs/model-access.md). */
+/** The model a title request uses: the catalog's cheapest (docs/configuration.md, "Session titles"). */
 export const TITLE_MODEL = 'deepseek-flash'
 /** Output tokens a title request may use: a title is a handful of words, and thinking is off. */
 export const TITLE_MAX_TOKENS = 32
