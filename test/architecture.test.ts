@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 const LAYERS: readonly (readonly string[])[] = [
   ['text', 'fs', 'config', 'llm', 'store', 'session', 'tools', 'permissions', 'sandbox'],
   ['agent'],
-  ['context', 'trust', 'hooks', 'mcp', 'prompt-files', 'plugins', 'slash', 'subagents', 'plan', 'checkpoints', 'compaction'],
+  ['context', 'trust', 'hooks', 'mcp', 'prompt-files', 'plugins', 'slash', 'subagents', 'plan', 'checkpoints', 'compaction', 'titles'],
   ['runtime'],
   ['frontend'],
   ['cli', 'acp', 'web', 'fleet'],

@@ -4,7 +4,7 @@ import { changesLine } from './step-diff-content.js'
 import type { LiveEvent } from '../agent/types.js'
 import { costOf, DEFAULT_MODEL, modelInfo } from '../llm/catalog.js'
 import type { Usage } from '../llm/messages.js'
-import type { SessionEvent } from '../session/events.js'
+import { sideRequestUsage, type SessionEvent } from '../session/events.js'
 import { inputToAcp } from './content.js'
 import { planEntries } from '../plan/entries.js'
 import { describeToolCall, progressContent, resultContent, sandboxUpdate } from './tool-content.js'
@@ -194,10 +194,20 @@ export class UpdateTranslator {
       case 'plan/reviewed':
         return [{ sessionUpdate: 'plan', entries: planEntries(event.data.plan) }]
       case 'session/title':
+        this.addSideCost(event)
         return [{ sessionUpdate: 'session_info_update', title: event.data.title }]
+      case 'title/failed':
+        this.addSideCost(event)
+        return []
       default:
         return []
     }
+  }
+
+  /** A model-made title's request is the session's own spend: the next `usage_update`'s amount includes it. */
+  private addSideCost(event: SessionEvent): void {
+    const side = sideRequestUsage(event)
+    if (side) this.cost += costOf(side.usage, modelInfo(side.model), event.time)
   }
 
   private queueDiffs(callId: string, resultContent: ToolCallContent[], paths: Change[]): void {

@@ -1,5 +1,5 @@
 import { costOf, modelInfo } from '../llm/catalog.js'
-import type { SessionEvent } from '../session/events.js'
+import { sideRequestUsage, type SessionEvent } from '../session/events.js'
 
 /** What a run may spend: USD at the catalog's prices, and tokens (input and output), over this run's requests. */
 export interface SpendLimit {
@@ -24,10 +24,12 @@ export function spendBudget(limit: SpendLimit): { exceeded(events: readonly Sess
       for (let i = 0; i < events.length; i++) {
         const event = events[i]
         if (event.type === 'request/header') model = (event as SessionEvent<'request/header'>).data.config.model
-        if (i < from || event.type !== 'assistant/message') continue
-        const usage = (event as SessionEvent<'assistant/message'>).data.usage
+        if (i < from) continue
+        // A model-made title's request is this run's spend too, priced at the model it names.
+        const side = sideRequestUsage(event)
+        const usage = side?.usage ?? (event.type === 'assistant/message' ? (event as SessionEvent<'assistant/message'>).data.usage : undefined)
         if (!usage) continue
-        usd += costOf(usage, modelInfo(model), event.time)
+        usd += costOf(usage, modelInfo(side?.model ?? model), event.time)
         tokens += usage.inputUncached + usage.inputCacheRead + usage.output
       }
       if (limit.usd !== undefined && usd >= limit.usd) {

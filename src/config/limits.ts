@@ -72,7 +72,8 @@ export interface IgnoredLimit {
  * The limits `project` (a project file's settings) sets above `before` (what the files read before it settled, else
  * the default), each named with what holds instead. Also for `models`: a project may lower a model's `maxOutput` and
  * `contextWindow` but not raise them past the catalog's (or the user's), and may not set prices, which would hide
- * what a run costs. With `before` empty this is what a project raises over the defaults: its trust grants.
+ * what a run costs, nor turn on model-made session titles (`sessionTitles`: a request per session). With `before`
+ * empty this is what a project raises over the defaults: its trust grants.
  */
 export function raisedLimits(project: Settings, before: Settings, file: string): IgnoredLimit[] {
   const raised: IgnoredLimit[] = []
@@ -81,6 +82,10 @@ export function raisedLimits(project: Settings, before: Settings, file: string):
     if (value === undefined) continue
     const kept = limitOf(before, name)
     if (typeof value !== 'number' || value > kept) raised.push({ name, path: name.split('.'), file, value, kept })
+  }
+  // A title request per session is a spend the user turns on; a project may only turn it off (DESIGN.md §6b).
+  if (project.sessionTitles !== undefined && project.sessionTitles !== 'prompt' && before.sessionTitles !== project.sessionTitles) {
+    raised.push({ name: 'sessionTitles', path: ['sessionTitles'], file, value: project.sessionTitles })
   }
   for (const [id, entry] of Object.entries(project.models ?? {})) {
     if (typeof entry !== 'object' || entry === null) continue

@@ -52,6 +52,12 @@ export interface Settings {
   sandbox?: unknown
   /** Claude Code's `enabledPlugins`: `{"name@marketplace": true | false}` (src/plugins/sources.ts reads it per file). */
   enabledPlugins?: Record<string, unknown>
+  /**
+   * How sessions get their titles (docs/configuration.md, "Session titles"): `prompt` (the default) from the first
+   * prompt's words, `model` with one small request to the cheapest model once the first turn has answered. `model`
+   * spends money, so an untrusted project file cannot turn it on (src/config/limits.ts); it may turn it off.
+   */
+  sessionTitles?: 'prompt' | 'model'
   /** The terminal UI (docs/tui.md): its colours, and how it gets attention when a turn ends or a question waits. */
   tui?: { theme?: 'auto' | 'dark' | 'light'; notifications?: 'auto' | 'bell' | 'osc9' | 'osc777' | 'off' }
   [key: string]: unknown
@@ -115,6 +121,7 @@ const settingsSchema = z.looseObject({
       maxSteps: count.optional(),
     })
     .optional(),
+  sessionTitles: z.enum(['prompt', 'model']).optional(),
   tui: z
     .looseObject({ theme: z.enum(['auto', 'dark', 'light']).optional(), notifications: z.enum(['auto', 'bell', 'osc9', 'osc777', 'off']).optional() })
     .optional(),

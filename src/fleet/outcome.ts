@@ -1,6 +1,6 @@
 import { costOf, DEFAULT_MODEL, modelInfo } from '../llm/catalog.js'
 import { addUsage, textOf, zeroUsage, type Usage } from '../llm/messages.js'
-import type { SessionEvent } from '../session/events.js'
+import { sideRequestUsage, type SessionEvent } from '../session/events.js'
 
 /**
  * How a task ended. `interrupted` tasks get no result line: a re-run (or another worker) finishes them. `cancelled`:
@@ -56,6 +56,13 @@ export function outcomeOf(events: readonly SessionEvent[]): LogOutcome {
       reason = data.reason
       error = data.error?.message
       turnEnds++
+    } else if (event.type === 'session/title' || event.type === 'title/failed') {
+      // A model-made title's request (batch tasks run in print mode, which makes none; counted should a log hold one).
+      const side = sideRequestUsage(event)
+      if (side) {
+        usage = addUsage(usage, side.usage)
+        cost += costOf(side.usage, modelInfo(side.model), event.time)
+      }
     } else if (event.type === 'assistant/message') {
       const data = (event as SessionEvent<'assistant/message'>).data
       if (data.usage) {

@@ -53,6 +53,7 @@ import type { PlanApproval } from '../plan/extension.js'
 import type { PluginSet } from '../plugins/plugin.js'
 import { pluginHookFiles, pluginMcpServers, promptRoots } from '../plugins/roots.js'
 import { resolvePlugins } from '../plugins/sources.js'
+import { sessionTitles } from '../titles/session-titles.js'
 
 export { modelOverrides } from './model-choice.js'
 export type { McpTools } from './mcp-tools.js'
@@ -105,6 +106,11 @@ export interface OpenAgentOptions extends SessionChoice {
   strictMcpConfig?: boolean
   /** Hooks from `--settings`: the user's own, read after every hook file. */
   flagHooks?: { hooks: unknown; from: string }
+  /**
+   * false: never ask the model for a session title, whatever `sessionTitles` says (print mode: a script neither pays
+   * for a title nor waits for one). Otherwise the setting decides (docs/configuration.md, "Session titles").
+   */
+  modelTitles?: boolean
 }
 
 /** What `openAgent` hands back besides the agent: facts front ends show. */
@@ -126,7 +132,7 @@ export interface OpenedAgent {
  * The composition root: opens (or resumes, or forks) a session and wires every part of Rein around an agent —
  * settings, trust, the model adapter, MCP servers, hooks, context producers, the permission policy and compaction.
  * Extensions run in this order: hooks, workspace instructions, runtime context, file changes, permissions,
- * compaction, checkpoints, then the caller's.
+ * compaction, checkpoints, the user shell, session titles, then the caller's.
  */
 export async function openAgentWithContext(options: OpenAgentOptions): Promise<OpenedAgent> {
   const env = options.env ?? process.env
@@ -325,6 +331,8 @@ export async function openAgentWithContext(options: OpenAgentOptions): Promise<O
         : []),
       // `!cmd` typed by the user runs with the bash tool's runner and sandbox (src/frontend/shell-command.ts).
       userShell(toolState),
+      // Model-made titles (src/titles), opt-in: one request after the first turn, never for a subagent's session.
+      ...(settings.sessionTitles === 'model' && options.modelTitles !== false && !session.header.subagent ? [sessionTitles({ session, adapter })] : []),
       ...(options.onPermissionRefused ? [refusals(options.onPermissionRefused)] : []),
       ...(options.extensions ?? []),
     ],

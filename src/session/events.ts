@@ -99,7 +99,18 @@ export interface EventDataMap {
   'compaction/end': { id: string; outcome: 'replaced' | 'failed' | 'no-gain' | 'blocked'; message?: string; usage?: Usage }
   'llm/retry': { turn: number; step: number; attempt: number; delayMs: number; error: LoggedError }
   'todo/write': { todos: { content: string; status: 'pending' | 'in_progress' | 'completed' }[] }
-  'session/title': { title: string }
+  /**
+   * The session's name in listings, the latest one winning. Without `by` a person chose it (a rename). `by` `model`:
+   * the title request of src/titles made it, and `model` and `usage` are that request's, so every cost figure counts
+   * the call (`sideRequestUsage`). Logs written before these fields existed hold only `title`.
+   */
+  'session/title': { title: string; by?: 'model'; model?: string; usage?: Usage }
+  /**
+   * A title request (src/titles) gave no title: it failed, answered nothing usable, or a rename landed while it ran.
+   * `error.message` is the one sentence that says which; `usage` is what the call used when the model reported it.
+   * Written `ignorable`, so a Rein that predates it still loads the log.
+   */
+  'title/failed': { model: string; usage?: Usage; error: LoggedError }
   'permission/mode': { mode: string; previous?: string }
   /** A plan `exit_plan_mode` put to the user, and what they chose (src/plan). Never projected: the call carries the plan. */
   'plan/reviewed': {
@@ -252,6 +263,7 @@ for (const type of [
   'llm/retry',
   'todo/write',
   'session/title',
+  'title/failed',
   'permission/mode',
   'plan/reviewed',
   'subagent/start',
@@ -276,4 +288,15 @@ export function isSurfaceType(type: string): type is SurfaceType {
 
 export function isSurfaceEvent(event: SessionEvent): event is SurfaceEvent {
   return isSurfaceType(event.type)
+}
+
+/**
+ * The usage of a model request the log records outside the turns' steps (a title request), with the model that
+ * answered it: every place that sums a session's cost adds these to its steps. Undefined for every other event,
+ * and for a title a person chose.
+ */
+export function sideRequestUsage(event: SessionEvent): { model: string; usage: Usage } | undefined {
+  if (event.type !== 'session/title' && event.type !== 'title/failed') return undefined
+  const { model, usage } = event.data
+  return model !== undefined && usage !== undefined ? { model, usage } : undefined
 }

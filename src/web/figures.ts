@@ -1,5 +1,5 @@
 import type { Usage } from '../llm/messages.js'
-import type { AnyEvent, SessionEvent } from '../session/events.js'
+import { sideRequestUsage, type AnyEvent, type SessionEvent } from '../session/events.js'
 import type { StepFigures } from './api-types.js'
 
 /** USD for one response's usage by `model`, at the prices in force at `time` (ms since the epoch). */
@@ -71,6 +71,9 @@ export function sessionFigures(events: readonly SessionEvent[], price: Pricing):
   let state: LoggedState = 'idle'
   for (const event of events) {
     const e = event as AnyEvent
+    // A model-made title's request: in the cost, not a step, and not in the cache-hit share of the session's prefix.
+    const side = sideRequestUsage(e)
+    if (side) cost += price(side.model, side.usage, e.time)
     if (e.type === 'request/header') model = e.data.config.model
     else if (e.type === 'turn/start') state = 'open'
     else if (e.type === 'turn/end') state = e.data.reason === 'interrupted' ? 'interrupted' : 'idle'

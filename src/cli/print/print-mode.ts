@@ -71,6 +71,8 @@ export async function runPrint(options: PrintOptions): Promise<number> {
     ...(extras?.settingsOverlay ? { settingsOverlay: mergeSettings(options.settingsOverlay ?? {}, extras.settingsOverlay) as Settings } : {}),
     ...(extras?.flagHooks ? { flagHooks: bothHooks(options.flagHooks, extras.flagHooks) } : {}),
     onProblem: (message) => err.write(`rein: ${message}\n`),
+    // A one-shot run neither pays for nor waits on a model-made title: the first prompt names it (docs/configuration.md).
+    modelTitles: false,
     onPermissionRefused: (call, rule) => {
       const tool = claudeToolName(call.name)
       denials.push({ tool_name: tool, tool_use_id: call.callId, tool_input: isRecord(call.input) ? call.input : {} })

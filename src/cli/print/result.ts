@@ -1,6 +1,6 @@
-import { costOf, type ModelInfo } from '../../llm/catalog.js'
+import { costOf, modelInfo, type ModelInfo } from '../../llm/catalog.js'
 import { addUsage, textOf, zeroUsage, type Usage } from '../../llm/messages.js'
-import type { AnyEvent, SessionEvent, TurnEndReason } from '../../session/events.js'
+import { sideRequestUsage, type AnyEvent, type SessionEvent, type TurnEndReason } from '../../session/events.js'
 import type { TurnOutcome } from '../../agent/types.js'
 import { nameUuid, type Uuid } from './claude/ids.js'
 import { stopReason } from './claude/messages.js'
@@ -232,8 +232,18 @@ function tally(events: readonly SessionEvent[], fromSeq: number, model: ModelInf
         addModel(t, info.id, info, usage, cost)
         break
       }
-      default:
+      default: {
+        // A model-made title's request: print mode makes none itself, but every spend the range logs counts.
+        const side = sideRequestUsage(e)
+        if (side) {
+          const info = side.model === model.id ? model : modelInfo(side.model)
+          const cost = costOf(side.usage, info, e.time)
+          t.usage = addUsage(t.usage, side.usage)
+          t.cost += cost
+          addModel(t, info.id, info, side.usage, cost)
+        }
         break
+      }
     }
   }
   if (!answered) t.stopReason = null

@@ -3,7 +3,7 @@ import type { SessionEvent, SurfaceEvent } from '../../session/events.js'
 import { counted } from '../../text/count.js'
 import { isSurfaceEvent } from '../../session/events.js'
 import { blocksText } from './transcript.js'
-import { formatCost, formatTokens, type SubagentCost, type TurnCost } from './usage-ledger.js'
+import { formatCost, formatTokens, type SideCost, type SubagentCost, type TurnCost } from './usage-ledger.js'
 
 /** A rough token count: 4 bytes a token, DeepSeek's tokenizer's average on English and code. */
 export function estimateTokens(text: string): number {
@@ -78,14 +78,19 @@ export function contextReport(events: readonly SessionEvent[]): string {
 }
 
 /** `/cost`: usage and cost by turn; the subagents' figures, when any ran, on lines of their own. */
-export function costReport(turns: readonly TurnCost[], children?: SubagentCost): string {
-  if (!turns.length) return 'No model usage yet.'
+export function costReport(turns: readonly TurnCost[], children?: SubagentCost, side?: SideCost): string {
+  if (!turns.length && !side?.requests) return 'No model usage yet.'
   const lines = turns.map((t) => {
     const prompt = t.usage.inputUncached + t.usage.inputCacheRead
     const hit = prompt ? Math.round((t.usage.inputCacheRead / prompt) * 100) : 0
     return `turn ${String(t.turn).padStart(3)}  ${t.model}  in ${formatTokens(prompt)} (${hit}% cached)  out ${formatTokens(t.usage.output)}  ${formatCost(t.cost)}`
   })
-  const total = turns.reduce((sum, t) => sum + t.cost, 0)
+  // The model-made title's request: the session's own spend, outside every turn.
+  if (side?.requests) {
+    const prompt = side.usage.inputUncached + side.usage.inputCacheRead
+    lines.push(`title     ${side.model}  in ${formatTokens(prompt)}  out ${formatTokens(side.usage.output)}  ${formatCost(side.cost)}`)
+  }
+  const total = turns.reduce((sum, t) => sum + t.cost, 0) + (side?.cost ?? 0)
   if (!children?.runs) return [...lines, `total ${formatCost(total)}`].join('\n')
   const prompt = children.usage.inputUncached + children.usage.inputCacheRead
   const hit = prompt ? Math.round((children.usage.inputCacheRead / prompt) * 100) : 0

@@ -51,7 +51,7 @@ function tuiHost(ctx: SlashContext): CommandHost {
     },
     ...(ctx.toggleVim ? { toggleVim: ctx.toggleVim } : {}),
     report: (kind) => {
-      if (kind === 'cost') return costReport(ctx.ledger.byTurn(), ctx.ledger.subagents())
+      if (kind === 'cost') return costReport(ctx.ledger.byTurn(), ctx.ledger.subagents(), ctx.ledger.sideRequests())
       if (kind === 'context') return contextReport(ctx.events())
       if (kind === 'hooks') return hooksReport(ctx.events())
       return exportMarkdown(ctx.events(), ctx.title())

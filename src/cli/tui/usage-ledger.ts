@@ -1,5 +1,5 @@
 import { addUsage, zeroUsage, type Usage } from '../../llm/messages.js'
-import type { SessionEvent } from '../../session/events.js'
+import { sideRequestUsage, type SessionEvent } from '../../session/events.js'
 
 /** What the UI needs to know about a model: its window and its prices, applied. */
 export interface ModelFacts {
@@ -42,9 +42,20 @@ export interface SubagentCost {
   cost: number
 }
 
+/** What the session's requests outside its turns (a model-made title) used, from the events that log them. */
+export interface SideCost {
+  requests: number
+  usage: Usage
+  /** USD. */
+  cost: number
+  /** The model of the latest such request. */
+  model: string
+}
+
 /**
  * Folds `assistant/message` usage into per-turn cost and the footer figures. The model that answered a step is the
- * one named by the latest `request/header` before it, so a mid-session `/model` switch prices each turn right.
+ * one named by the latest `request/header` before it, so a mid-session `/model` switch prices each turn right. A
+ * title request (`sideRequestUsage`) is priced at the model it names and counts in the total, apart from the turns.
  */
 export class UsageLedger {
   private model: string
@@ -52,6 +63,7 @@ export class UsageLedger {
   private total = 0
   private turns = new Map<number, TurnCost>()
   private children: SubagentCost = { runs: 0, usage: zeroUsage, cost: 0 }
+  private side: SideCost = { requests: 0, usage: zeroUsage, cost: 0, model: '' }
 
   constructor(
     private readonly facts: ModelFactsLookup,
@@ -65,7 +77,12 @@ export class UsageLedger {
   }
 
   apply(e: SessionEvent): void {
-    if (e.type === 'request/header') {
+    const side = sideRequestUsage(e)
+    if (side) {
+      const cost = this.facts(side.model).cost(side.usage, e.time)
+      this.total += cost
+      this.side = { requests: this.side.requests + 1, usage: addUsage(this.side.usage, side.usage), cost: this.side.cost + cost, model: side.model }
+    } else if (e.type === 'request/header') {
       this.model = e.data.config.model
     } else if (e.type === 'subagent/end') {
       const c = this.children
@@ -96,6 +113,11 @@ export class UsageLedger {
 
   subagents(): SubagentCost {
     return this.children
+  }
+
+  /** The session's requests outside its turns (a model-made title); `requests` 0 when there were none. */
+  sideRequests(): SideCost {
+    return this.side
   }
 
   byTurn(): TurnCost[] {

@@ -29,6 +29,7 @@ export const KNOWN_SETTINGS_KEYS: readonly string[] = [
   'sandbox',
   'store',
   'userId',
+  'sessionTitles',
 ]
 
 /** Each settings file as the loader reads it: a parse or gate error fails, an unknown key warns. */
