@@ -95,11 +95,11 @@ export interface SessionStore {
    */
   isLeased?(id: string): Promise<boolean>
   /**
-   * Optional: deletes a stored session and what the store keeps beside it (its resume sidecar). Takes the writer
-   * lease first, so a session another process is writing is refused (a SessionError `busy`); a fork keeps its own
-   * copy of everything it took from the removed session.
+   * Deletes a stored session and everything the store keeps for it (resume sidecar, records, lease), all or nothing.
+   * The writer lease decides: a session a live process holds is refused whole (a SessionError `busy`); an unknown id
+   * is `not-found`. A fork keeps its own copy of everything it took from the removed session.
    */
-  remove?(id: string): Promise<void>
+  remove(id: string): Promise<void>
   /**
    * Optional: resume sidecars (src/session/sidecar.ts). A store without them resumes by reading the whole log; one
    * with them lets a resume read the sidecar and only the log's tail.

@@ -73,7 +73,6 @@ export function sessionListRoutes(app: Hono, ctx: WebContext, body: Body): void 
   // A running session cannot be deleted: its turn would go on writing a log that no longer exists.
   app.delete('/api/sessions/:id', async (c) => {
     const id = await ctx.visibleId(c.req.param('id'))
-    if (!ctx.store.remove) throw new WebError(400, 'This session store cannot delete sessions; remove them with the database’s own tools.')
     const live = ctx.host.get(id)
     if (live?.opened.agent.busy) throw new WebError(409, `Session ${id} is running; cancel its turn (Esc) before deleting it.`)
     if (live) await ctx.host.release(id)
