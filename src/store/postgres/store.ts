@@ -3,8 +3,9 @@ import type { SessionHeader } from '../../session/events.js'
 import { SessionError } from '../errors.js'
 import { cwdKey } from '../home.js'
 import { busyError, DEFAULT_STALE_MS, type SessionLease } from '../lease.js'
-import type { ReadEnd, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from '../store.js'
+import type { ReadEnd, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId, SummaryListener, SummaryWatch } from '../store.js'
 import { emptySummaryState, feedSummary, PREFIX_CHARS, summaryOf, type SummaryState } from '../summary-scan.js'
+import { watchPostgresSummaries } from './change-watch.js'
 import { connectionError, safeUrl } from './connection.js'
 import { PostgresLease, postgresLeaseIsHeld, takePostgresLease } from './lease.js'
 import { migrate } from './migrations.js'
@@ -120,6 +121,11 @@ export class PostgresStore implements SessionStore {
 
   async summaries(cwd: string | 'all'): Promise<SessionSummary[]> {
     return this.summaryPage(cwd)
+  }
+
+  /** Runs a small change query every second instead of re-listing (`change-watch.ts`). */
+  watchSummaries(cwd: string | 'all', listener: SummaryListener): SummaryWatch {
+    return watchPostgresSummaries(this.pool, cwd, listener)
   }
 
   /**
