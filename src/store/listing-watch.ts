@@ -87,6 +87,11 @@ export class SessionsFolderWatch {
     return all
   }
 
+  /** How many file-system watchers are open now: `sessions/` and each covered folder; 0 once closed or failed. */
+  get watching(): number {
+    return (this.rootWatcher && !this.closed ? 1 : 0) + this.folders.size
+  }
+
   close(): void {
     this.closed = true
     this.rootWatcher?.close()
