@@ -1,8 +1,9 @@
 import type { SessionStore, SummaryWatch } from '../store/store.js'
 
 /**
- * Tells the open list streams that the listing may have changed: a session this server holds committed an event, a
- * route started, renamed, archived, forked or deleted one, or the store saw another process change one.
+ * Tells the open streams (the list's, and a session page's following a log it does not hold) that the listing may
+ * have changed: a session this server holds committed an event, a route started, renamed, archived, forked or deleted
+ * one, or the store saw another process change one.
  *
  * What holds:
  * - The store is watched (`SessionStore.watchSummaries`) exactly while at least one stream listens: the first

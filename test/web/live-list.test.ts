@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -8,6 +9,7 @@ import { Session } from '../../src/session/session.js'
 import { JsonlStore } from '../../src/store/jsonl-store.js'
 import { PostgresStore } from '../../src/store/postgres/store.js'
 import type { SummaryWatch } from '../../src/store/store.js'
+import { ListingChanges } from '../../src/web/listing-changes.js'
 import { startWebServer, type WebServer } from '../../src/web/server.js'
 import { appendTurn } from '../session/conversation.js'
 import { freshDatabase, onDatabase, postgresUrl } from '../support/postgres-db.js'
@@ -116,6 +118,53 @@ describe('the live list on the JSONL store', () => {
     await session.close()
     await stream.next()
     expect(await listedIds(served)).toEqual([session.id])
+  })
+
+  it('sends a page following a session another process writes its new events when the store tells, not on a poll', async () => {
+    const served = await serve()
+    const elsewhere = new JsonlStore(served.home)
+    const session = await Session.create(elsewhere, { cwd: served.cwd })
+    appendTurn(session, 1, 'first turn elsewhere')
+    await session.flush()
+    // node:http, not fetch: its reads need no timers, so they go on while the test holds the clock below.
+    let text = ''
+    const url = new URL(`${served.server.origin}/api/sessions/${session.id}/stream?from=0`)
+    const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { authorization: `Bearer ${served.server.token}` } }, (res) =>
+      res.on('data', (chunk: Buffer) => (text += chunk.toString())),
+    )
+    request.on('error', () => {
+      // Ended by the test's cleanup.
+    })
+    request.end()
+    cleanups.push(async () => request.destroy())
+    const seen = (): number[] =>
+      [...text.matchAll(/data: (\{.*\})\n/g)].flatMap((m) => {
+        const message = JSON.parse(m[1]) as { kind: string; live?: { type: string; event?: { seq: number } } }
+        return message.kind === 'live' && message.live?.type === 'event' ? [message.live.event!.seq] : []
+      })
+    const pump = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+    while (!text.includes('logged-state')) await pump()
+    expect(seen()).toEqual(session.events.map((e) => e.seq))
+
+    // From here the clock moves only when the test moves it. The store's notice nudges the page's stream, which
+    // re-reads after the 250 ms that gather changes: the test moves the clock by exactly that, never to the 1 s poll of
+    // the old way, and then only waits.
+    const nudge = ListingChanges.prototype.nudge
+    let nudged: () => void = () => {}
+    const heard = new Promise<void>((resolve) => (nudged = resolve))
+    vi.spyOn(ListingChanges.prototype, 'nudge').mockImplementation(function (this: ListingChanges) {
+      nudge.call(this)
+      nudged()
+    })
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    session.append('session/title', { title: 'renamed elsewhere' })
+    await session.flush()
+    await heard
+    await vi.advanceTimersByTimeAsync(250)
+    while (seen().length < session.events.length) await pump()
+    expect(seen()).toEqual(session.events.map((e) => e.seq))
+    vi.useRealTimers()
+    await session.close()
   })
 
   it('watches the store once for every open stream, and closes the watch when the last stream leaves', async () => {
