@@ -123,9 +123,11 @@ export class SessionsFolderWatch {
     if (name === null) {
       this.guarded(() => this.coveredKeys().forEach((key) => this.addFolder(key)))
     } else if (this.cwd === 'all' || name === cwdKey(this.cwd)) {
-      const folder = this.folders.get(name)
-      if (folder) folder.whole = true
-      else this.guarded(() => this.addFolder(name))
+      // The folder was made, removed or replaced: a watcher on a removed folder hears nothing of its successor, so
+      // watch whatever is there now afresh (nothing, when it is gone).
+      this.folders.get(name)?.watcher.close()
+      this.folders.delete(name)
+      this.guarded(() => this.addFolder(name))
     } else {
       return
     }
@@ -164,7 +166,7 @@ export class SessionsFolderWatch {
         if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
         // The folder went away (or was never one): its sessions are no longer listed; a new folder of that name is seen by the root.
         folder.watcher.close()
-        this.folders.delete(key)
+        if (this.folders.get(key) === folder) this.folders.delete(key)
         return
       }
       folder.entries = new Map(Object.entries(entries))

@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Session } from '../../src/session/session.js'
 import { JsonlStore } from '../../src/store/jsonl-store.js'
@@ -66,6 +66,27 @@ describe('watching the JSONL store’s sessions folders', () => {
     await again.close()
     // The store marks its own write in the watch; it does not depend on the notification having arrived.
     expect((await store.summaries('all')).map((s) => s.turns)).toEqual([2])
+    watch.close()
+  })
+
+  it('keeps hearing a workspace whose folder was removed and made again', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'rein-watch-'))
+    const watching = new JsonlStore(home)
+    const elsewhere = new JsonlStore(home)
+    const old = await made(elsewhere, '/repo', 'before')
+    const heard = hearing()
+    const watch = watching.watchSummaries('all', heard)
+    expect((await watching.summaries('all')).map((s) => s.id)).toEqual([old.id])
+    const removed = heard.nextChange()
+    rmSync(dirname(await elsewhere.location(old.id)), { recursive: true })
+    await removed
+    await expect.poll(async () => (await watching.summaries('all')).length).toBe(0)
+    const fresh = await made(new JsonlStore(home), '/repo', 'after')
+    await expect.poll(async () => (await watching.summaries('all')).map((s) => s.id)).toEqual([fresh.id])
+    const grown = await Session.load(new JsonlStore(home), fresh.id)
+    appendTurn(grown, 2, 'heard through the new folder')
+    await grown.close()
+    await expect.poll(async () => (await watching.summaries('all'))[0].turns).toBe(2)
     watch.close()
   })
 
