@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -9,7 +10,7 @@ import { Session } from '../../src/session/session.js'
 import { JsonlStore } from '../../src/store/jsonl-store.js'
 import { PostgresStore } from '../../src/store/postgres/store.js'
 import type { SummaryWatch } from '../../src/store/store.js'
-import { ListingChanges } from '../../src/web/listing-changes.js'
+import { ListingChanges, RECHECK_MS } from '../../src/web/listing-changes.js'
 import { startWebServer, type WebServer } from '../../src/web/server.js'
 import { appendTurn } from '../session/conversation.js'
 import { freshDatabase, onDatabase, postgresUrl } from '../support/postgres-db.js'
@@ -67,6 +68,23 @@ async function listStream(served: Served): Promise<{ next(): Promise<string>; cl
     close: () => reader.cancel(),
   }
 }
+
+/** An event stream read with node:http, whose reads need no timers: it goes on while a test holds the clock. */
+function sseOverHttp(served: Served, path: string): { messages(): string[]; close(): void } {
+  let text = ''
+  const url = new URL(`${served.server.origin}${path}`)
+  const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { authorization: `Bearer ${served.server.token}` } }, (res) =>
+    res.on('data', (chunk: Buffer) => (text += chunk.toString())),
+  )
+  request.on('error', () => {
+    // Ended by the test's cleanup.
+  })
+  request.end()
+  return { messages: () => [...text.matchAll(/data: (\{.*\})\n/g)].map((m) => m[1]), close: () => request.destroy() }
+}
+
+/** One turn of the event loop, for I/O to arrive while the clock is held. */
+const pump = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 async function listedIds(served: Served): Promise<string[]> {
   const body = (await (await served.call('/api/sessions')).json()) as { sessions: { id: string }[] }
@@ -126,24 +144,14 @@ describe('the live list on the JSONL store', () => {
     const session = await Session.create(elsewhere, { cwd: served.cwd })
     appendTurn(session, 1, 'first turn elsewhere')
     await session.flush()
-    // node:http, not fetch: its reads need no timers, so they go on while the test holds the clock below.
-    let text = ''
-    const url = new URL(`${served.server.origin}/api/sessions/${session.id}/stream?from=0`)
-    const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { authorization: `Bearer ${served.server.token}` } }, (res) =>
-      res.on('data', (chunk: Buffer) => (text += chunk.toString())),
-    )
-    request.on('error', () => {
-      // Ended by the test's cleanup.
-    })
-    request.end()
-    cleanups.push(async () => request.destroy())
+    const stream = sseOverHttp(served, `/api/sessions/${session.id}/stream?from=0`)
+    cleanups.push(async () => stream.close())
     const seen = (): number[] =>
-      [...text.matchAll(/data: (\{.*\})\n/g)].flatMap((m) => {
-        const message = JSON.parse(m[1]) as { kind: string; live?: { type: string; event?: { seq: number } } }
+      stream.messages().flatMap((raw) => {
+        const message = JSON.parse(raw) as { kind: string; live?: { type: string; event?: { seq: number } } }
         return message.kind === 'live' && message.live?.type === 'event' ? [message.live.event!.seq] : []
       })
-    const pump = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
-    while (!text.includes('logged-state')) await pump()
+    while (!stream.messages().some((raw) => raw.includes('logged-state'))) await pump()
     expect(seen()).toEqual(session.events.map((e) => e.seq))
 
     // From here the clock moves only when the test moves it. The store's notice nudges the page's stream, which
@@ -165,6 +173,30 @@ describe('the live list on the JSONL store', () => {
     expect(seen()).toEqual(session.events.map((e) => e.seq))
     vi.useRealTimers()
     await session.close()
+  })
+
+  it('re-checks a session running in another process on a timer, so one that died without a word shows interrupted', async () => {
+    const served = await serve()
+    const elsewhere = new JsonlStore(served.home)
+    const held = await Session.create(elsewhere, { cwd: served.cwd })
+    held.append('turn/start', { turn: 1 })
+    held.append('user/message', { id: 'u1', content: [{ type: 'text', text: 'a long task elsewhere' }], source: { kind: 'user' } })
+    await held.flush()
+    const child = spawn(process.execPath, ['-e', ''])
+    const deadPid = await new Promise<number>((resolve) => child.on('exit', () => resolve(child.pid!)))
+
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const stream = sseOverHttp(served, '/api/stream')
+    cleanups.push(async () => stream.close())
+    while (stream.messages().length < 1) await pump()
+    // The holder dies without a word: its lock now names a process that is gone, written in place (no new file).
+    writeFileSync(`${await elsewhere.location(held.id)}.lock`, JSON.stringify({ pid: deadPid, host: hostname(), startedAt: 0 }))
+    await vi.advanceTimersByTimeAsync(RECHECK_MS)
+    while (stream.messages().length < 2) await pump()
+    vi.useRealTimers()
+    const rows = (await (await served.call('/api/sessions')).json()) as { sessions: { id: string; state: string }[] }
+    expect(rows.sessions).toMatchObject([{ id: held.id, state: 'interrupted' }])
+    await held.close().catch(() => {})
   })
 
   it('watches the store once for every open stream, and closes the watch when the last stream leaves', async () => {
