@@ -21,6 +21,9 @@ import { indexDirectory, summarizeFile, type IndexEntry } from './summary-index.
  * - A failure to watch (the inotify limit, a folder that cannot be read) closes every watcher, clears the cache and
  *   calls `failed()` once; the store then lists from the folders again and the caller re-checks on a timer.
  * - `close()` releases every watcher; nothing more is called after it.
+ * What does not hold: if the kernel's event queue overflows (`fs.inotify.max_queued_events`, 16,384 by default, in one
+ * burst), Node drops the overflow without a word, and a row stays stale until its file changes again or the last
+ * page leaves (the next page's watch scans afresh).
  */
 export class SessionsFolderWatch {
   private readonly folders = new Map<string, Folder>()
@@ -55,7 +58,7 @@ export class SessionsFolderWatch {
   }
 
   /**
-   * This process wrote or removed the session file at `path`: marked at once, so a listing asked right after it
+   * This process wrote or removed session `id` in cwd folder `key`: marked at once, so a listing asked right after it
    * never waits for the file system's notification to arrive.
    */
   touched(key: string, id: string): void {
