@@ -1,14 +1,25 @@
 import { randomBytes } from 'node:crypto'
 import { fdatasyncSync, writeSync } from 'node:fs'
 import { mkdir, open, readdir, rm, stat, truncate, type FileHandle } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { SessionHeader } from '../session/events.js'
 import { damagedLine, SessionError } from './errors.js'
 import { cwdKey } from './home.js'
 import { busyError, fileLeaseIsHeld, takeFileLease, type SessionLease } from './lease.js'
 import { scanLines } from './line-reader.js'
 import { JsonlSidecars } from './jsonl-sidecar.js'
-import type { ReadEnd, ReadStart, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from './store.js'
+import { SessionsFolderWatch } from './listing-watch.js'
+import type {
+  ReadEnd,
+  ReadStart,
+  RecordSink,
+  SessionStore,
+  SessionSummary,
+  SessionWriter,
+  StoredId,
+  SummaryListener,
+  SummaryWatch,
+} from './store.js'
 import { summarizeDirectory } from './summary-index.js'
 import { syncDirectory } from '../fs/sync-directory.js'
 
@@ -25,6 +36,8 @@ export class JsonlStore implements SessionStore {
   /** `<home>/sessions`. */
   readonly root: string
   private readonly paths = new Map<string, string>()
+  /** Open listing watches; `summaries` reads from one that covers the asked listing. */
+  private readonly watches = new Set<SessionsFolderWatch>()
   /** Resume sidecars beside the logs: `<id>.jsonl.resume`. */
   readonly sidecars = new JsonlSidecars((id) => this.find(id), (id, sink, from) => this.read(id, sink, from))
 
@@ -53,7 +66,7 @@ export class JsonlStore implements SessionStore {
       }
       throw fileError(error, path, 'create')
     }
-    const writer = new JsonlWriter(path, file, 0, lease)
+    const writer = new JsonlWriter(path, file, 0, lease, () => this.touched(path))
     await writer.write([JSON.stringify(header)])
     syncDirectory(dirname(path))
     this.paths.set(header.id, path)
@@ -125,6 +138,7 @@ export class JsonlStore implements SessionStore {
     try {
       await rm(`${path}.resume`, { force: true })
       await rm(path)
+      this.touched(path)
       this.paths.delete(id)
       syncDirectory(dirname(path))
     } catch (error) {
@@ -141,7 +155,7 @@ export class JsonlStore implements SessionStore {
       const size = (await stat(path)).size
       if (size > end.validBytes) await this.setTornTailAside(path, end.validBytes, size)
       const file = await open(path, 'a')
-      const writer = new JsonlWriter(path, file, end.validBytes, lease)
+      const writer = new JsonlWriter(path, file, end.validBytes, lease, () => this.touched(path))
       if (!end.endsWithNewline) await writer.writeRaw('\n')
       return writer
     } catch (error) {
@@ -170,6 +184,8 @@ export class JsonlStore implements SessionStore {
   }
 
   async summaries(cwd: string | 'all'): Promise<SessionSummary[]> {
+    const watched = [...this.watches].find((watch) => watch.covers(cwd))
+    if (watched) return watched.summaries(cwd)
     const keys = cwd === 'all' ? await this.cwdKeys() : [cwdKey(cwd)]
     const all: SessionSummary[] = []
     for (const key of keys) {
@@ -181,6 +197,37 @@ export class JsonlStore implements SessionStore {
       }
     }
     return all
+  }
+
+  /**
+   * Watches the sessions folders the listing covers (`listing-watch.ts`); while the watch is open, `summaries` of what
+   * it covers come from memory, re-reading only the files the file system said changed.
+   */
+  watchSummaries(cwd: string | 'all', listener: SummaryListener): SummaryWatch {
+    const watch = new SessionsFolderWatch(this.root, cwd, {
+      changed: () => listener.changed(),
+      failed: (error) => {
+        this.watches.delete(watch)
+        listener.failed(error)
+      },
+    })
+    this.watches.add(watch)
+    if (!watch.covers(cwd)) this.watches.delete(watch)
+    return {
+      how: 'notify',
+      close: () => {
+        watch.close()
+        this.watches.delete(watch)
+      },
+    }
+  }
+
+  /** Tells the open watches that this process changed the session file at `path`. */
+  private touched(path: string): void {
+    if (!this.watches.size) return
+    const key = basename(dirname(path))
+    const id = basename(path, '.jsonl')
+    for (const watch of this.watches) watch.touched(key, id)
   }
 
   /** The file of a stored session; searches every cwd directory once per id. */
@@ -255,6 +302,8 @@ class JsonlWriter implements SessionWriter {
     /** Bytes in the file that hold complete, durable records: the point a failed write is cut back to. */
     private size: number,
     private readonly lease: SessionLease,
+    /** Called after every write that reached the file, so the store's listing watches see it at once. */
+    private readonly wrote: () => void,
   ) {}
 
   async write(lines: readonly string[]): Promise<void> {
@@ -275,6 +324,7 @@ class JsonlWriter implements SessionWriter {
       while (written < bytes.length) written += writeSync(this.file.fd, bytes, written, bytes.length - written)
       fdatasyncSync(this.file.fd)
       this.size += bytes.length
+      this.wrote()
     } catch (error) {
       // Cut back a partial write so the file never holds half a record before later records.
       await this.file.truncate(this.size).catch(() => {

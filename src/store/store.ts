@@ -95,16 +95,39 @@ export interface SessionStore {
    */
   isLeased?(id: string): Promise<boolean>
   /**
-   * Optional: deletes a stored session and what the store keeps beside it (its resume sidecar). Takes the writer
-   * lease first, so a session another process is writing is refused (a SessionError `busy`); a fork keeps its own
-   * copy of everything it took from the removed session.
+   * Deletes a stored session and everything the store keeps for it (resume sidecar, records, lease), all or nothing.
+   * The writer lease decides: a session a live process holds is refused whole (a SessionError `busy`); an unknown id
+   * is `not-found`. A fork keeps its own copy of everything it took from the removed session.
    */
-  remove?(id: string): Promise<void>
+  remove(id: string): Promise<void>
+  /**
+   * Optional: tells `listener.changed()` soon after any process may have changed the listing of `cwd` (or of all
+   * sessions): a session created, appended to or removed, or its lease taken or let go. Cheaper than re-listing: the
+   * JSONL store is told by the file system and then lists from memory, re-reading only the files it was told of
+   * (`listing-watch.ts`); the PostgreSQL store asks one small change query. `listener.failed()` is called at most
+   * once, when the store can no longer tell; the caller then re-checks on a timer. Bursts are not debounced here.
+   */
+  watchSummaries?(cwd: string | 'all', listener: SummaryListener): SummaryWatch
   /**
    * Optional: resume sidecars (src/session/sidecar.ts). A store without them resumes by reading the whole log; one
    * with them lets a resume read the sidecar and only the log's tail.
    */
   readonly sidecars?: SidecarAccess
+}
+
+/** Who hears of a store's listing changes (see `SessionStore.watchSummaries`). */
+export interface SummaryListener {
+  changed(): void
+  /** The store can no longer tell of changes; called at most once, and nothing is called after it. */
+  failed(error: Error): void
+}
+
+/** An open watch on a store's listing. */
+export interface SummaryWatch {
+  /** How changes are noticed, for messages and figures: `notify` (told by the file system) or `query` (a change query). */
+  readonly how: 'notify' | 'query'
+  /** Stops watching and releases what the watch holds (watchers, timers); idempotent. */
+  close(): void
 }
 
 /** Where a partial read starts: after `records` complete records (the header included), at byte `bytes`. */

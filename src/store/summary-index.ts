@@ -15,7 +15,7 @@ const INDEX_VERSION = 1
  * One indexed file. `state` covers the bytes before `scannedTo` (complete lines only), so a file that grew is
  * summarized by scanning just its new bytes: logs are append-only. `size` and `mtimeMs` say whether it is current.
  */
-interface IndexEntry {
+export interface IndexEntry {
   size: number
   mtimeMs: number
   scannedTo: number
@@ -35,11 +35,15 @@ interface IndexFile {
  * `feedSummary`), and rewrites the index when anything changed.
  */
 export async function summarizeDirectory(dir: string): Promise<SessionSummary[]> {
+  return Object.values(await indexDirectory(dir)).flatMap((entry) => entry.summary ?? [])
+}
+
+/** The index entry of every session file in one cwd directory, by session id, brought up to date as `summarizeDirectory` says. */
+export async function indexDirectory(dir: string): Promise<Record<string, IndexEntry>> {
   const names = (await readdir(dir)).filter((name) => name.endsWith('.jsonl'))
   const index = await readIndex(dir)
   const next: IndexFile = { version: INDEX_VERSION, files: {} }
   let changed = Object.keys(index.files).length !== names.length
-  const summaries: SessionSummary[] = []
 
   for (const name of names) {
     const id = name.slice(0, -'.jsonl'.length)
@@ -47,18 +51,17 @@ export async function summarizeDirectory(dir: string): Promise<SessionSummary[]>
     if (!result) continue
     next.files[id] = result.entry
     if (result.entry !== index.files[id]) changed = true
-    if (result.summary) summaries.push(result.summary)
   }
 
   if (changed) await writeIndex(dir, next)
-  return summaries
+  return next.files
 }
 
 /**
  * One file's summary, read synchronously: a listing touches many small files, and per-call thread-pool trips cost
  * more than the reads themselves (cold listing of 1,000 files in bench/session-list.bench.mjs: 458–665 ms with async reads, 178–190 ms without).
  */
-function summarizeFile(
+export function summarizeFile(
   path: string,
   cached: IndexEntry | undefined,
 ): { entry: IndexEntry; summary: SessionSummary | undefined } | undefined {

@@ -1,10 +1,9 @@
 import type { Context, Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { streamSSE } from 'hono/streaming'
 import { z } from 'zod'
 import { Session } from '../session/session.js'
 import { WebError } from './directories.js'
-import { listingEntity } from './routes-read.js'
+import { listStreamRoute } from './list-stream-route.js'
 import type { WebContext } from './web-context.js'
 
 /** Most characters a title may have; the list cuts long ones with an ellipsis anyway. */
@@ -24,16 +23,13 @@ const schemas = {
 
 /** Bytes a title or archive request may have: far above a title's limit, far below a flood. */
 const BODY_LIMIT = 16 * 1024
-/** How often an open list stream re-checks the listing for sessions other processes write (ms). */
-const LIST_CHECK_MS = 5_000
-/** A comment line this often keeps an idle stream open (ms). */
-const KEEPALIVE_MS = 15_000
 
 type Body = <T>(c: Context, schema: z.ZodType<T>) => Promise<T>
 
 /**
  * The list's own routes: rename (a `session/title` event, so every surface and `rein sessions list` show it), archive
- * (hidden from the page's default list; `archived.ts`), delete (the log, through the store), and the list stream.
+ * (hidden from the page's default list; `archived.ts`), delete (the log, through the store), and the list stream
+ * (`list-stream-route.ts`).
  */
 export function sessionListRoutes(app: Hono, ctx: WebContext, body: Body): void {
   const small = bodyLimit({
@@ -73,7 +69,6 @@ export function sessionListRoutes(app: Hono, ctx: WebContext, body: Body): void 
   // A running session cannot be deleted: its turn would go on writing a log that no longer exists.
   app.delete('/api/sessions/:id', async (c) => {
     const id = await ctx.visibleId(c.req.param('id'))
-    if (!ctx.store.remove) throw new WebError(400, 'This session store cannot delete sessions; remove them with the database’s own tools.')
     const live = ctx.host.get(id)
     if (live?.opened.agent.busy) throw new WebError(409, `Session ${id} is running; cancel its turn (Esc) before deleting it.`)
     if (live) await ctx.host.release(id)
@@ -83,36 +78,5 @@ export function sessionListRoutes(app: Hono, ctx: WebContext, body: Body): void 
     return c.json({ id, deleted: true })
   })
 
-  /**
-   * `GET /api/stream`: Server-Sent Events naming the listing's ETag, first at once and again whenever it changes, so
-   * the page re-asks `GET /api/sessions` (with `If-None-Match`) only then, instead of polling.
-   */
-  app.get('/api/stream', (c) => {
-    c.header('Cache-Control', 'no-store')
-    return streamSSE(c, async (stream) => {
-      // Registered first: a page that leaves during the first check must still end this stream.
-      const aborted = new Promise<void>((resolve) => stream.onAbort(resolve))
-      let sent = ''
-      let checking: Promise<void> | undefined
-      const check = (): Promise<void> =>
-        (checking ??= listingEntity(ctx)
-          .then(async ({ etag }) => {
-            if (etag === sent || stream.aborted) return
-            sent = etag
-            await stream.writeSSE({ data: JSON.stringify({ kind: 'listing', etag }) })
-          })
-          .finally(() => (checking = undefined)))
-      const stop = ctx.changes.listen(() => void check().catch(() => stream.abort()))
-      const timer = setInterval(() => void check().catch(() => stream.abort()), LIST_CHECK_MS).unref()
-      const keepalive = setInterval(() => void stream.write(': keepalive\n\n').catch(() => stream.abort()), KEEPALIVE_MS).unref()
-      try {
-        await check()
-        await aborted
-      } finally {
-        stop()
-        clearInterval(timer)
-        clearInterval(keepalive)
-      }
-    })
-  })
+  listStreamRoute(app, ctx)
 }

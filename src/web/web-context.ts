@@ -21,7 +21,7 @@ export class WebContext {
   /** The sessions the page's list hides unless asked (`$REIN_HOME/web/archived.json`). */
   readonly archived: ArchivedSessions
   /** Nudged whenever the listing may have changed; the list streams listen. */
-  readonly changes = new ListingChanges()
+  readonly changes: ListingChanges
 
   constructor(
     readonly root: string,
@@ -36,6 +36,7 @@ export class WebContext {
     readonly price: Pricing,
   ) {
     this.figures = new ListingFigures(store, price)
+    this.changes = new ListingChanges(store)
     this.archived = new ArchivedSessions(home)
   }
 

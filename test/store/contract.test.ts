@@ -293,6 +293,67 @@ describe.each(fixtures)('the store contract: $name', (fixture) => {
     }
   })
 
+  describe('remove', () => {
+    it('deletes a closed session: it is no longer read, listed or resolved, and its neighbour is untouched', async () => {
+      const store = await fixture.make()
+      const gone = await sessionWith(store, '/repo', ['one', 'two'])
+      const kept = await sessionWith(store, '/repo', ['three'])
+      await store.remove(gone.id)
+      await expect(readSessionLog(store, gone.id)).rejects.toMatchObject({ code: 'not-found' })
+      await expect(store.isLeased?.(gone.id)).rejects.toMatchObject({ code: 'not-found' })
+      expect((await listSessions(store, 'all')).map((s) => s.id)).toEqual([kept.id])
+      expect((await store.ids()).map((stored) => stored.id)).toEqual([kept.id])
+      expect((await readSessionLog(store, kept.id)).events).toEqual(kept.events)
+    })
+
+    it('leaves nothing of a removed session behind: its id starts afresh', async () => {
+      const store = await fixture.make()
+      await sessionWith(store, '/repo', ['one', 'two'], 'reused-id')
+      await store.remove('reused-id')
+      const again = await sessionWith(store, '/repo', ['only this'], 'reused-id')
+      expect((await readSessionLog(store, 'reused-id')).events).toEqual(again.events)
+      expect((await listSessions(store, '/repo'))[0]).toMatchObject({ id: 'reused-id', title: 'only this', turns: 1 })
+    })
+
+    it('keeps a fork whole when the session it was forked from is removed', async () => {
+      const store = await fixture.make()
+      const source = await sessionWith(store, '/repo', ['one', 'two'])
+      const fork = await forkSession(store, source.id, source.length - 1)
+      await fork.close()
+      await store.remove(source.id)
+      expect((await readSessionLog(store, fork.id)).events).toEqual(source.events)
+    })
+
+    it('refuses a session whose writer lease is held, and keeps it whole and writable', async () => {
+      const store = await fixture.make()
+      const open = await Session.create(store, { cwd: '/repo' })
+      appendTurn(open, 1, 'still going')
+      await open.flush()
+      await expect(store.remove(open.id)).rejects.toMatchObject({ code: 'busy' })
+      await expect(store.remove(open.id)).rejects.toThrow(/^Session .* is open for writing by .*\.$/)
+      appendTurn(open, 2, 'and on')
+      await open.close()
+      expect((await readSessionLog(store, open.id)).events).toEqual(open.events)
+    })
+
+    if (fixture.takeOver) {
+      const takeOver = fixture.takeOver
+      it('refuses a session another machine holds', async () => {
+        const store = await fixture.make()
+        const session = await Session.create(store, { cwd: '/repo' })
+        await takeOver(store, session.id)
+        await expect(store.remove(session.id)).rejects.toMatchObject({ code: 'busy' })
+        await session.close().catch(() => {})
+        expect(await records(store, session.id)).toHaveLength(1)
+      })
+    }
+
+    it('answers an unknown id with not-found', async () => {
+      const store = await fixture.make()
+      await expect(store.remove('no-such-session')).rejects.toMatchObject({ code: 'not-found' })
+    })
+  })
+
   describe('many sessions at once', () => {
     it('keeps the events of sessions written concurrently apart and in order', async () => {
       const store = await fixture.make()

@@ -85,4 +85,42 @@ describe.runIf(postgresUrl)('the PostgreSQL store', () => {
     const rows = await onDatabase(url, (db) => db.query('SELECT count(*)::int AS n FROM rein_leases'))
     expect(rows.rows[0].n).toBe(0)
   })
+
+  it('deletes a session whose lease a dead process on this machine left, with its records and lease row', async () => {
+    const url = await freshDatabase()
+    const store = open(url, 60_000)
+    const session = await Session.create(store, { cwd: '/repo' })
+    session.append('session/title', { title: 'left open' })
+    await session.flush()
+    const child = spawn(process.execPath, ['-e', ''])
+    const deadPid = await new Promise<number>((resolve) => child.on('exit', () => resolve(child.pid!)))
+    await setOwner(url, session.id, { pid: deadPid, host: hostname(), startedAt: 0 }, 60)
+    await store.remove(session.id)
+    const left = await onDatabase(url, (db) =>
+      db.query('SELECT (SELECT count(*) FROM rein_events)::int AS events, (SELECT count(*) FROM rein_leases)::int AS leases, (SELECT count(*) FROM rein_sessions)::int AS sessions'),
+    )
+    expect(left.rows[0]).toEqual({ events: 0, leases: 0, sessions: 0 })
+    await session.close().catch(() => {})
+  })
+
+  it('refuses to delete the session of a fleet task that is queued or running, and deletes it once the task ended, keeping the task row', async () => {
+    const url = await freshDatabase()
+    const store = open(url)
+    const session = await Session.create(store, { cwd: '/repo' })
+    await session.close()
+    await onDatabase(url, (db) =>
+      db.query(`INSERT INTO rein_batch_tasks (batch, task_id, session_id, job_id, task, status) VALUES ('nightly', 't1', $1, gen_random_uuid(), '{}', 'queued')`, [
+        session.id,
+      ]),
+    )
+    await expect(store.remove(session.id)).rejects.toThrow(
+      `Session ${session.id} belongs to fleet task nightly/t1, which is queued; cancel the batch (rein batch cancel nightly) before deleting it.`,
+    )
+    expect((await store.ids()).map((stored) => stored.id)).toEqual([session.id])
+    await onDatabase(url, (db) => db.query(`UPDATE rein_batch_tasks SET status = 'completed'`))
+    await store.remove(session.id)
+    expect(await store.ids()).toEqual([])
+    const task = await onDatabase(url, (db) => db.query('SELECT session_id, status FROM rein_batch_tasks'))
+    expect(task.rows).toEqual([{ session_id: session.id, status: 'completed' }])
+  })
 })

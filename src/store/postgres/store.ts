@@ -3,11 +3,13 @@ import type { SessionHeader } from '../../session/events.js'
 import { SessionError } from '../errors.js'
 import { cwdKey } from '../home.js'
 import { busyError, DEFAULT_STALE_MS, type SessionLease } from '../lease.js'
-import type { ReadEnd, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId } from '../store.js'
+import type { ReadEnd, RecordSink, SessionStore, SessionSummary, SessionWriter, StoredId, SummaryListener, SummaryWatch } from '../store.js'
 import { emptySummaryState, feedSummary, PREFIX_CHARS, summaryOf, type SummaryState } from '../summary-scan.js'
+import { watchPostgresSummaries } from './change-watch.js'
 import { connectionError, safeUrl } from './connection.js'
 import { PostgresLease, postgresLeaseIsHeld, takePostgresLease } from './lease.js'
 import { migrate } from './migrations.js'
+import { removePostgresSession } from './remove.js'
 
 /** Records fetched per round trip while streaming a session. */
 const PAGE = 2000
@@ -20,8 +22,8 @@ const PAGE = 2000
  * - `rein_sessions` has one row per session: the header exactly as written and the listing summary, kept current by
  *   every append in the same statement as the records, so a listing never reads a log.
  * - `rein_events` holds record `seq` (the event's index: line `seq + 2` of the JSONL form) as `json` text, written
- *   only by the lease holder, in one atomic statement per `write`; a record is never changed or removed. A failed
- *   write writes nothing, so this store has no torn tail.
+ *   only by the lease holder, in one atomic statement per `write`; a record is never changed, and is removed only
+ *   with its whole session (`remove`). A failed write writes nothing, so this store has no torn tail.
  * - A read streams one consistent prefix: the records that existed when it started, a page at a time by seq.
  * - The schema is migrated on first use (`migrations.ts`).
  */
@@ -91,6 +93,12 @@ export class PostgresStore implements SessionStore {
     return this.query(() => postgresLeaseIsHeld(this.pool, id))
   }
 
+  /** Deletes the session, its records and its lease row in one transaction; see `remove.ts` for what holds. */
+  async remove(id: string): Promise<void> {
+    await this.migrated()
+    return this.query(() => removePostgresSession(this.pool, id, this.displayUrl))
+  }
+
   async openAppend(id: string, end: ReadEnd, lease: SessionLease): Promise<SessionWriter> {
     if (!(lease instanceof PostgresLease) || !lease.held()) throw busyError(id, undefined)
     const row = await this.row(id)
@@ -113,6 +121,11 @@ export class PostgresStore implements SessionStore {
 
   async summaries(cwd: string | 'all'): Promise<SessionSummary[]> {
     return this.summaryPage(cwd)
+  }
+
+  /** Runs a small change query every second instead of re-listing (`change-watch.ts`). */
+  watchSummaries(cwd: string | 'all', listener: SummaryListener): SummaryWatch {
+    return watchPostgresSummaries(this.pool, cwd, listener)
   }
 
   /**
