@@ -31,7 +31,7 @@ for (let d = 0; d < FILES / 100; d++) {
 
 /** One `rein -p` whose only tool call reads a file; resolves the ms from the answer on stdout to the exit. */
 async function shortRun(cli, home) {
-  const mock = await startMockModel({ script: [{ toolCalls: [{ name: 'read', arguments: { path: 'pkg0/dir0/file0.ts' } }] }, { text: 'Done.' }] })
+  const mock = await startMockModel({ script: [{ toolCalls: [{ name: 'read', arguments: { file_path: 'pkg0/dir0/file0.ts' } }] }, { text: 'Done.' }] })
   try {
     const child = spawn(process.execPath, [cli, '-p', 'look at one file', '--permission-mode', 'bypass'], {
       cwd,
