@@ -56,20 +56,21 @@ export function shadowGit(options: ShadowGitOptions) {
   const { env, safe } = shadowGitInvocation(options)
   const prefix = [...safe, '--work-tree', options.workTree]
 
-  /** One run of `git <args>`: resolves stdout, rejects with a `ShadowGitError`. */
   const { signal } = options
+  /** One run of `git <args>`: resolves stdout, rejects with a `ShadowGitError` (`ShadowGitAbandoned` once abandoned). */
   const once = (args: readonly string[], input?: Buffer | string, bare = false, indexFile?: string): Promise<Buffer> =>
     new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new ShadowGitAbandoned(args))
       const argv = [...(bare ? safe : prefix), ...args]
       const childEnv = indexFile ? { ...env, GIT_INDEX_FILE: indexFile } : env
-      const child = spawn('git', argv, { cwd: options.workTree, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+      // No stdin pipe unless there is input: one handle fewer to set up and to wait for before 'close'.
+      const child = spawn('git', argv, { cwd: options.workTree, env: childEnv, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
       const out: Buffer[] = []
       const err: Buffer[] = []
       const abandon = () => child.kill('SIGTERM')
       signal?.addEventListener('abort', abandon, { once: true })
-      child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-      child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+      child.stdout?.on('data', (chunk: Buffer) => out.push(chunk))
+      child.stderr?.on('data', (chunk: Buffer) => err.push(chunk))
       child.on('error', (error) => reject(new ShadowGitError(args, error.message, null)))
       child.on('close', (code) => {
         signal?.removeEventListener('abort', abandon)
@@ -77,9 +78,11 @@ export function shadowGit(options: ShadowGitOptions) {
         else if (signal?.aborted) reject(new ShadowGitAbandoned(args))
         else reject(new ShadowGitError(args, Buffer.concat(err).toString(), code))
       })
-      // A git that exits before reading stdin closes the pipe; its exit code already reports what went wrong.
-      child.stdin.on('error', () => {})
-      child.stdin.end(input ?? '')
+      if (child.stdin) {
+        // A git that exits before reading stdin closes the pipe; its exit code already reports what went wrong.
+        child.stdin.on('error', () => {})
+        child.stdin.end(input)
+      }
     })
 
   /**
