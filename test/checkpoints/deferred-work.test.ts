@@ -40,11 +40,16 @@ function fakeGit(root: string): { runs: () => string[]; slow: (on: boolean) => v
   writeFileSync(
     join(bin, 'git'),
     `#!/bin/bash
-for a in "$@"; do case "$a" in status|add|update-index|write-tree|init|config|ls-files|rev-parse) echo "$a" >> '${log}'; break;; esac; done
-if [ -e '${flag}' ] && [[ " $* " == *" add "* ]]; then
+name=''
+for a in "$@"; do case "$a" in status|add|update-index|write-tree|init|config|ls-files|rev-parse) name=$a; break;; esac; done
+if [ -e '${flag}' ] && [ "$name" = add ]; then
+  # The trap and the sleep first, then the log line the test waits for; the sleep holds none of git's pipes.
   trap 'echo "add stopped" >> "${log}"; kill $pid 2>/dev/null; exit 143' TERM
-  sleep 600 & pid=$!
+  sleep 600 >/dev/null 2>&1 </dev/null & pid=$!
+  echo add >> '${log}'
   wait $pid
+elif [ -n "$name" ]; then
+  echo "$name" >> '${log}'
 fi
 exec '${real}' "$@"
 `,

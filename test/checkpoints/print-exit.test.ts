@@ -28,9 +28,10 @@ function slowAddGit(root: string, seconds: number): { path: string; log: () => s
   const script = `#!/bin/sh
 case " $* " in
   *" --git-dir "*" add "*)
-    echo "add started" >> '${log}'
+    # The trap and the sleep first, then the log line; the sleep holds none of git's pipes.
     trap 'echo "add stopped" >> "${log}"; kill $pid 2>/dev/null; exit 143' TERM
-    sleep ${seconds} & pid=$!
+    sleep ${seconds} >/dev/null 2>&1 </dev/null & pid=$!
+    echo "add started" >> '${log}'
     wait $pid
     echo "add finished" >> '${log}' ;;
 esac
