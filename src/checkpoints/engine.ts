@@ -157,7 +157,7 @@ export class Checkpoints {
       if (this.ref instanceof Error) throw this.ref
       const git = options.signal ? shadowGit({ ...this.gitOptions, signal: options.signal }) : this.git
       const staged = (options.reuse && !options.modesOf?.length && (await this.reusable())) || (await this.stage(git))
-      if (options.signal?.aborted) throw new ShadowGitAbandoned(['snapshot'])
+      if (options.signal?.aborted) throw new ShadowGitAbandoned([])
       // A rewind's `before`: the bits of every path it is about to write are read now, a chmod alone included.
       if (options.modesOf?.length) {
         this.modes.refresh()

@@ -6,7 +6,7 @@ import { lockFileIn, settleLock, staleLockNotice } from './locks.js'
 export class ShadowGitAbandoned extends Error {
   override readonly name = 'ShadowGitAbandoned'
   constructor(readonly args: readonly string[]) {
-    super(`git ${args[0] ?? ''} was stopped: the checkpoint work it belonged to was abandoned`)
+    super(`the checkpoint work was abandoned before it finished${args.length ? ` (git ${args[0]} was stopped)` : ''}`)
   }
 }
 
