@@ -78,8 +78,9 @@ export async function builtinGrep(q: GrepQuery): Promise<GrepResult> {
     const fileLines = await oldest.lines
     if (fileLines && !state.cut) emitMatches(displayPath(q.cwd, oldest.file), fileLines, regex, q, lines, state)
   }
-  const searchFile = async (file: string, relToBase: string): Promise<void> => {
-    if (matchGlob && !matchGlob(relToBase)) return
+  /** `relToBase` gives the path the glob is matched against (computed only when there is a glob). */
+  const searchFile = async (file: string, relToBase: () => string): Promise<void> => {
+    if (matchGlob && !matchGlob(relToBase())) return
     window.push({ file, lines: readLines(file) })
     while (window.length >= (worker ? WORKER_READ_AHEAD : READ_AHEAD)) await emitOldest()
   }
@@ -102,7 +103,7 @@ export async function builtinGrep(q: GrepQuery): Promise<GrepResult> {
       if (ignored(stack, full, isDir)) continue
       if ((isDir || entry.isFile()) && refused(full)) continue
       if (isDir) await walk(full, stack)
-      else if (entry.isFile()) await searchFile(full, path.relative(q.target, full))
+      else if (entry.isFile()) await searchFile(full, () => path.relative(q.target, full))
     }
   }
 
@@ -114,7 +115,7 @@ export async function builtinGrep(q: GrepQuery): Promise<GrepResult> {
   }
   try {
     if (info.isFile()) {
-      if (!refused(q.target)) await searchFile(q.target, path.basename(q.target))
+      if (!refused(q.target)) await searchFile(q.target, () => path.basename(q.target))
     }
     else await walk(q.target, await ancestorsIgnore(q.cwd, q.target))
     // Once cut, nothing more is emitted: the reads still in flight are left to finish unheard.
