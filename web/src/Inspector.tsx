@@ -2,20 +2,9 @@ import { useEffect, useState } from 'preact/hooks'
 import { get } from './api'
 import { StepChart } from './Chart'
 import { grouped, percent, usd } from './format'
-import type { Block, InspectedRequest, InspectedStep, LogEvent } from './types'
-
-function blockText(b: Block): string {
-  switch (b.type) {
-    case 'text':
-      return b.text
-    case 'reasoning':
-      return `(reasoning)\n${b.text}`
-    case 'image':
-      return `(image ${b.mimeType}, ${b.data.length} base64 characters)`
-    case 'tool-call':
-      return `(tool call ${b.name} ${b.id}) ${b.arguments}`
-  }
-}
+import { InspectorRequest } from './InspectorRequest'
+import type { InspectedRequest } from '../../src/web/inspector-api.js'
+import type { InspectedStep, LogEvent } from './types'
 
 /** The session's totals under the steps table: requests, bytes, tokens, the cache-hit share over all and the cost. */
 function StepTotals({ steps }: { steps: readonly InspectedStep[] }) {
@@ -40,7 +29,8 @@ function StepTotals({ steps }: { steps: readonly InspectedStep[] }) {
 
 /**
  * What the model saw, step by step: every request re-derived from the log with its digest check and figures, the
- * chosen request in full (each message labelled with the event and producer it came from), and the raw events.
+ * chosen request (InspectorRequest: its newest messages, each labelled with the event and producer it came from,
+ * earlier ones in pages), and the raw events.
  */
 export function Inspector({ id, seq }: { id: string; seq?: number }) {
   const [steps, setSteps] = useState<InspectedStep[]>()
@@ -132,48 +122,7 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
           </div>
         </>
       )}
-      {request && (
-        <section class="request" id="chosen-request" aria-label={`Request of turn ${request.turn} step ${request.step}`}>
-          <h2>
-            Request {request.purpose === 'compaction' ? '(compaction)' : `turn ${request.turn} step ${request.step}`} · seq {request.seq}
-          </h2>
-          <p>
-            {request.model} · effort {request.effort} · {grouped(request.bytes)} bytes · sha256 <code>{request.sha256}</code>{' '}
-            {request.matches ? <span class="ok">matches the log</span> : <span class="bad">does not match the log</span>}
-          </p>
-          <details>
-            <summary>System prompt</summary>
-            <pre>{request.system}</pre>
-          </details>
-          <details>
-            <summary>Tools ({request.tools.length})</summary>
-            <ul>
-              {request.tools.map((t) => (
-                <li key={t.name}>
-                  <code>{t.name}</code> <span class="muted">{t.description.split('\n')[0]}</span>
-                </li>
-              ))}
-            </ul>
-          </details>
-          <ol class="messages">
-            {request.items.map((m, i) => (
-              <li key={i} class={`role-${m.role}`} data-event={m.eventType}>
-                <header>
-                  <strong>{m.role}</strong> <span class="tag">{m.eventType}</span>
-                  {m.seq !== null && <span class="seq">seq {m.seq}</span>}
-                  {m.producer && <span class="tag">from {m.producer}</span>}
-                  {m.message.callId && <span class="muted">result for {m.message.callId}</span>}
-                </header>
-                <pre>{typeof m.message.content === 'string' ? m.message.content : m.message.content.map(blockText).join('\n')}</pre>
-              </li>
-            ))}
-          </ol>
-          <details>
-            <summary>Exact body</summary>
-            <pre>{request.body}</pre>
-          </details>
-        </section>
-      )}
+      {request && <InspectorRequest key={request.seq} id={id} request={request} />}
       <h2>Raw events</h2>
       {raw && raw.start > 0 && (
         <button type="button" class="link" onClick={earlierRaw}>
