@@ -30,10 +30,11 @@ try {
   servers.push(server)
   const before = BEFORE ? await (await import(`${BEFORE}/web/server.js`)).startWebServer({ root: dirs.cwd, home: dirs.home, port: 0 }) : undefined
   if (before) servers.push(before)
-  ;({ browser } = await warmBrowser(executablePath, server, { width: 1280, height: 900 }))
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  let context
+  ;({ browser, context } = await warmBrowser(executablePath, server, { width: 1280, height: 900 }))
   const beforeContext = before ? await browser.newContext({ viewport: { width: 1280, height: 900 } }) : undefined
   if (before && beforeContext) {
+    // Signed in to the BEFORE server too (its cookie is named by its port).
     const page = await beforeContext.newPage()
     await page.goto(before.address)
     await page.getByRole('button', { name: 'New session' }).waitFor()

@@ -28,7 +28,8 @@ export function requestDigests(header: SessionHeader, events: readonly SessionEv
   return requestDigestCheck(adaptersFor())(header, events)
 }
 
-function textOfMessage(m: Message): string {
+/** A message as plain text, each block on its own: reasoning, images and tool calls named in parentheses. */
+export function textOfMessage(m: Message): string {
   if (m.role === 'system') return m.content
   return m.content
     .map((b) => {

@@ -13,7 +13,11 @@ export interface InspectedMessage {
   eventType: string
   /** `source.kind` of an injected, steering or user message: who produced it. */
   producer?: string
-  message: Message
+  /** On a tool result: the call it answers, and whether it reports an error. */
+  callId?: string
+  isError?: boolean
+  /** Its content as plain text (`textOfMessage`, as `rein sessions show --requests` prints it); the exact JSON is the body's. */
+  text: string
 }
 
 /** A contiguous run of a request's messages: `items` are messages `start .. start + items.length - 1` of `total`. */

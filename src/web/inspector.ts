@@ -1,6 +1,6 @@
 import type { ModelRequest, Wire } from '../llm/adapter.js'
 import { deriveRequests, type DerivedRequest } from '../session/replay.js'
-import { adaptersFor } from '../frontend/session-requests.js'
+import { adaptersFor, textOfMessage } from '../frontend/session-requests.js'
 import type { SessionEvent } from '../session/events.js'
 import type { InspectedStep, StepFigures } from './api-types.js'
 import { stepFigures, type Pricing } from './figures.js'
@@ -115,7 +115,8 @@ function page(r: Omit<DerivedRequest, 'body'>, start: number, end: number): Mess
       seq: origin?.seq ?? null,
       eventType: origin?.type ?? 'unknown',
       ...(origin?.source ? { producer: origin.source } : {}),
-      message,
+      ...(message.role === 'tool' ? { callId: message.callId, isError: message.isError } : {}),
+      text: textOfMessage(message),
     })
   }
   return { total: r.request.messages.length, start, items }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
-import { adaptersFor } from '../../src/frontend/session-requests.js'
+import { adaptersFor, textOfMessage } from '../../src/frontend/session-requests.js'
 import { deriveRequests } from '../../src/session/replay.js'
 import type { InspectedRequest, MessagePage } from '../../src/web/inspector-api.js'
 import { sandbox } from '../support/cli.js'
@@ -42,7 +42,7 @@ describe('the inspector answers a chosen step without its body, and pages its me
     expect(request.items.map((m) => m.index)).toEqual(Array.from({ length: request.total - request.start }, (_, i) => request.start + i))
     expect(request.start).toBeLessThanOrEqual(request.newFrom)
     expect(request.items.length).toBe(50)
-    expect(request.items.map((m) => m.message)).toEqual(last.request.messages.slice(request.start))
+    expect(request.items.map((m) => m.text)).toEqual(last.request.messages.slice(request.start).map(textOfMessage))
   })
 
   it('gives earlier messages a page at a time, which join up to the whole request as the log derives it', async () => {
@@ -57,7 +57,8 @@ describe('the inspector answers a chosen step without its body, and pages its me
       items = [...page.items, ...items]
       start = page.start
     }
-    expect(items.map((m) => m.message)).toEqual(last.request.messages)
+    expect(items.map((m) => m.text)).toEqual(last.request.messages.map(textOfMessage))
+    expect(items.map((m) => m.role)).toEqual(last.request.messages.map((m) => m.role))
     expect(items.map((m) => m.seq)).toEqual(last.origins.map((o) => o.seq))
   })
 

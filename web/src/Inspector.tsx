@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useMemo, useState } from 'preact/hooks'
 import { get } from './api'
 import { StepChart } from './Chart'
 import { grouped, percent, usd } from './format'
@@ -23,6 +23,28 @@ function StepTotals({ steps }: { steps: readonly InspectedStep[] }) {
       <td data-field="output">{grouped(sum((s) => s.outputTokens))}</td>
       <td>{percent(prompt > 0 ? cached / prompt : undefined)}</td>
       <td data-field="cost">{usd(sum((s) => s.cost))}</td>
+    </tr>
+  )
+}
+
+/** One request's row: where it is, its digest check and its figures; the chosen one is highlighted. */
+function StepRow({ id, s, chosen }: { id: string; s: InspectedStep; chosen: boolean }) {
+  return (
+    <tr data-seq={s.seq} class={chosen ? 'chosen' : ''}>
+      <td>
+        <a href={`#/s/${id}/inspect/${s.seq}`}>{s.purpose === 'compaction' ? 'compaction' : `${s.turn}.${s.step}`}</a>
+      </td>
+      <td>{s.seq}</td>
+      <td class={s.matches ? 'ok' : 'bad'} data-digest={s.matches ? 'match' : 'mismatch'} title={s.sha256}>
+        {s.matches ? `✓ ${s.sha256.slice(0, 12)}` : `✗ logged ${s.loggedSha256.slice(0, 12)}, derived ${s.sha256.slice(0, 12)}`}
+      </td>
+      <td>{grouped(s.bytes)}</td>
+      <td>{s.messages}</td>
+      <td data-field="prompt">{s.figures ? grouped(s.figures.promptTokens) : '–'}</td>
+      <td data-field="cached">{s.figures ? grouped(s.figures.cachedTokens) : '–'}</td>
+      <td data-field="output">{s.figures ? grouped(s.figures.outputTokens) : '–'}</td>
+      <td>{percent(s.figures?.cacheHitShare)}</td>
+      <td>{s.figures ? usd(s.figures.cost) : '–'}</td>
     </tr>
   )
 }
@@ -53,6 +75,12 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
     if (request) document.getElementById('chosen-request')?.scrollIntoView({ block: 'start' })
   }, [request])
 
+  // Choosing a step changes one or two rows: the chart, the other rows and the totals keep their elements, so a
+  // session of hundreds of steps is not drawn again (Preact skips an element it is given again unchanged).
+  const chart = useMemo(() => steps && <StepChart steps={steps.flatMap((s) => (s.figures ? [s.figures] : []))} />, [steps])
+  const rows = useMemo(() => steps?.map((s) => <StepRow key={s.seq} id={id} s={s} chosen={false} />), [steps, id])
+  const totals = useMemo(() => steps && <StepTotals steps={steps} />, [steps])
+
   const earlierRaw = (): void => {
     if (!raw || raw.start === 0) return
     get<{ start: number; events: LogEvent[]; total: number }>(`/api/sessions/${id}/events?limit=200&before=${raw.start}`).then(
@@ -76,7 +104,7 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
         <p>Re-deriving requests from the log…</p>
       ) : (
         <>
-          <StepChart steps={steps.flatMap((s) => (s.figures ? [s.figures] : []))} />
+          {chart}
           <div class="table-wrap">
           <table class="steps" aria-label="Requests">
             <thead>
@@ -94,30 +122,9 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
               </tr>
             </thead>
             <tbody>
-              {steps.map((s) => (
-                <tr key={s.seq} data-seq={s.seq} class={s.seq === seq ? 'chosen' : ''}>
-                  <td>
-                    <a href={`#/s/${id}/inspect/${s.seq}`}>
-                      {s.purpose === 'compaction' ? 'compaction' : `${s.turn}.${s.step}`}
-                    </a>
-                  </td>
-                  <td>{s.seq}</td>
-                  <td class={s.matches ? 'ok' : 'bad'} data-digest={s.matches ? 'match' : 'mismatch'} title={s.sha256}>
-                    {s.matches ? `✓ ${s.sha256.slice(0, 12)}` : `✗ logged ${s.loggedSha256.slice(0, 12)}, derived ${s.sha256.slice(0, 12)}`}
-                  </td>
-                  <td>{grouped(s.bytes)}</td>
-                  <td>{s.messages}</td>
-                  <td data-field="prompt">{s.figures ? grouped(s.figures.promptTokens) : '–'}</td>
-                  <td data-field="cached">{s.figures ? grouped(s.figures.cachedTokens) : '–'}</td>
-                  <td data-field="output">{s.figures ? grouped(s.figures.outputTokens) : '–'}</td>
-                  <td>{percent(s.figures?.cacheHitShare)}</td>
-                  <td>{s.figures ? usd(s.figures.cost) : '–'}</td>
-                </tr>
-              ))}
+              {steps.map((s, i) => (s.seq === seq ? <StepRow key={s.seq} id={id} s={s} chosen /> : rows?.[i]))}
             </tbody>
-            <tfoot>
-              <StepTotals steps={steps} />
-            </tfoot>
+            <tfoot>{totals}</tfoot>
           </table>
           </div>
         </>

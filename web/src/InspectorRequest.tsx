@@ -6,32 +6,17 @@ import type { InspectedMessage, InspectedRequest, MessagePage } from '../../src/
 /** Earlier messages one click on "show earlier" asks for. */
 const EARLIER = 50
 
-function blockText(b: InspectedMessage['message']['content'][number] | string): string {
-  if (typeof b === 'string') return b
-  switch (b.type) {
-    case 'text':
-      return b.text
-    case 'reasoning':
-      return `(reasoning)\n${b.text}`
-    case 'image':
-      return `(image ${b.mimeType}, ${b.data.length} base64 characters)`
-    case 'tool-call':
-      return `(tool call ${b.name} ${b.id}) ${b.arguments}`
-  }
-}
-
 function MessageItem({ m, isNew }: { m: InspectedMessage; isNew: boolean }) {
-  const { message } = m
   return (
     <li class={`role-${m.role}`} data-event={m.eventType} data-index={m.index} {...(isNew ? { 'data-new': '' } : {})}>
       <header>
         <strong>{m.role}</strong> <span class="tag">{m.eventType}</span>
         {m.seq !== null && <span class="seq">seq {m.seq}</span>}
         {m.producer && <span class="tag">from {m.producer}</span>}
-        {message.role === 'tool' && <span class="muted">result for {message.callId}</span>}
+        {m.callId && <span class="muted">result for {m.callId}{m.isError ? ' (error)' : ''}</span>}
         {isNew && <span class="tag">new in this step</span>}
       </header>
-      <pre>{typeof message.content === 'string' ? message.content : message.content.map(blockText).join('\n')}</pre>
+      <pre>{m.text}</pre>
     </li>
   )
 }
