@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks'
 import { get } from './api'
 import { StepChart } from './Chart'
 import { grouped, percent, usd } from './format'
@@ -65,7 +65,9 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
     get<{ start: number; events: LogEvent[]; total: number }>(`/api/sessions/${id}/events?limit=200`).then(setRaw, (e: Error) => setError(e.message))
   }, [id])
 
-  useEffect(() => {
+  // Asked as soon as the new address is diffed, before the browser lays out and paints the steps table again (an
+  // effect would wait for that frame: hundreds of rows on a long session).
+  useLayoutEffect(() => {
     if (seq === undefined) return setRequest(undefined)
     get<InspectedRequest>(`/api/sessions/${id}/requests/${seq}`).then(setRequest, (e: Error) => setError(e.message))
   }, [id, seq])
