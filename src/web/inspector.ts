@@ -1,5 +1,4 @@
-import type { ModelRequest, Wire } from '../llm/adapter.js'
-import { deriveRequests, type DerivedRequest } from '../session/replay.js'
+import { bodyOf, eachRequest, type DerivedRequest } from '../session/replay.js'
 import { adaptersFor, textOfMessage } from '../frontend/session-requests.js'
 import type { SessionEvent } from '../session/events.js'
 import type { InspectedStep, StepFigures } from './api-types.js'
@@ -14,10 +13,9 @@ export const MESSAGE_PAGE_MAX = 200
 /** Most messages the first answer for a step holds: the newest ones, which include every message new in the step. */
 export const FIRST_PAGE_MAX = 200
 
-/** A re-derived request as the cache keeps it: its body is dropped once hashed and measured (`body()` rebuilds it). */
+/** A re-derived request as the cache keeps it: without its body (`body()` rebuilds it from the request). */
 interface Kept {
-  derived: Omit<DerivedRequest, 'body'>
-  wire: Wire
+  derived: DerivedRequest
   step: InspectedStep
   /** The seq of the previous step's `request/sent`, whose messages this request extends. */
   previous?: number
@@ -38,12 +36,11 @@ export class Inspector {
     const cached = this.cache.get(id)
     if (cached?.version === version) return cached
     const figures = stepFigures(events, this.price)
-    const wires = headerWires(events)
     const requests = new Map<number, Kept>()
     let previous: number | undefined
-    for (const { body, ...derived } of deriveRequests(events, adaptersFor())) {
-      const step = summary(derived, Buffer.byteLength(body), figuresOf(derived, figures))
-      requests.set(derived.seq, { derived, wire: wireAt(wires, derived.seq), step, ...(previous !== undefined ? { previous } : {}) })
+    for (const derived of eachRequest(events, adaptersFor())) {
+      const step = summary(derived, figuresOf(derived, figures))
+      requests.set(derived.seq, { derived, step, ...(previous !== undefined ? { previous } : {}) })
       if (derived.purpose === 'step') previous = derived.seq
     }
     const entry = { version, requests, steps: [...requests.values()].map((k) => k.step) }
@@ -96,15 +93,11 @@ export class Inspector {
   /** The exact body of the request at `seq`, rebuilt by its wire's adapter: the bytes whose digest the step shows. */
   body(id: string, version: string, events: readonly SessionEvent[], seq: number): string | undefined {
     const kept = this.derive(id, version, events).requests.get(seq)
-    return kept ? bodyOf(kept.wire, kept.derived.request) : undefined
+    return kept ? bodyOf(kept.derived, adaptersFor()) : undefined
   }
 }
 
-function bodyOf(wire: Wire, request: ModelRequest): string {
-  return adaptersFor()(wire).body(request)
-}
-
-function page(r: Omit<DerivedRequest, 'body'>, start: number, end: number): MessagePage {
+function page(r: DerivedRequest, start: number, end: number): MessagePage {
   const items: InspectedMessage[] = []
   for (let i = start; i < end; i++) {
     const message = r.request.messages[i]
@@ -129,26 +122,13 @@ function sharedPrefix(a: DerivedRequest['origins'], b: DerivedRequest['origins']
   return i
 }
 
-/** The seq and wire of every `request/header`, in log order. */
-function headerWires(events: readonly SessionEvent[]): { seq: number; wire: Wire }[] {
-  const out: { seq: number; wire: Wire }[] = []
-  for (const e of events) if (e.type === 'request/header') out.push({ seq: e.seq, wire: (e as SessionEvent<'request/header'>).data.wire ?? 'chat' })
-  return out
-}
-
-/** The wire of the latest header before `seq` (requests come in seq order, so a scan from the end finds it fast). */
-function wireAt(wires: readonly { seq: number; wire: Wire }[], seq: number): Wire {
-  for (let i = wires.length - 1; i >= 0; i--) if (wires[i].seq < seq) return wires[i].wire
-  return 'chat'
-}
-
-function summary(r: Omit<DerivedRequest, 'body'>, bytes: number, figures: StepFigures | undefined): InspectedStep {
+function summary(r: DerivedRequest, figures: StepFigures | undefined): InspectedStep {
   return {
     seq: r.seq,
     turn: r.turn,
     step: r.step,
     purpose: r.purpose,
-    bytes,
+    bytes: r.bytes,
     sha256: r.sha256,
     loggedSha256: r.logged.sha256,
     matches: r.sha256 === r.logged.sha256,
@@ -158,6 +138,6 @@ function summary(r: Omit<DerivedRequest, 'body'>, bytes: number, figures: StepFi
 }
 
 /** The response that answered a request: the first usage report after its `request/sent`, of the same purpose. */
-function figuresOf(r: Omit<DerivedRequest, 'body'>, figures: readonly StepFigures[]): StepFigures | undefined {
+function figuresOf(r: DerivedRequest, figures: readonly StepFigures[]): StepFigures | undefined {
   return figures.find((f) => f.seq > r.seq && f.purpose === r.purpose && (r.purpose === 'compaction' || (f.turn === r.turn && f.step === r.step)))
 }
