@@ -3,9 +3,9 @@
 //   2.4 MB body of 600+ messages — the worst case for choosing a step;
 // - "10,000 events": web-open's session, which compacts as a real one does (the real Compactor before each request,
 //   bench/request-fixture.mjs), so every request fits the 128K window.
-// For each: from navigation to `#/s/<id>/inspect` until the steps table holds every request (interactive), choosing
-// the last step until its request's messages show, and the server parts (`GET /inspect`, `GET /requests/:seq`, the
-// exact body's download). "cold" re-reads and re-derives the log (its mtime touched first); "warm" finds the
+// For each: from navigation to `#/s/<id>/inspect` until the steps table is interactive (its first row and the totals
+// drawn), choosing the last step (scrolled to in the table's box) until its request's messages show, and the server
+// parts (`GET /inspect`, `GET /requests/:seq`, the exact body's download). "cold" re-reads and re-derives the log (its mtime touched first); "warm" finds the
 // derivation cached. With BEFORE=<another build's dist> (e.g. /work/main/dist) a second server from that build serves
 // the same sessions, and choosing the last step is timed on both in the same run, alternately, with the ratio.
 // Each figure is the median of RUNS runs (default 3).
@@ -41,30 +41,38 @@ try {
     await page.close()
   }
 
-  /** Opens the inspector on `on` until every row is drawn, then chooses the last row until its messages show. */
+  /**
+   * Opens the inspector on `on` until the steps table is interactive (its first row and the totals of every step
+   * drawn: the table draws only the rows in its box), then scrolls the box to its end and chooses the last row until
+   * its request's messages show. An older build that draws every row is waited for until its last row is drawn.
+   */
   const open = async (on, ctx, s) => {
     const page = await ctx.newPage()
     const start = performance.now()
     await page.goto(`${on.origin}/#/s/${s.session.id}/inspect`)
-    const rows = page.locator('table.steps tbody tr')
-    await rows.nth(s.sent.length - 1).waitFor({ timeout: 120_000 })
+    const last = s.sent[s.sent.length - 1].seq
+    await page.locator('table.steps tbody tr[data-seq]').first().waitFor({ timeout: 120_000 })
+    await page.locator('table.steps tfoot tr[data-totals]').waitFor({ timeout: 120_000 })
     const interactive = performance.now() - start
     const chose = performance.now()
-    await rows.nth(s.sent.length - 1).locator('a').click()
+    await page.locator('.steps-scroll').evaluate((el) => el.scrollTo({ top: el.scrollHeight })).catch(() => undefined)
+    await page.locator(`table.steps tr[data-seq="${last}"] a`).click({ timeout: 120_000 })
     await page.locator('#chosen-request ol.messages > li').last().waitFor({ timeout: 120_000 })
     const chosen = performance.now() - chose
-    const matching = await page.locator('td[data-digest=match]').count()
+    const totals = page.locator('table.steps tfoot [data-matching]')
+    const matching = (await totals.count()) ? Number(await totals.getAttribute('data-matching')) : await page.locator('td[data-digest=match]').count()
     const drawn = await page.locator('#chosen-request ol.messages > li').count()
+    const rows = await page.locator('table.steps tbody tr[data-seq]').count()
     await page.close()
-    return { interactive, chosen, matching, drawn }
+    return { interactive, chosen, matching, drawn, rows }
   }
 
   console.log(`${load()} at the start`)
   for (const s of sessions) {
     const id = s.session.id
     const last = s.sent[s.sent.length - 1]
-    const f = { cold: [], warm: [], choose: [], apiCold: [], apiWarm: [], request: [], body: [], beforeChoose: [] }
-    let seen = { matching: 0, drawn: 0 }
+    const f = { cold: [], warm: [], choose: [], apiCold: [], apiWarm: [], request: [], body: [], beforeCold: [], beforeWarm: [], beforeChoose: [] }
+    let seen = { matching: 0, drawn: 0, rows: 0 }
     let listed = 0
     let answer = 0
     let download = 0
@@ -86,18 +94,25 @@ try {
       f.warm.push(w.interactive)
       f.choose.push(w.chosen)
       seen = w
-      if (before && beforeContext) f.beforeChoose.push((await open(before, beforeContext, s)).chosen)
+      if (before && beforeContext) {
+        touch(s.file)
+        f.beforeCold.push((await open(before, beforeContext, s)).interactive)
+        const b = await open(before, beforeContext, s)
+        f.beforeWarm.push(b.interactive)
+        f.beforeChoose.push(b.chosen)
+      }
     }
     console.log(`\n${s.name}: ${describeSession(s)}`)
     console.log(`  inspector in the browser, cold (log re-read and re-derived): ${figure(f.cold)}`)
     console.log(`  inspector in the browser, warm: ${figure(f.warm)}`)
     console.log(`  choosing the last step until its request's messages show: ${figure(f.choose)} (${seen.drawn} of its ${last.data.bytes.toLocaleString('en')}-byte request's messages drawn)`)
     if (f.beforeChoose.length) {
-      console.log(`  the same on the BEFORE build (${BEFORE}): ${figure(f.beforeChoose)}; ${(median(f.beforeChoose) / median(f.choose)).toFixed(1)}× slower than this build`)
+      console.log(`  on the BEFORE build (${BEFORE}): cold ${figure(f.beforeCold)}; warm ${figure(f.beforeWarm)} (${(median(f.beforeWarm) / median(f.warm)).toFixed(1)}× this build's)`)
+      console.log(`  choosing the last step on the BEFORE build: ${figure(f.beforeChoose)}; ${(median(f.beforeChoose) / median(f.choose)).toFixed(1)}× this build's`)
     }
     console.log(`  server part: GET /inspect cold ${figure(f.apiCold)}; warm ${figure(f.apiWarm)}`)
     console.log(`  server part: GET /requests/${last.seq} (the last step, ${Math.round(answer / 1024)} KB of JSON) ${figure(f.request)}; its exact body (${Math.round(download / 1024).toLocaleString('en')} KB) ${figure(f.body)}`)
-    console.log(`  steps listed by the server: ${listed}; rows whose digest matches the log: ${seen.matching} of ${s.sent.length}`)
+    console.log(`  steps listed by the server: ${listed}; steps whose digest matches the log: ${seen.matching} of ${s.sent.length}; rows drawn after choosing the last: ${seen.rows}`)
   }
   console.log(`\n${load()} at the end`)
 } finally {
