@@ -34,14 +34,40 @@ export function prose(rand, chars) {
  * Appends one turn of `steps` steps to `session`; tool outputs of 1–24 KB (or `options.outputChars`), reasoning of
  * 0.5–4 KB. `options.request(session, turn, step)` is called where the agent logs a step's `request/sent` (after the
  * step's messages entered, before the answer): bench/request-fixture.mjs logs the header and the exact digest there.
- */
-/**
+ *
  * @param {import('../src/session/session.js').Session} session
  * @param {number} turn
  * @param {() => number} rand
  * @param {{ request?: (session: import('../src/session/session.js').Session, turn: number, step: number) => void, outputChars?: [number, number] }} [options]
  */
 export function appendRealisticTurn(session, turn, rand, steps = 3, options = {}) {
+  for (const at of turnSteps(session, turn, rand, steps, options)) options.request?.(session, at.turn, at.step)
+}
+
+/**
+ * `appendRealisticTurn` with a `request` that may wait (a compaction's summary request, bench/request-fixture.mjs's
+ * `compactingRecorder`): the same events in the same order, each request awaited where the agent sends it.
+ *
+ * @param {import('../src/session/session.js').Session} session
+ * @param {number} turn
+ * @param {() => number} rand
+ * @param {{ request?: (session: import('../src/session/session.js').Session, turn: number, step: number) => Promise<void> | void, outputChars?: [number, number] }} [options]
+ */
+export async function appendRealisticTurnAsync(session, turn, rand, steps = 3, options = {}) {
+  for (const at of turnSteps(session, turn, rand, steps, options)) await options.request?.(session, at.turn, at.step)
+}
+
+/**
+ * The turn's events, appended as the generator runs; it yields `{turn, step}` where the step's request is sent.
+ *
+ * @param {import('../src/session/session.js').Session} session
+ * @param {number} turn
+ * @param {() => number} rand
+ * @param {number} steps
+ * @param {{ outputChars?: [number, number] }} options
+ * @returns {Generator<{ turn: number, step: number }>}
+ */
+function* turnSteps(session, turn, rand, steps, options) {
   const [outMin, outSpan] = options.outputChars ?? [1000, 23000]
   /** @param {string} t */
   const text = (t) => [{ type: /** @type {const} */ ('text'), text: t }]
@@ -49,7 +75,7 @@ export function appendRealisticTurn(session, turn, rand, steps = 3, options = {}
   for (let step = 1; step <= steps; step++) {
     session.append('step/start', { turn, step })
     if (step === 1) session.append('user/message', { id: `u${turn}`, content: text(prose(rand, 200)), source: { kind: 'user' } })
-    options.request?.(session, turn, step)
+    yield { turn, step }
     const last = step === steps
     const calls = last ? [] : Array.from({ length: 1 + Math.floor(rand() * 2) }, (_, i) => ({
       type: /** @type {const} */ ('tool-call'), id: `call_${turn}_${step}_${i}`, name: rand() < 0.5 ? 'read' : 'bash',

@@ -1,114 +1,122 @@
-// The inspector of a 600-step session in `rein web`: from navigation to `#/s/<id>/inspect` until the steps table
-// holds every request (the page is interactive: any step can be chosen), then choosing the last step until its
-// request is shown in full. Every step logs a `request/sent` with its exact digest (bench/request-fixture.mjs), so
-// the server re-derives and hashes 600 bodies, as `rein sessions verify` does. "cold" re-reads and re-derives the
-// log (its mtime is touched first); "warm" finds the derivation cached for the log's version. The server part
-// (`GET /inspect` alone) is timed too. Each figure is the median of RUNS runs (default 3).
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium } from 'playwright-core'
-import { Session } from '../dist/session/session.js'
-import { JsonlStore } from '../dist/store/jsonl-store.js'
+// The inspector of `rein web` on two sessions whose every request is logged with its exact digest:
+// - "600 steps": 100 turns of 6 steps that never compact (tool outputs of 0.2–1.4 KB), so the last request is a
+//   2.4 MB body of 600+ messages — the worst case for choosing a step;
+// - "10,000 events": web-open's session, which compacts as a real one does (the real Compactor before each request,
+//   bench/request-fixture.mjs), so every request fits the 128K window.
+// For each: from navigation to `#/s/<id>/inspect` until the steps table is interactive (its first row and the totals
+// drawn), choosing the last step (scrolled to in the table's box) until its request's messages show, and the server
+// parts (`GET /inspect`, `GET /requests/:seq`, the exact body's download). "cold" re-reads and re-derives the log (its mtime touched first); "warm" finds the
+// derivation cached. With BEFORE=<another build's dist> (e.g. /work/main/dist) a second server from that build serves
+// the same sessions, and choosing the last step is timed on both in the same run, alternately, with the ratio.
+// Each figure is the median of RUNS runs (default 3).
 import { startWebServer } from '../dist/web/server.js'
-import { requestRecorder } from './request-fixture.mjs'
-import { appendRealisticTurn, random } from './session-fixture.mjs'
+import { benchSession, chromiumOrExit, describeSession, figure, load, median, scratch, timedGet, touch, warmBrowser } from './web-bench.mjs'
 
 const STEPS = Number(process.env.STEPS ?? 600)
-const STEPS_PER_TURN = 6
+const EVENTS = Number(process.env.EVENTS ?? 10_000)
 const RUNS = Number(process.env.RUNS ?? 3)
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p))
-if (!executablePath) {
-  console.error('web-inspector: no Chromium found; install it (apt-get install -y chromium) or set CHROMIUM_PATH.')
-  process.exit(1)
-}
+const BEFORE = process.env.BEFORE
+const executablePath = chromiumOrExit('web-inspector')
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
-const root = mkdtempSync(join(tmpdir(), 'rein-bench-inspector-'))
-const home = join(root, 'home')
-const cwd = join(root, 'project')
-mkdirSync(cwd, { recursive: true })
-let server
+const dirs = scratch('rein-bench-inspector-')
+const servers = []
 let browser
 try {
-  const built = performance.now()
-  const session = await Session.create(new JsonlStore(home), { cwd })
-  const rand = random(23)
-  const request = requestRecorder()
-  // Tool outputs of 0.2–1.4 KB (the fixture's default is 1–24 KB) keep the last of 600 requests near 2.4 MB.
-  for (let turn = 1; turn <= STEPS / STEPS_PER_TURN; turn++) {
-    appendRealisticTurn(session, turn, rand, STEPS_PER_TURN, { request, outputChars: [200, 1200] })
-    if (turn % 10 === 0) await session.flush()
+  const sessions = [
+    { name: `${STEPS} steps, never compacted`, ...(await benchSession({ ...dirs, seed: 23, turns: STEPS / 6, outputChars: [200, 1200], requests: 'plain' })) },
+    { name: `${EVENTS.toLocaleString('en')} events, compacting`, ...(await benchSession({ ...dirs, seed: 19, events: EVENTS, requests: 'compacting' })) },
+  ]
+  const server = await startWebServer({ root: dirs.cwd, home: dirs.home, port: 0 })
+  servers.push(server)
+  const before = BEFORE ? await (await import(`${BEFORE}/web/server.js`)).startWebServer({ root: dirs.cwd, home: dirs.home, port: 0 }) : undefined
+  if (before) servers.push(before)
+  let context
+  ;({ browser, context } = await warmBrowser(executablePath, server, { width: 1280, height: 900 }))
+  const beforeContext = before ? await browser.newContext({ viewport: { width: 1280, height: 900 } }) : undefined
+  if (before && beforeContext) {
+    // Signed in to the BEFORE server too (its cookie is named by its port).
+    const page = await beforeContext.newPage()
+    await page.goto(before.address)
+    await page.getByRole('button', { name: 'New session' }).waitFor()
+    await page.close()
   }
-  await session.close()
-  const file = session.path
-  const size = statSync(file).size
-  const requests = session.events.filter((e) => e.type === 'request/sent')
-  const lastBytes = requests[requests.length - 1].data.bytes
-  const buildMs = performance.now() - built
 
-  server = await startWebServer({ root: cwd, home, port: 0 })
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  const first = await context.newPage()
-  await first.goto(server.address)
-  await first.getByRole('button', { name: 'New session' }).waitFor()
-  await first.close()
-
-  const touch = () => {
-    const now = new Date(Date.now() + Math.random() * 1000)
-    utimesSync(file, now, now)
-  }
-  const api = async () => {
+  /**
+   * Opens the inspector on `on` until the steps table is interactive (its first row and the totals of every step
+   * drawn: the table draws only the rows in its box), then scrolls the box to its end and chooses the last row until
+   * its request's messages show. An older build that draws every row is waited for until its last row is drawn.
+   */
+  const open = async (on, ctx, s) => {
+    const page = await ctx.newPage()
     const start = performance.now()
-    const steps = await (await fetch(`${server.origin}/api/sessions/${session.id}/inspect`, { headers: { authorization: `Bearer ${server.token}` } })).json()
-    return { ms: performance.now() - start, steps: steps.steps ?? steps }
-  }
-  const open = async () => {
-    const page = await context.newPage()
-    const start = performance.now()
-    await page.goto(`${server.origin}/#/s/${session.id}/inspect`)
-    const rows = page.locator('table.steps tbody tr')
-    await rows.nth(requests.length - 1).waitFor()
+    await page.goto(`${on.origin}/#/s/${s.session.id}/inspect`)
+    const last = s.sent[s.sent.length - 1].seq
+    await page.locator('table.steps tbody tr[data-seq]').first().waitFor({ timeout: 120_000 })
+    await page.locator('table.steps tfoot tr[data-totals]').waitFor({ timeout: 120_000 })
     const interactive = performance.now() - start
     const chose = performance.now()
-    await rows.nth(requests.length - 1).locator('a').click()
-    await page.locator('#chosen-request').waitFor()
+    await page.locator('.steps-scroll').evaluate((el) => el.scrollTo({ top: el.scrollHeight })).catch(() => undefined)
+    await page.locator(`table.steps tr[data-seq="${last}"] a`).click({ timeout: 120_000 })
+    await page.locator('#chosen-request ol.messages > li').last().waitFor({ timeout: 120_000 })
     const chosen = performance.now() - chose
-    const matching = await page.locator('td[data-digest=match]').count()
+    const totals = page.locator('table.steps tfoot [data-matching]')
+    const matching = (await totals.count()) ? Number(await totals.getAttribute('data-matching')) : await page.locator('td[data-digest=match]').count()
+    const drawn = await page.locator('#chosen-request ol.messages > li').count()
+    const rows = await page.locator('table.steps tbody tr[data-seq]').count()
     await page.close()
-    return { interactive, chosen, matching }
+    return { interactive, chosen, matching, drawn, rows }
   }
 
-  const cold = []
-  const warm = []
-  const choose = []
-  const apiCold = []
-  const apiWarm = []
-  let matching = 0
-  let listed = 0
-  for (let i = 0; i < RUNS; i++) {
-    touch()
-    const c = await api()
-    apiCold.push(c.ms)
-    listed = Array.isArray(c.steps) ? c.steps.length : 0
-    apiWarm.push((await api()).ms)
-    touch()
-    cold.push((await open()).interactive)
-    const w = await open()
-    warm.push(w.interactive)
-    choose.push(w.chosen)
-    matching = w.matching
+  console.log(`${load()} at the start`)
+  for (const s of sessions) {
+    const id = s.session.id
+    const last = s.sent[s.sent.length - 1]
+    const f = { cold: [], warm: [], choose: [], apiCold: [], apiWarm: [], request: [], body: [], beforeCold: [], beforeWarm: [], beforeChoose: [] }
+    let seen = { matching: 0, drawn: 0, rows: 0 }
+    let listed = 0
+    let answer = 0
+    let download = 0
+    for (let i = 0; i < RUNS; i++) {
+      touch(s.file)
+      const c = await timedGet(server, `/api/sessions/${id}/inspect`)
+      f.apiCold.push(c.ms)
+      listed = c.json?.steps?.length ?? 0
+      f.apiWarm.push((await timedGet(server, `/api/sessions/${id}/inspect`)).ms)
+      const r = await timedGet(server, `/api/sessions/${id}/requests/${last.seq}`)
+      f.request.push(r.ms)
+      answer = r.length
+      const b = await timedGet(server, `/api/sessions/${id}/requests/${last.seq}/body`)
+      f.body.push(b.ms)
+      download = b.length
+      touch(s.file)
+      f.cold.push((await open(server, context, s)).interactive)
+      const w = await open(server, context, s)
+      f.warm.push(w.interactive)
+      f.choose.push(w.chosen)
+      seen = w
+      if (before && beforeContext) {
+        touch(s.file)
+        f.beforeCold.push((await open(before, beforeContext, s)).interactive)
+        const b = await open(before, beforeContext, s)
+        f.beforeWarm.push(b.interactive)
+        f.beforeChoose.push(b.chosen)
+      }
+    }
+    console.log(`\n${s.name}: ${describeSession(s)}`)
+    console.log(`  inspector in the browser, cold (log re-read and re-derived): ${figure(f.cold)}`)
+    console.log(`  inspector in the browser, warm: ${figure(f.warm)}`)
+    console.log(`  choosing the last step until its request's messages show: ${figure(f.choose)} (${seen.drawn} of its ${last.data.bytes.toLocaleString('en')}-byte request's messages drawn)`)
+    if (f.beforeChoose.length) {
+      console.log(`  on the BEFORE build (${BEFORE}): cold ${figure(f.beforeCold)}; warm ${figure(f.beforeWarm)} (${(median(f.beforeWarm) / median(f.warm)).toFixed(1)}× this build's)`)
+      console.log(`  choosing the last step on the BEFORE build: ${figure(f.beforeChoose)}; ${(median(f.beforeChoose) / median(f.choose)).toFixed(1)}× this build's`)
+    }
+    console.log(`  server part: GET /inspect cold ${figure(f.apiCold)}; warm ${figure(f.apiWarm)}`)
+    console.log(`  server part: GET /requests/${last.seq} (the last step, ${Math.round(answer / 1024)} KB of JSON) ${figure(f.request)}; its exact body (${Math.round(download / 1024).toLocaleString('en')} KB) ${figure(f.body)}`)
+    console.log(`  steps listed by the server: ${listed}; steps whose digest matches the log: ${seen.matching} of ${s.sent.length}; rows drawn after choosing the last: ${seen.rows}`)
   }
-  const ms = (values) => `${Math.round(median(values)).toLocaleString('en')} ms median (${values.map((v) => Math.round(v).toLocaleString('en')).join(', ')})`
-  console.log(`session: ${STEPS} steps, ${session.length.toLocaleString('en')} events, ${(size / 1024 / 1024).toFixed(1)} MB; ${requests.length} requests, the last ${(lastBytes / 1024).toFixed(0)} KB; fixture built in ${(buildMs / 1000).toFixed(1)} s`)
-  console.log(`inspector in the browser, cold (log re-read and re-derived): ${ms(cold)}`)
-  console.log(`inspector in the browser, warm: ${ms(warm)}`)
-  console.log(`choosing the last step until its request shows: ${ms(choose)}`)
-  console.log(`server part (GET /inspect), cold: ${ms(apiCold)}; warm: ${ms(apiWarm)}`)
-  console.log(`steps listed by the server: ${listed}; rows whose digest matches the log: ${matching} of ${requests.length}`)
+  console.log(`\n${load()} at the end`)
 } finally {
   await browser?.close()
-  await server?.close()
-  rmSync(root, { recursive: true, force: true })
+  for (const s of servers) await s.close()
+  dirs.remove()
 }

@@ -1,7 +1,7 @@
 import type { ModelAdapter, Wire } from '../llm/adapter.js'
 import { createAdapter } from '../llm/create.js'
 import type { Message } from '../llm/messages.js'
-import { deriveRequests, requestDigestCheck, type DerivedRequest } from '../session/replay.js'
+import { bodyOf, deriveRequests, eachRequest, requestDigestCheck, type DerivedRequest } from '../session/replay.js'
 import type { SessionEvent, SessionHeader } from '../session/events.js'
 import type { Problem } from '../session/verify.js'
 
@@ -28,7 +28,8 @@ export function requestDigests(header: SessionHeader, events: readonly SessionEv
   return requestDigestCheck(adaptersFor())(header, events)
 }
 
-function textOfMessage(m: Message): string {
+/** A message as plain text, each block on its own: reasoning, images and tool calls named in parentheses. */
+export function textOfMessage(m: Message): string {
   if (m.role === 'system') return m.content
   return m.content
     .map((b) => {
@@ -61,7 +62,7 @@ export function renderRequests(header: SessionHeader, events: readonly SessionEv
 function renderOne(r: DerivedRequest): string {
   const ok = r.sha256 === r.logged.sha256
   const lines = [
-    `=== ${r.purpose === 'compaction' ? 'compaction request' : 'request'} · turn ${r.turn} step ${r.step} · request/sent seq ${r.seq} · ${Buffer.byteLength(r.body)} bytes · digest ${ok ? 'matches the log' : 'DOES NOT MATCH the log'}`,
+    `=== ${r.purpose === 'compaction' ? 'compaction request' : 'request'} · turn ${r.turn} step ${r.step} · request/sent seq ${r.seq} · ${r.bytes} bytes · digest ${ok ? 'matches the log' : 'DOES NOT MATCH the log'}`,
     `model ${r.request.config.model} · effort ${r.request.config.effort}`,
     '--- system',
     r.request.system,
@@ -78,8 +79,11 @@ function renderOne(r: DerivedRequest): string {
 
 /** The exact bytes of each request, one per line (JSON lines with turn, step and body). */
 export function renderRequestBodies(header: SessionHeader, events: readonly SessionEvent[], only?: { turn: number; step: number }): string {
-  return deriveRequests(events, adaptersFor())
-    .filter((r) => !only || (r.turn === only.turn && r.step === only.step))
-    .map((r) => `${JSON.stringify({ turn: r.turn, step: r.step, seq: r.seq, purpose: r.purpose, sha256: r.sha256, matches: r.sha256 === r.logged.sha256, body: JSON.parse(r.body) })}\n`)
-    .join('')
+  const adapterFor = adaptersFor()
+  const lines: string[] = []
+  for (const r of eachRequest(events, adapterFor)) {
+    if (only && (r.turn !== only.turn || r.step !== only.step)) continue
+    lines.push(`${JSON.stringify({ turn: r.turn, step: r.step, seq: r.seq, purpose: r.purpose, sha256: r.sha256, matches: r.sha256 === r.logged.sha256, body: JSON.parse(bodyOf(r, adapterFor)) })}\n`)
+  }
+  return lines.join('')
 }

@@ -6,7 +6,11 @@ import { buildRequest, summaryMessages, type RequestHeader } from './request.js'
 import { Surface } from './surface.js'
 import type { Problem } from './verify.js'
 
-/** One request as the log proves it was sent: re-derived from the log prefix before its `request/sent`. */
+/**
+ * One request as the log proves it was sent: re-derived from the log prefix before its `request/sent`. Its body is
+ * not kept (a long session's bodies weigh hundreds of megabytes): `sha256` and `bytes` are of the body `wire`'s
+ * adapter built from `request`, and `bodyOf` builds those same bytes again (`body` is pure).
+ */
 export interface DerivedRequest {
   /** The seq of the `request/sent` event. */
   seq: number
@@ -16,24 +20,35 @@ export interface DerivedRequest {
   request: ModelRequest
   /** Which surface entry produced each message (its seq and event type), in message order; the instruction of a compaction request has none. */
   origins: { seq: number | null; type: string; source?: string }[]
-  body: string
+  /** The wire of the header the request was built from: its adapter makes the body. */
+  wire: Wire
+  /** The body's length in UTF-8 bytes. */
+  bytes: number
   sha256: string
   logged: { sha256: string; bytes: number }
 }
 
-/**
- * Walks a log and re-derives every request it records: the latest `request/header` plus the projection of the
- * surface as it stood when `request/sent` was appended (for a compaction request: the shadowed entries and the
- * logged instruction). `adapterFor` gives the adapter of a header's wire; its `body` is pure.
- */
+/** Every request a log records, re-derived (`eachRequest`), in log order. */
 export function deriveRequests(
   events: readonly SessionEvent[],
   adapterFor: (wire: Wire) => ModelAdapter,
 ): DerivedRequest[] {
+  return Array.from(eachRequest(events, adapterFor))
+}
+
+/**
+ * Walks a log and re-derives every request it records, one at a time: the latest `request/header` plus the
+ * projection of the surface as it stood when `request/sent` was appended (for a compaction request: the shadowed
+ * entries and the logged instruction). `adapterFor` gives the adapter of a header's wire; its `body` is pure. Each
+ * body is built, hashed and measured, then let go: at most one body is alive at a time.
+ */
+export function* eachRequest(
+  events: readonly SessionEvent[],
+  adapterFor: (wire: Wire) => ModelAdapter,
+): Generator<DerivedRequest> {
   const surface = new Surface()
   let header: RequestHeader | undefined
   let compaction: SessionEvent<'compaction/start'> | undefined
-  const out: DerivedRequest[] = []
   for (const event of events) {
     if (isSurfaceEvent(event)) {
       surface.apply(event)
@@ -56,21 +71,27 @@ export function deriveRequests(
         request = buildRequest(header, surface.messages())
         origins = originsOf(entries)
       }
-      const body = adapterFor(header.wire ?? 'chat').body(request)
-      out.push({
+      const wire = header.wire ?? 'chat'
+      const body = adapterFor(wire).body(request)
+      yield {
         seq: sent.seq,
         turn: sent.data.turn,
         step: sent.data.step,
         purpose: sent.data.purpose === 'compaction' ? 'compaction' : 'step',
         request,
         origins,
-        body,
+        wire,
+        bytes: Buffer.byteLength(body, 'utf8'),
         sha256: createHash('sha256').update(body, 'utf8').digest('hex'),
         logged: { sha256: sent.data.sha256, bytes: sent.data.bytes },
-      })
+      }
     }
   }
-  return out
+}
+
+/** The exact bytes of a derived request: those whose digest is `sha256`. */
+export function bodyOf(r: Pick<DerivedRequest, 'wire' | 'request'>, adapterFor: (wire: Wire) => ModelAdapter): string {
+  return adapterFor(r.wire).body(r.request)
 }
 
 function originsOf(entries: readonly SurfaceEvent[]): DerivedRequest['origins'] {
@@ -85,11 +106,15 @@ function originsOf(entries: readonly SurfaceEvent[]): DerivedRequest['origins'] 
 
 /** The verify check: every logged digest must match the request re-derived from the log. */
 export function requestDigestCheck(adapterFor: (wire: Wire) => ModelAdapter) {
-  return (_header: SessionHeader, events: readonly SessionEvent[]): Problem[] =>
-    deriveRequests(events, adapterFor)
-      .filter((r) => r.sha256 !== r.logged.sha256)
-      .map((r) => ({
+  return (_header: SessionHeader, events: readonly SessionEvent[]): Problem[] => {
+    const problems: Problem[] = []
+    for (const r of eachRequest(events, adapterFor)) {
+      if (r.sha256 === r.logged.sha256) continue
+      problems.push({
         seq: r.seq,
-        message: `the ${r.purpose === 'compaction' ? 'compaction request' : 'request'} of turn ${r.turn} step ${r.step} does not match the log: re-derived sha256 ${r.sha256.slice(0, 12)}… (${Buffer.byteLength(r.body)} bytes), logged ${r.logged.sha256.slice(0, 12)}… (${r.logged.bytes} bytes)`,
-      }))
+        message: `the ${r.purpose === 'compaction' ? 'compaction request' : 'request'} of turn ${r.turn} step ${r.step} does not match the log: re-derived sha256 ${r.sha256.slice(0, 12)}… (${r.bytes} bytes), logged ${r.logged.sha256.slice(0, 12)}… (${r.logged.bytes} bytes)`,
+      })
+    }
+    return problems
+  }
 }

@@ -6,6 +6,7 @@ import { renderMarkdown } from '../frontend/session-transcript.js'
 import type { WebContext } from './web-context.js'
 import { WebError } from './directories.js'
 import { stepDiffRoute } from './routes-step-diff.js'
+import { inspectorRoutes } from './routes-inspector.js'
 
 export const EFFORTS = ['off', 'low', 'high', 'max'] as const
 
@@ -67,21 +68,7 @@ export function readRoutes(app: Hono, ctx: WebContext): void {
     return c.body(body)
   })
 
-  app.get('/api/sessions/:id/inspect', async (c) => {
-    const id = await ctx.visibleId(c.req.param('id'))
-    const log = await ctx.reader.read(id)
-    return c.json({ steps: ctx.inspector.steps(id, log.version, log.header, log.events) })
-  })
-
-  app.get('/api/sessions/:id/requests/:seq', async (c) => {
-    const id = await ctx.visibleId(c.req.param('id'))
-    const seq = boundedInt(c.req.param('seq'), -1, 0, Number.MAX_SAFE_INTEGER)
-    const log = await ctx.reader.read(id)
-    const request = ctx.inspector.request(id, log.version, log.header, log.events, seq)
-    if (!request) throw new WebError(404, `No request was sent at seq ${c.req.param('seq')} of this session.`)
-    return c.json(request)
-  })
-
+  inspectorRoutes(app, ctx)
   stepDiffRoute(app, ctx)
 }
 

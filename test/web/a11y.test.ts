@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
+import { sandbox } from '../support/cli.js'
 import { useBrowser } from './browser.js'
+import { inspectedSession } from './inspected-session.js'
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 
@@ -101,5 +103,17 @@ describe('rein web for keyboard and assistive technology', () => {
     // Esc while idle changes nothing (no request, no error).
     await page.keyboard.press('Escape')
     expect(await page.getByRole('alert').count()).toBe(0)
+  })
+
+  it('has no serious or critical axe violation on the inspector of a long session, its steps table scrolled to a chosen step', async () => {
+    const box = sandbox()
+    const { id, session } = await inspectedSession(box.home, box.cwd, 25, 4)
+    const sent = session.events.filter((e) => e.type === 'request/sent')
+    const run = await t.start({ box })
+    const page = await t.open({ bypassCSP: true, width: 1280, height: 700 })
+    await page.goto(`${run.origin}/#/s/${id}/inspect/${sent[70].seq}`)
+    await page.getByRole('region', { name: 'Request of turn 18 step 3' }).waitFor()
+    await page.locator('table.raw tbody tr').first().waitFor()
+    expect(await seriousViolations(page)).toEqual([])
   })
 })

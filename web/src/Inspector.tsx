@@ -1,46 +1,15 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useMemo, useState } from 'preact/hooks'
 import { get } from './api'
 import { StepChart } from './Chart'
-import { grouped, percent, usd } from './format'
-import type { Block, InspectedRequest, InspectedStep, LogEvent } from './types'
-
-function blockText(b: Block): string {
-  switch (b.type) {
-    case 'text':
-      return b.text
-    case 'reasoning':
-      return `(reasoning)\n${b.text}`
-    case 'image':
-      return `(image ${b.mimeType}, ${b.data.length} base64 characters)`
-    case 'tool-call':
-      return `(tool call ${b.name} ${b.id}) ${b.arguments}`
-  }
-}
-
-/** The session's totals under the steps table: requests, bytes, tokens, the cache-hit share over all and the cost. */
-function StepTotals({ steps }: { steps: readonly InspectedStep[] }) {
-  const figures = steps.flatMap((s) => (s.figures ? [s.figures] : []))
-  const sum = (f: (s: (typeof figures)[number]) => number): number => figures.reduce((a, s) => a + f(s), 0)
-  const prompt = sum((s) => s.promptTokens)
-  const cached = sum((s) => s.cachedTokens)
-  return (
-    <tr class="totals" data-totals>
-      <th scope="row">Total</th>
-      <td colSpan={2}>{steps.length} requests</td>
-      <td>{grouped(steps.reduce((a, s) => a + s.bytes, 0))}</td>
-      <td />
-      <td data-field="prompt">{grouped(prompt)}</td>
-      <td data-field="cached">{grouped(cached)}</td>
-      <td data-field="output">{grouped(sum((s) => s.outputTokens))}</td>
-      <td>{percent(prompt > 0 ? cached / prompt : undefined)}</td>
-      <td data-field="cost">{usd(sum((s) => s.cost))}</td>
-    </tr>
-  )
-}
+import { InspectorRequest } from './InspectorRequest'
+import { StepTable } from './StepTable'
+import type { InspectedRequest } from '../../src/web/inspector-api.js'
+import type { InspectedStep, LogEvent } from './types'
 
 /**
  * What the model saw, step by step: every request re-derived from the log with its digest check and figures, the
- * chosen request in full (each message labelled with the event and producer it came from), and the raw events.
+ * chosen request (InspectorRequest: its newest messages, each labelled with the event and producer it came from,
+ * earlier ones in pages), and the raw events.
  */
 export function Inspector({ id, seq }: { id: string; seq?: number }) {
   const [steps, setSteps] = useState<InspectedStep[]>()
@@ -53,7 +22,9 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
     get<{ start: number; events: LogEvent[]; total: number }>(`/api/sessions/${id}/events?limit=200`).then(setRaw, (e: Error) => setError(e.message))
   }, [id])
 
-  useEffect(() => {
+  // Asked as soon as the new address is diffed, before the browser lays out and paints the steps table again (an
+  // effect would wait for that frame: hundreds of rows on a long session).
+  useLayoutEffect(() => {
     if (seq === undefined) return setRequest(undefined)
     get<InspectedRequest>(`/api/sessions/${id}/requests/${seq}`).then(setRequest, (e: Error) => setError(e.message))
   }, [id, seq])
@@ -62,6 +33,10 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
   useEffect(() => {
     if (request) document.getElementById('chosen-request')?.scrollIntoView({ block: 'start' })
   }, [request])
+
+  // Choosing a step leaves the chart's element as it was, so it is not drawn again (Preact skips an element it is
+  // given again unchanged); the steps table draws only the rows in its view.
+  const chart = useMemo(() => steps && <StepChart steps={steps.flatMap((s) => (s.figures ? [s.figures] : []))} />, [steps])
 
   const earlierRaw = (): void => {
     if (!raw || raw.start === 0) return
@@ -86,94 +61,11 @@ export function Inspector({ id, seq }: { id: string; seq?: number }) {
         <p>Re-deriving requests from the log…</p>
       ) : (
         <>
-          <StepChart steps={steps.flatMap((s) => (s.figures ? [s.figures] : []))} />
-          <div class="table-wrap">
-          <table class="steps" aria-label="Requests">
-            <thead>
-              <tr>
-                <th scope="col">Step</th>
-                <th scope="col">Seq</th>
-                <th scope="col">Digest</th>
-                <th scope="col">Bytes</th>
-                <th scope="col">Messages</th>
-                <th scope="col">Prompt</th>
-                <th scope="col">Cached</th>
-                <th scope="col">Output</th>
-                <th scope="col">Cache hit</th>
-                <th scope="col">Cost</th>
-              </tr>
-            </thead>
-            <tbody>
-              {steps.map((s) => (
-                <tr key={s.seq} data-seq={s.seq} class={s.seq === seq ? 'chosen' : ''}>
-                  <td>
-                    <a href={`#/s/${id}/inspect/${s.seq}`}>
-                      {s.purpose === 'compaction' ? 'compaction' : `${s.turn}.${s.step}`}
-                    </a>
-                  </td>
-                  <td>{s.seq}</td>
-                  <td class={s.matches ? 'ok' : 'bad'} data-digest={s.matches ? 'match' : 'mismatch'} title={s.sha256}>
-                    {s.matches ? `✓ ${s.sha256.slice(0, 12)}` : `✗ logged ${s.loggedSha256.slice(0, 12)}, derived ${s.sha256.slice(0, 12)}`}
-                  </td>
-                  <td>{grouped(s.bytes)}</td>
-                  <td>{s.messages}</td>
-                  <td data-field="prompt">{s.figures ? grouped(s.figures.promptTokens) : '–'}</td>
-                  <td data-field="cached">{s.figures ? grouped(s.figures.cachedTokens) : '–'}</td>
-                  <td data-field="output">{s.figures ? grouped(s.figures.outputTokens) : '–'}</td>
-                  <td>{percent(s.figures?.cacheHitShare)}</td>
-                  <td>{s.figures ? usd(s.figures.cost) : '–'}</td>
-                </tr>
-              ))}
-            </tbody>
-            <tfoot>
-              <StepTotals steps={steps} />
-            </tfoot>
-          </table>
-          </div>
+          {chart}
+          <StepTable id={id} steps={steps} seq={seq} />
         </>
       )}
-      {request && (
-        <section class="request" id="chosen-request" aria-label={`Request of turn ${request.turn} step ${request.step}`}>
-          <h2>
-            Request {request.purpose === 'compaction' ? '(compaction)' : `turn ${request.turn} step ${request.step}`} · seq {request.seq}
-          </h2>
-          <p>
-            {request.model} · effort {request.effort} · {grouped(request.bytes)} bytes · sha256 <code>{request.sha256}</code>{' '}
-            {request.matches ? <span class="ok">matches the log</span> : <span class="bad">does not match the log</span>}
-          </p>
-          <details>
-            <summary>System prompt</summary>
-            <pre>{request.system}</pre>
-          </details>
-          <details>
-            <summary>Tools ({request.tools.length})</summary>
-            <ul>
-              {request.tools.map((t) => (
-                <li key={t.name}>
-                  <code>{t.name}</code> <span class="muted">{t.description.split('\n')[0]}</span>
-                </li>
-              ))}
-            </ul>
-          </details>
-          <ol class="messages">
-            {request.items.map((m, i) => (
-              <li key={i} class={`role-${m.role}`} data-event={m.eventType}>
-                <header>
-                  <strong>{m.role}</strong> <span class="tag">{m.eventType}</span>
-                  {m.seq !== null && <span class="seq">seq {m.seq}</span>}
-                  {m.producer && <span class="tag">from {m.producer}</span>}
-                  {m.message.callId && <span class="muted">result for {m.message.callId}</span>}
-                </header>
-                <pre>{typeof m.message.content === 'string' ? m.message.content : m.message.content.map(blockText).join('\n')}</pre>
-              </li>
-            ))}
-          </ol>
-          <details>
-            <summary>Exact body</summary>
-            <pre>{request.body}</pre>
-          </details>
-        </section>
-      )}
+      {request && <InspectorRequest key={request.seq} id={id} request={request} />}
       <h2>Raw events</h2>
       {raw && raw.start > 0 && (
         <button type="button" class="link" onClick={earlierRaw}>

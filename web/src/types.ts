@@ -62,21 +62,6 @@ export interface Info {
   modes: string[]
 }
 
-export interface InspectedRequest extends InspectedStep {
-  model: string
-  effort: string
-  system: string
-  tools: { name: string; description: string }[]
-  items: {
-    role: 'system' | 'user' | 'assistant' | 'tool'
-    seq: number | null
-    eventType: string
-    producer?: string
-    message: { role: string; content: Block[] | string; callId?: string; isError?: boolean }
-  }[]
-  body: string
-}
-
 /** One Server-Sent Event of a session's stream. */
 export type StreamMessage =
   | { kind: 'live'; live: LiveEvent }
