@@ -56,6 +56,8 @@ const adapter = {
   wire: real.wire,
   headerConfig: (config) => real.headerConfig(config),
   body: (request) => real.body(request),
+  // The chat wire's kept bytes and digest (body-bytes.ts): without this the agent would encode each body whole.
+  encode: (request) => real.encode(request),
   // Time the consumer holds a chunk is Rein's, so only the waits for the next chunk count as the stream's.
   async *stream(body, options) {
     let mark = performance.now()

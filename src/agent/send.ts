@@ -1,5 +1,6 @@
 import { ResponseAssembler } from '../llm/assemble.js'
 import type { ModelAdapter } from '../llm/adapter.js'
+import type { RequestBody } from '../llm/body-bytes.js'
 import { ModelError } from '../llm/errors.js'
 import type { AssistantMessage } from '../llm/messages.js'
 import { retryDelay } from '../llm/retry.js'
@@ -16,7 +17,8 @@ export type Sent =
 
 /** An encoded request: the exact body and what `request/sent` records of it. */
 export interface Encoded {
-  body: string
+  /** The body as one string, or as byte chunks that are sent in order and never joined (body-bytes.ts). */
+  body: RequestBody
   sha256: string
   bytes: number
 }
@@ -106,7 +108,7 @@ export function logged(error: ModelError): LoggedError {
   return error.toJSON() as LoggedError
 }
 
-async function stream(body: string, o: SendOptions) {
+async function stream(body: RequestBody, o: SendOptions) {
   const assembler = new ResponseAssembler()
   for await (const chunk of o.adapter.stream(body, { signal: o.signal })) {
     assembler.push(chunk)

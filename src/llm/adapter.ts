@@ -1,3 +1,4 @@
+import type { BodyBytes, RequestBody } from './body-bytes.js'
 import type { Message, ToolSchema } from './messages.js'
 import type { StreamChunk } from './stream.js'
 
@@ -51,9 +52,15 @@ export interface ModelAdapter {
   readonly wire: Wire
   body(request: ModelRequest): string
   /**
+   * `body` as the bytes to send and their digest, when the adapter can keep the bytes of a session's unchanged prefix
+   * between requests (body-bytes.ts): then a request costs O(new messages) to encode and hash, not O(body). The
+   * bytes are exactly `body`'s. Without it, the caller encodes `body` whole.
+   */
+  encode?(request: ModelRequest): BodyBytes
+  /**
    * The config as the request header logs it: the model's window, output ceiling and image support filled in from
    * the catalog and the user's overrides, so a body depends on the log alone. Optional for test adapters.
    */
   headerConfig?(config: ModelConfig): ModelConfig
-  stream(body: string, options?: { signal?: AbortSignal }): AsyncIterable<StreamChunk>
+  stream(body: RequestBody, options?: { signal?: AbortSignal }): AsyncIterable<StreamChunk>
 }

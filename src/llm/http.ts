@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import type { RequestBody } from './body-bytes.js'
 
 /** An HTTP response whose body is read chunk by chunk and can be torn down at once. */
 export interface OpenResponse {
@@ -18,14 +19,16 @@ export interface OpenResponse {
 /**
  * POSTs `body` and resolves when the status line and headers arrive. Built on node:http rather than `fetch`: when
  * a stream is cancelled, Rein must close the connection at once, and Node's `fetch` keeps reading an aborted body to
- * its end before it lets the socket go. Aborting `signal` destroys the request and socket.
+ * its end before it lets the socket go. Aborting `signal` destroys the request and socket. A body given as byte
+ * chunks is written chunk by chunk, never joined: a long session's body is mostly a prefix kept from the last request.
  */
-export function postRequest(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<OpenResponse> {
+export function postRequest(url: string, headers: Record<string, string>, body: RequestBody, signal: AbortSignal): Promise<OpenResponse> {
   return new Promise((resolve, reject) => {
     const target = new URL(url)
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest
-    const payload = Buffer.from(body, 'utf8')
-    const req = send(target, { method: 'POST', headers: { ...headers, 'content-length': String(payload.length) }, signal })
+    const chunks = typeof body === 'string' ? [Buffer.from(body, 'utf8')] : body
+    const length = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0)
+    const req = send(target, { method: 'POST', headers: { ...headers, 'content-length': String(length) }, signal })
     req.once('error', reject)
     req.once('response', (res) => {
       req.off('error', reject)
@@ -33,7 +36,8 @@ export function postRequest(url: string, headers: Record<string, string>, body: 
       req.on('error', () => undefined)
       resolve(openResponse(res, () => req.destroy()))
     })
-    req.end(payload)
+    for (const chunk of chunks) req.write(chunk)
+    req.end()
   })
 }
 

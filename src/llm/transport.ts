@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
+import type { RequestBody } from './body-bytes.js'
 import { classifyHttpError } from './classify.js'
 import { modelError } from './describe.js'
 import { ModelError } from './errors.js'
@@ -26,7 +27,8 @@ export interface WireDecoder {
 export interface HttpCall {
   url: string
   headers: Record<string, string>
-  body: string
+  /** The body, as one string or as byte chunks sent in order (body-bytes.ts). */
+  body: RequestBody
   /** Whether `headers` carry an API key: a 401 then reads "rejected" rather than "missing". */
   hadKey: boolean
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { ModelAdapter, ModelRequest } from '../llm/adapter.js'
+import type { RequestBody } from '../llm/body-bytes.js'
 import type { Message } from '../llm/messages.js'
 import type { EventDataMap, SurfaceEvent } from './events.js'
 import { projectEvent } from './projection.js'
@@ -21,8 +22,16 @@ export function buildRequest(header: RequestHeader, messages: readonly Message[]
   return { config: header.config, system: header.system, tools: header.tools, messages }
 }
 
-/** The exact bytes sent and their digest, as `request/sent` records them. */
-export function encodeRequest(adapter: ModelAdapter, request: ModelRequest): { body: string; sha256: string; bytes: number } {
+/**
+ * The exact bytes sent and their digest, as `request/sent` records them. An adapter that keeps a session's body bytes
+ * (`encode`) hands out its chunks: O(new messages) to encode and hash. Otherwise the whole body is encoded and
+ * hashed: O(body).
+ */
+export function encodeRequest(adapter: ModelAdapter, request: ModelRequest): { body: RequestBody; sha256: string; bytes: number } {
+  if (adapter.encode) {
+    const { chunks, sha256, bytes } = adapter.encode(request)
+    return { body: chunks, sha256, bytes }
+  }
   const body = adapter.body(request)
   const buffer = Buffer.from(body, 'utf8')
   return { body, sha256: createHash('sha256').update(buffer).digest('hex'), bytes: buffer.length }

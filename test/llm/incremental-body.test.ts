@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ModelConfig } from '../../src/llm/adapter.js'
@@ -50,6 +51,46 @@ describe('request bodies built incrementally across a session', () => {
           expect(chat.body(request)).toBe(chatBody(request))
           expect(anthropic.body(request)).toBe(anthropicBody(request))
         }
+      }),
+      { numRuns: 400 },
+    )
+  })
+
+  it('are sent as bytes that are exactly the whole body, with the sha256 of those bytes, and stay so after later requests', () => {
+    // Encoded bytes keep the prefix from the request before: a new system prompt or model, a compaction, a body built
+    // as a string in between, or a request whose tool images are still pending must all give the whole body's bytes.
+    const session = fc.array(
+      fc.record({
+        add: fc.array(messageOf, { maxLength: 4 }),
+        restart: fc.boolean(),
+        config: fc.option(configOf),
+        system: fc.constantFrom('sys', '', 'other ✓'),
+        asString: fc.boolean(),
+      }),
+      { minLength: 1, maxLength: 15 },
+    )
+    fc.assert(
+      fc.property(configOf, session, (first, requests) => {
+        const chat = new ChatBodyEncoder()
+        const sent: { chunks: readonly Uint8Array[]; whole: Buffer }[] = []
+        let config = first
+        let list: Message[] = []
+        for (const { add, restart, config: next, system, asString } of requests) {
+          if (next) config = next
+          list = [...(restart ? list.slice(1) : list), ...add.map((m) => deepFreeze(structuredClone(m)))]
+          const request = { config, system, tools, messages: list }
+          if (asString) {
+            expect(chat.body(request)).toBe(chatBody(request))
+            continue
+          }
+          const encoded = chat.encode(request)
+          const whole = Buffer.from(chatBody(request), 'utf8')
+          expect(Buffer.concat(encoded.chunks).toString('utf8')).toBe(whole.toString('utf8'))
+          expect(encoded.bytes).toBe(whole.length)
+          expect(encoded.sha256).toBe(createHash('sha256').update(whole).digest('hex'))
+          sent.push({ chunks: encoded.chunks, whole })
+        }
+        for (const { chunks, whole } of sent) expect(Buffer.concat(chunks).equals(whole)).toBe(true)
       }),
       { numRuns: 400 },
     )

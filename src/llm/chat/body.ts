@@ -1,4 +1,5 @@
 import type { ModelConfig, ModelRequest } from '../adapter.js'
+import { GrowingBytes, type BodyBytes } from '../body-bytes.js'
 import { FoldCache } from '../fold-cache.js'
 import { acceptsImages, mustPassReasoning, outputCap, thinkingOf } from '../body-settings.js'
 import { BLOCK_SEPARATOR, assistantParts, imageNote, sortedByName, toolResultText } from '../content.js'
@@ -26,11 +27,24 @@ export function chatBody(request: ModelRequest): string {
   return new ChatBodyEncoder().body(request)
 }
 
-/** The message list folded so far: its JSON (elements joined by commas), and tool images waiting for a non-tool message. */
+/**
+ * The message list folded so far: its JSON (elements joined by commas), and tool images waiting for a non-tool
+ * message. `out`, once a request was encoded as bytes, holds the body's bytes up to the end of the folded messages
+ * (`{"model":…,"messages":[`, the system message, the messages) for the `prefix` it was started from.
+ */
 interface ChatFold {
   json: string
   bytes: number
   toolImages: ChatPart[]
+  out?: { prefix: string; bytes: GrowingBytes; empty: boolean }
+}
+
+/** One request's body in its parts: `head`, the system message (`''` without one), the folded messages, then `tail` (tool images, `]`, the rest). */
+interface ChatParts {
+  head: string
+  system: string
+  fold: ChatFold
+  tail: string
 }
 
 /**
@@ -43,6 +57,31 @@ export class ChatBodyEncoder {
   private readonly folded = new FoldCache<ChatFold>()
 
   body(request: ModelRequest): string {
+    const { head, system, fold, tail } = this.parts(request)
+    const messages = system && fold.json ? `${system},${fold.json}` : system || fold.json
+    return `${head}${messages}${tail}`
+  }
+
+  /**
+   * `body` as bytes with their digest. The bytes up to the end of the folded messages are kept from the previous
+   * request (`GrowingBytes`), so a request that extends the last one encodes and hashes only its new messages and the
+   * tail — O(new messages + tools), and the body is never one big string or copied into one buffer. A new system
+   * prompt or model name (a new prefix) starts the bytes again from the folded JSON: O(body), once.
+   */
+  encode(request: ModelRequest): BodyBytes {
+    const { head, system, fold, tail } = this.parts(request)
+    const prefix = `${head}${system}`
+    if (fold.out?.prefix !== prefix) {
+      const bytes = new GrowingBytes()
+      bytes.append(prefix)
+      if (system && fold.json) bytes.append(',')
+      if (fold.json) bytes.append(fold.json)
+      fold.out = { prefix, bytes, empty: !system && !fold.json }
+    }
+    return fold.out.bytes.withTail(tail)
+  }
+
+  private parts(request: ModelRequest): ChatParts {
     const { config } = request
     const images = acceptsImages(config)
     const fold = this.folded.extend(
@@ -58,17 +97,14 @@ export class ChatBodyEncoder {
         if (message.role === 'tool' && images) state.toolImages.push(...toolResultImages(message.callId, message.content))
       },
     )
-    let messages = fold.json
+    const system = request.system ? JSON.stringify({ role: 'system', content: request.system }) : ''
     let messagesBytes = fold.bytes
-    if (request.system) {
-      const system = JSON.stringify({ role: 'system', content: request.system })
-      messages = messages ? `${system},${messages}` : system
-      messagesBytes += Buffer.byteLength(system, 'utf8') + (fold.json ? 1 : 0)
-    }
+    if (system) messagesBytes += Buffer.byteLength(system, 'utf8') + (fold.json ? 1 : 0)
+    let pending = ''
     if (fold.toolImages.length) {
-      const images = JSON.stringify({ role: 'user', content: fold.toolImages })
-      messages = messages ? `${messages},${images}` : images
-      messagesBytes += Buffer.byteLength(images, 'utf8') + (messagesBytes ? 1 : 0)
+      const json = JSON.stringify({ role: 'user', content: fold.toolImages })
+      pending = system || fold.json ? `,${json}` : json
+      messagesBytes += Buffer.byteLength(pending, 'utf8')
     }
 
     const thinking = thinkingOf(config.effort)
@@ -90,7 +126,7 @@ export class ChatBodyEncoder {
     const cap = outputCap(config, false, size(JSON.stringify(rest).slice(1)))
     if (cap === undefined) delete rest.max_tokens
     else rest.max_tokens = cap
-    return `${head}${messages}],${JSON.stringify(rest).slice(1)}`
+    return { head, system, fold, tail: `${pending}],${JSON.stringify(rest).slice(1)}` }
   }
 }
 
@@ -98,6 +134,10 @@ function append(state: ChatFold, message: ChatMessage): void {
   const json = JSON.stringify(message)
   state.bytes += Buffer.byteLength(json, 'utf8') + (state.json ? 1 : 0)
   state.json = state.json ? `${state.json},${json}` : json
+  if (state.out) {
+    state.out.bytes.append(state.out.empty ? json : `,${json}`)
+    state.out.empty = false
+  }
 }
 
 /**
