@@ -1,4 +1,5 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useScrollView } from './scroll-view'
 import { percent, usd, when, whenShort } from './format'
 import type { SessionRow } from './types'
 
@@ -32,22 +33,8 @@ const ROW_ESTIMATE = 33
  */
 export function SessionTable({ rows }: { rows: readonly SessionRow[] }) {
   const box = useRef<HTMLDivElement>(null)
-  const [view, setView] = useState({ top: 0, height: 800 })
+  const [view] = useScrollView(box, 800)
   const [rowHeight, setRowHeight] = useState(ROW_ESTIMATE)
-
-  useEffect(() => {
-    const el = box.current
-    if (!el) return
-    const measure = (): void => setView({ top: el.scrollTop, height: el.clientHeight })
-    measure()
-    el.addEventListener('scroll', measure, { passive: true })
-    const resize = new ResizeObserver(measure)
-    resize.observe(el)
-    return () => {
-      el.removeEventListener('scroll', measure)
-      resize.disconnect()
-    }
-  }, [])
 
   useLayoutEffect(() => {
     const first = box.current?.querySelector<HTMLElement>('tr[data-session]')

@@ -1,4 +1,5 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useScrollView } from './scroll-view'
 import { grouped, percent, usd } from './format'
 import type { InspectedStep } from './types'
 
@@ -68,24 +69,10 @@ function StepRow({ id, s, chosen, index }: { id: string; s: InspectedStep; chose
  */
 export function StepTable({ id, steps, seq }: { id: string; steps: readonly InspectedStep[]; seq?: number }) {
   const box = useRef<HTMLDivElement>(null)
-  const [view, setView] = useState({ top: 0, height: 600 })
+  const [view, remeasure] = useScrollView(box, 600)
   const [rowHeight, setRowHeight] = useState(ROW_ESTIMATE)
   /** The step whose link gets the focus once its row is drawn (↑/↓). */
   const focusNext = useRef<number | undefined>(undefined)
-
-  useEffect(() => {
-    const el = box.current
-    if (!el) return
-    const measure = (): void => setView({ top: el.scrollTop, height: el.clientHeight })
-    measure()
-    el.addEventListener('scroll', measure, { passive: true })
-    const resize = new ResizeObserver(measure)
-    resize.observe(el)
-    return () => {
-      el.removeEventListener('scroll', measure)
-      resize.disconnect()
-    }
-  }, [])
 
   useLayoutEffect(() => {
     const first = box.current?.querySelector<HTMLElement>('tr[data-seq]')
@@ -108,7 +95,7 @@ export function StepTable({ id, steps, seq }: { id: string; steps: readonly Insp
     const top = head + index * rowHeight
     if (top - head >= el.scrollTop && top + rowHeight <= el.scrollTop + el.clientHeight - foot) return
     el.scrollTop = Math.max(0, top - (el.clientHeight - head - foot) / 2)
-    setView({ top: el.scrollTop, height: el.clientHeight })
+    remeasure()
   }
 
   const chosenIndex = seq === undefined ? -1 : steps.findIndex((s) => s.seq === seq)
