@@ -65,9 +65,9 @@ export type TaskEnd = { kind: 'finished'; result: TaskResult } | { kind: 'interr
 export async function runTask(run: TaskRun): Promise<TaskEnd> {
   const started = Date.now()
   const { task } = run
-  const failed = (error: string, sessionId: string | null = null): TaskEnd => ({
+  const failed = (error: string, sessionId: string | null = null, status: 'failed' | 'timeout' = 'failed'): TaskEnd => ({
     kind: 'finished',
-    result: { id: task.id, status: 'failed', session_id: sessionId, result: '', usage: usageFields({ inputUncached: 0, inputCacheRead: 0, output: 0, reasoning: 0 }), cost_usd: 0, duration_ms: Date.now() - started, attempts: run.attempt, error },
+    result: { id: task.id, status, session_id: sessionId, result: '', usage: usageFields({ inputUncached: 0, inputCacheRead: 0, output: 0, reasoning: 0 }), cost_usd: 0, duration_ms: Date.now() - started, attempts: run.attempt, error },
   })
 
   let dir: string
@@ -153,6 +153,8 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   if (exit.code !== 0 && !timedOut && after && after.turnEnds === (before?.turnEnds ?? 0)) {
     return { kind: 'cut-short', why: lastWords || resultError(stdout) || 'it exited without closing its turn in the session log' }
   }
+  // A timeout that struck before the session existed (a slow start on a loaded machine) is still the task's timeout.
+  if (!after && timedOut) return failed(`the task ran past its timeout of ${task.timeoutS} s and was stopped.`, null, 'timeout')
   if (!after) return failed(lastWords || `rein exited with code ${exit.code} before the task's session was created.`)
   const status = timedOut ? 'timeout' : after.reason === 'completed' && exit.code === 0 ? 'completed' : 'failed'
   const error =
