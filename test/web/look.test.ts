@@ -21,10 +21,19 @@ describe('the rein web sidebar, tabs, palette and copy buttons', () => {
     const page = await t.open()
     const listings: string[] = []
     page.on('request', (r) => new URL(r.url()).pathname === '/api/sessions' && r.method() === 'GET' && listings.push(r.url()))
+    let shownEtag = ''
+    page.on('response', (r) => {
+      if (new URL(r.url()).pathname === '/api/sessions' && r.request().method() === 'GET' && r.status() === 200) shownEtag = (r.headers().etag ?? '').replace(/^W\//, '')
+    })
     // A session started by a script (not this page) appears without a reload.
     const id = (await raw(run.origin, '/api/sessions', { method: 'POST', headers: trusted(run), body: JSON.stringify({ cwd: '.' }) })).json().id as string
     await raw(run.origin, `/api/sessions/${id}/input`, { method: 'POST', headers: trusted(run), body: JSON.stringify({ text: 'Plan the garden', how: 'enter' }) })
     await item(page, 'Plan the garden').waitFor()
+    // The turn's end changes the listing once more; let it end and the page catch up before the idle window starts.
+    const rows = async () => (await raw(run.origin, '/api/sessions', { headers: trusted(run) })).json() as unknown as { sessions: { id: string; state: string }[] }
+    await expect.poll(async () => (await rows()).sessions.find((s) => s.id === id)?.state, { timeout: 20_000 }).toBe('idle')
+    const etag = async () => String((await raw(run.origin, '/api/sessions', { headers: trusted(run) })).headers.etag).replace(/^W\//, '')
+    await expect.poll(async () => shownEtag === (await etag()), { timeout: 20_000 }).toBe(true)
     // Idle, the page asks for nothing: the stream names a new listing only when there is one.
     const asked = listings.length
     await page.waitForTimeout(6_000)

@@ -1,3 +1,4 @@
+import type { Pool, PoolClient } from 'pg'
 import { SessionError } from '../errors.js'
 
 /** The store's URL as a person may see it: without the password. */
@@ -44,4 +45,25 @@ export function connectionError(error: unknown, location: string): unknown {
     })
   }
   return error
+}
+
+/**
+ * Runs `work` in one transaction on a client of its own: committed when `work` returns, rolled back when it throws
+ * (and the error passed on). A broken connection's rollback is not awaited: the server rolls back itself.
+ */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  try {
+    await client.query('BEGIN')
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {
+      // The connection broke: the server rolls the transaction back itself.
+    })
+    throw error
+  } finally {
+    client.release()
+  }
 }

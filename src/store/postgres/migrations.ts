@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg'
 import { SessionError } from '../errors.js'
+import { inTransaction } from './connection.js'
 
 /**
  * The store's schema, as numbered steps applied in order on first use. A step is never edited once released: a
@@ -78,9 +79,7 @@ const MIGRATION_LOCK = 0x7265696e
 
 /** Brings the database's schema up to `MIGRATIONS.length`, or refuses a database written by a newer Rein. */
 export async function migrate(pool: Pool, location: string): Promise<void> {
-  const client = await pool.connect()
-  try {
-    await client.query('BEGIN')
+  await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
     await client.query('CREATE TABLE IF NOT EXISTS rein_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())')
     const current = await schemaVersion(client)
@@ -94,15 +93,7 @@ export async function migrate(pool: Pool, location: string): Promise<void> {
       await client.query(MIGRATIONS[version - 1])
       await client.query('INSERT INTO rein_schema (version) VALUES ($1)', [version])
     }
-    await client.query('COMMIT')
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
-      // The connection broke: the server rolls the transaction back itself.
-    })
-    throw error
-  } finally {
-    client.release()
-  }
+  })
 }
 
 async function schemaVersion(client: PoolClient): Promise<number> {

@@ -2,6 +2,7 @@ import { hostname } from 'node:os'
 import type { Pool, PoolClient } from 'pg'
 import { SessionError } from '../errors.js'
 import { busyError, processExists, type LeaseOwner } from '../lease.js'
+import { inTransaction } from './connection.js'
 
 /**
  * Deletes session `id` from the PostgreSQL store in one transaction. What holds:
@@ -18,9 +19,7 @@ import { busyError, processExists, type LeaseOwner } from '../lease.js'
  * - An unknown id is a `not-found` SessionError; nothing is written.
  */
 export async function removePostgresSession(pool: Pool, id: string, location: string): Promise<void> {
-  const client = await pool.connect()
-  try {
-    await client.query('BEGIN')
+  await inTransaction(pool, async (client) => {
     // Locks the session row: a second remove (or a create's lease take through the foreign key) waits for this one.
     const found = await client.query('SELECT 1 FROM rein_sessions WHERE id = $1 FOR UPDATE', [id])
     if (found.rowCount !== 1) {
@@ -41,15 +40,7 @@ export async function removePostgresSession(pool: Pool, id: string, location: st
       )
     }
     await client.query('DELETE FROM rein_sessions WHERE id = $1', [id])
-    await client.query('COMMIT')
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
-      // The connection broke: the server rolls the transaction back itself, so nothing was deleted.
-    })
-    throw error
-  } finally {
-    client.release()
-  }
+  })
 }
 
 /** The owner of session `id`'s lease row when a live process holds it, locking the row until the transaction ends. */
