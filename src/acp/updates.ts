@@ -197,6 +197,7 @@ export class UpdateTranslator {
         this.addSideCost(event)
         return [{ sessionUpdate: 'session_info_update', title: event.data.title }]
       case 'title/failed':
+      case 'compaction/end':
         this.addSideCost(event)
         return []
       default:
@@ -204,7 +205,7 @@ export class UpdateTranslator {
     }
   }
 
-  /** A model-made title's request is the session's own spend: the next `usage_update`'s amount includes it. */
+  /** A model-made title's or a compaction summary's request is the session's own spend: the next `usage_update`'s amount includes it. */
   private addSideCost(event: SessionEvent): void {
     const side = sideRequestUsage(event)
     if (side) this.cost += costOf(side.usage, modelInfo(side.model), event.time)

@@ -197,8 +197,10 @@ export class Compactor implements Extension {
     for await (const chunk of this.options.adapter.stream(body, { signal: at.signal })) assembler.push(chunk)
     const result = assembler.result()
     const usage: Usage | undefined = result.usage
+    // What the summary cost, logged on every end that follows it so each cost figure counts it (sideRequestUsage).
+    const spent = usage ? { usage, model: header.config.model } : {}
     const failEnd = (message: string): CompactionOutcome => {
-      session.append('compaction/end', { id, outcome: 'failed', message, ...(usage ? { usage } : {}) })
+      session.append('compaction/end', { id, outcome: 'failed', message, ...spent })
       return { outcome: 'failed', message }
     }
     if (result.finish === 'aborted') return failEnd('Compaction was cancelled; the session is unchanged.')
@@ -210,7 +212,7 @@ export class Compactor implements Extension {
     const after = estimateTokens(text)
     if (after >= shadow.tokens) {
       const message = `The summary (about ${counted(after, 'token')}) would not be smaller than what it replaces (about ${grouped(shadow.tokens)}); the session is unchanged.`
-      session.append('compaction/end', { id, outcome: 'no-gain', message, ...(usage ? { usage } : {}) })
+      session.append('compaction/end', { id, outcome: 'no-gain', message, ...spent })
       return { outcome: 'no-gain', message }
     }
     session.append(
@@ -219,7 +221,7 @@ export class Compactor implements Extension {
       { surfaceOp: { op: 'replace', start, end } },
     )
     const message = `Compacted ${counted(shadow.end + 1, 'message')} (about ${counted(shadow.tokens, 'token')}) into a summary of about ${counted(after, 'token')}.`
-    session.append('compaction/end', { id, outcome: 'replaced', message, ...(usage ? { usage } : {}) })
+    session.append('compaction/end', { id, outcome: 'replaced', message, ...spent })
     await session.flush()
     return { outcome: 'replaced', message }
   }

@@ -49,20 +49,18 @@ export function outcomeOf(events: readonly SessionEvent[]): LogOutcome {
   let prompted = false
   let turnEnds = 0
   for (const event of events) {
-    if (event.type === 'request/header') model = (event as SessionEvent<'request/header'>).data.config.model
+    // A request outside the steps: a compaction's summary (a model-made title too, should a batch log hold one).
+    const side = sideRequestUsage(event)
+    if (side) {
+      usage = addUsage(usage, side.usage)
+      cost += costOf(side.usage, modelInfo(side.model), event.time)
+    } else if (event.type === 'request/header') model = (event as SessionEvent<'request/header'>).data.config.model
     else if (event.type === 'user/message') prompted = true
     else if (event.type === 'turn/end') {
       const data = (event as SessionEvent<'turn/end'>).data
       reason = data.reason
       error = data.error?.message
       turnEnds++
-    } else if (event.type === 'session/title' || event.type === 'title/failed') {
-      // A model-made title's request (batch tasks run in print mode, which makes none; counted should a log hold one).
-      const side = sideRequestUsage(event)
-      if (side) {
-        usage = addUsage(usage, side.usage)
-        cost += costOf(side.usage, modelInfo(side.model), event.time)
-      }
     } else if (event.type === 'assistant/message') {
       const data = (event as SessionEvent<'assistant/message'>).data
       if (data.usage) {

@@ -95,8 +95,11 @@ export interface EventDataMap {
    * `instruction` as the final message; `trim` shortens old tool results in that range without a model call.
    */
   'compaction/start': { id: string; trigger: string; start: number; end: number; mode?: 'summary' | 'trim'; instruction?: string }
-  /** `usage` is the summary request's, when one was made. */
-  'compaction/end': { id: string; outcome: 'replaced' | 'failed' | 'no-gain' | 'blocked'; message?: string; usage?: Usage }
+  /**
+   * `usage` is the summary request's, when one was made, and `model` the model that answered it, so every cost figure
+   * counts the call (`sideRequestUsage`). Logs written before `model` existed hold only `usage`.
+   */
+  'compaction/end': { id: string; outcome: 'replaced' | 'failed' | 'no-gain' | 'blocked'; message?: string; usage?: Usage; model?: string }
   'llm/retry': { turn: number; step: number; attempt: number; delayMs: number; error: LoggedError }
   'todo/write': { todos: { content: string; status: 'pending' | 'in_progress' | 'completed' }[] }
   /**
@@ -291,12 +294,19 @@ export function isSurfaceEvent(event: SessionEvent): event is SurfaceEvent {
 }
 
 /**
- * The usage of a model request the log records outside the turns' steps (a title request), with the model that
- * answered it: every place that sums a session's cost adds these to its steps. Undefined for every other event,
- * and for a title a person chose.
+ * The usage of a model request the log records outside the turns' steps (a title request, a compaction's summary),
+ * with the model that answered it: every place that sums a session's cost adds these to its steps. Undefined for
+ * every other event, for a title a person chose, and for a summary logged before `compaction/end` named its model.
  */
-export function sideRequestUsage(event: SessionEvent): { model: string; usage: Usage } | undefined {
-  if (event.type !== 'session/title' && event.type !== 'title/failed') return undefined
+export function sideRequestUsage(event: SessionEvent): SideRequest | undefined {
+  if (event.type !== 'session/title' && event.type !== 'title/failed' && event.type !== 'compaction/end') return undefined
   const { model, usage } = event.data
-  return model !== undefined && usage !== undefined ? { model, usage } : undefined
+  if (model === undefined || usage === undefined) return undefined
+  return { kind: event.type === 'compaction/end' ? 'compaction' : 'title', model, usage }
+}
+
+export interface SideRequest {
+  kind: 'title' | 'compaction'
+  model: string
+  usage: Usage
 }

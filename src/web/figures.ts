@@ -5,7 +5,6 @@ import type { StepFigures } from './api-types.js'
 /** USD for one response's usage by `model`, at the prices in force at `time` (ms since the epoch). */
 export type Pricing = (model: string, usage: Usage, time: number) => number
 
-
 /**
  * The figures of every response the log records usage for, in log order. The model that answered is the one named
  * by the latest `request/header` before it, so a mid-session model switch prices each step at its own model.
@@ -15,19 +14,19 @@ export function stepFigures(events: readonly SessionEvent[], price: Pricing): St
   let turn = 0
   let step = 0
   const out: StepFigures[] = []
-  const add = (seq: number, purpose: StepFigures['purpose'], usage: Usage, time: number): void => {
+  const add = (seq: number, purpose: StepFigures['purpose'], usage: Usage, time: number, answeredBy = model): void => {
     const prompt = usage.inputUncached + usage.inputCacheRead
     out.push({
       turn,
       step,
       seq,
       purpose,
-      model,
+      model: answeredBy,
       promptTokens: prompt,
       cachedTokens: usage.inputCacheRead,
       outputTokens: usage.output,
       reasoningTokens: usage.reasoning,
-      cost: price(model, usage, time),
+      cost: price(answeredBy, usage, time),
       cacheHitShare: prompt > 0 ? usage.inputCacheRead / prompt : 0,
     })
   }
@@ -41,7 +40,7 @@ export function stepFigures(events: readonly SessionEvent[], price: Pricing): St
       turn = e.data.turn
       step = e.data.step
       add(e.seq, 'step', e.data.usage, e.time)
-    } else if (e.type === 'compaction/end' && e.data.usage) add(e.seq, 'compaction', e.data.usage, e.time)
+    } else if (e.type === 'compaction/end' && e.data.usage) add(e.seq, 'compaction', e.data.usage, e.time, e.data.model)
   }
   return out
 }
@@ -72,8 +71,9 @@ export function sessionFigures(events: readonly SessionEvent[], price: Pricing):
   for (const event of events) {
     const e = event as AnyEvent
     // A model-made title's request: in the cost, not a step, and not in the cache-hit share of the session's prefix.
+    // A compaction's summary is a row of `stepFigures`, so already in `cost`.
     const side = sideRequestUsage(e)
-    if (side) cost += price(side.model, side.usage, e.time)
+    if (side?.kind === 'title') cost += price(side.model, side.usage, e.time)
     if (e.type === 'request/header') model = e.data.config.model
     else if (e.type === 'turn/start') state = 'open'
     else if (e.type === 'turn/end') state = e.data.reason === 'interrupted' ? 'interrupted' : 'idle'

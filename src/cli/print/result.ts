@@ -233,7 +233,7 @@ function tally(events: readonly SessionEvent[], fromSeq: number, model: ModelInf
         break
       }
       default: {
-        // A model-made title's request: print mode makes none itself, but every spend the range logs counts.
+        // A compaction's summary, or a model-made title's request (print mode makes none): every spend the range logs counts.
         const side = sideRequestUsage(e)
         if (side) {
           const info = side.model === model.id ? model : modelInfo(side.model)

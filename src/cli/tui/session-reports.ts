@@ -78,19 +78,20 @@ export function contextReport(events: readonly SessionEvent[]): string {
 }
 
 /** `/cost`: usage and cost by turn; the subagents' figures, when any ran, on lines of their own. */
-export function costReport(turns: readonly TurnCost[], children?: SubagentCost, side?: SideCost): string {
-  if (!turns.length && !side?.requests) return 'No model usage yet.'
+export function costReport(turns: readonly TurnCost[], children?: SubagentCost, side: readonly SideCost[] = []): string {
+  if (!turns.length && !side.length) return 'No model usage yet.'
   const lines = turns.map((t) => {
     const prompt = t.usage.inputUncached + t.usage.inputCacheRead
     const hit = prompt ? Math.round((t.usage.inputCacheRead / prompt) * 100) : 0
     return `turn ${String(t.turn).padStart(3)}  ${t.model}  in ${formatTokens(prompt)} (${hit}% cached)  out ${formatTokens(t.usage.output)}  ${formatCost(t.cost)}`
   })
-  // The model-made title's request: the session's own spend, outside every turn.
-  if (side?.requests) {
-    const prompt = side.usage.inputUncached + side.usage.inputCacheRead
-    lines.push(`title     ${side.model}  in ${formatTokens(prompt)}  out ${formatTokens(side.usage.output)}  ${formatCost(side.cost)}`)
+  // Model-made titles and compaction summaries: the session's own spend, outside every turn.
+  for (const s of side) {
+    const prompt = s.usage.inputUncached + s.usage.inputCacheRead
+    const label = `${s.kind}${s.requests > 1 ? ` ×${s.requests}` : ''}`
+    lines.push(`${label.padEnd(8)}  ${s.model}  in ${formatTokens(prompt)}  out ${formatTokens(s.usage.output)}  ${formatCost(s.cost)}`)
   }
-  const total = turns.reduce((sum, t) => sum + t.cost, 0) + (side?.cost ?? 0)
+  const total = turns.reduce((sum, t) => sum + t.cost, 0) + side.reduce((sum, s) => sum + s.cost, 0)
   if (!children?.runs) return [...lines, `total ${formatCost(total)}`].join('\n')
   const prompt = children.usage.inputUncached + children.usage.inputCacheRead
   const hit = prompt ? Math.round((children.usage.inputCacheRead / prompt) * 100) : 0

@@ -1,5 +1,5 @@
 import { addUsage, zeroUsage, type Usage } from '../../llm/messages.js'
-import { sideRequestUsage, type SessionEvent } from '../../session/events.js'
+import { sideRequestUsage, type SessionEvent, type SideRequest } from '../../session/events.js'
 
 /** What the UI needs to know about a model: its window and its prices, applied. */
 export interface ModelFacts {
@@ -42,8 +42,9 @@ export interface SubagentCost {
   cost: number
 }
 
-/** What the session's requests outside its turns (a model-made title) used, from the events that log them. */
+/** What the session's requests of one kind outside its turns (titles, compaction summaries) used, from their events. */
 export interface SideCost {
+  kind: SideRequest['kind']
   requests: number
   usage: Usage
   /** USD. */
@@ -55,7 +56,8 @@ export interface SideCost {
 /**
  * Folds `assistant/message` usage into per-turn cost and the footer figures. The model that answered a step is the
  * one named by the latest `request/header` before it, so a mid-session `/model` switch prices each turn right. A
- * title request (`sideRequestUsage`) is priced at the model it names and counts in the total, apart from the turns.
+ * request outside the steps (`sideRequestUsage`: a model-made title, a compaction's summary) is priced at the model
+ * it names and counts in the total, apart from the turns.
  */
 export class UsageLedger {
   private model: string
@@ -63,7 +65,7 @@ export class UsageLedger {
   private total = 0
   private turns = new Map<number, TurnCost>()
   private children: SubagentCost = { runs: 0, usage: zeroUsage, cost: 0 }
-  private side: SideCost = { requests: 0, usage: zeroUsage, cost: 0, model: '' }
+  private side = new Map<SideRequest['kind'], SideCost>()
 
   constructor(
     private readonly facts: ModelFactsLookup,
@@ -81,7 +83,8 @@ export class UsageLedger {
     if (side) {
       const cost = this.facts(side.model).cost(side.usage, e.time)
       this.total += cost
-      this.side = { requests: this.side.requests + 1, usage: addUsage(this.side.usage, side.usage), cost: this.side.cost + cost, model: side.model }
+      const was = this.side.get(side.kind) ?? { kind: side.kind, requests: 0, usage: zeroUsage, cost: 0, model: '' }
+      this.side.set(side.kind, { kind: side.kind, requests: was.requests + 1, usage: addUsage(was.usage, side.usage), cost: was.cost + cost, model: side.model })
     } else if (e.type === 'request/header') {
       this.model = e.data.config.model
     } else if (e.type === 'subagent/end') {
@@ -115,9 +118,9 @@ export class UsageLedger {
     return this.children
   }
 
-  /** The session's requests outside its turns (a model-made title); `requests` 0 when there were none. */
-  sideRequests(): SideCost {
-    return this.side
+  /** The session's requests outside its turns, one entry per kind that made any. */
+  sideRequests(): SideCost[] {
+    return [...this.side.values()]
   }
 
   byTurn(): TurnCost[] {
