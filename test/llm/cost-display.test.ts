@@ -71,7 +71,7 @@ describe('a compaction summary\'s request is spend like any step, counted once o
     expect(summary).toBeGreaterThan(PEAK_COST)
     expect(ledger.figures('deepseek-flash').totalCost).toBeCloseTo(total, 10)
     const report = costReport(ledger.byTurn(), ledger.subagents(), ledger.sideRequests())
-    expect(report).toMatch(/^compaction {2}deepseek-v4-pro {2}in 1\.0M {2}out 50\.0k {2}\$/m)
+    expect(report).toMatch(/^compaction {2}deepseek-v4-pro {2}in 1\.0M {2}out 50k {2}\$/m)
     expect(report).toContain(`total $${total.toFixed(4)}`)
   })
 
