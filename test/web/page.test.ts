@@ -235,7 +235,7 @@ describe('rein web in a browser', () => {
       expect(await row.locator('[data-field=cached]').textContent()).toBe(n(usage.inputCacheRead))
       expect(await row.locator('[data-field=output]').textContent()).toBe(n(usage.output))
     }
-    await page.locator('svg.chart rect').first().waitFor()
+    await page.locator('svg.chart path.bar-total').waitFor()
     const totals = page.locator('table.steps tfoot tr[data-totals]')
     const n = (v: number): string => v.toLocaleString('en-US')
     const usages = answers.map((a) => a.data.usage as { inputUncached: number; inputCacheRead: number; output: number })
@@ -246,6 +246,13 @@ describe('rein web in a browser', () => {
     await expect(page.locator('svg.chart [data-axis=step]').allTextContents()).resolves.toEqual(['1.1', '1.2'])
     await expect(page.locator('svg.chart [data-axis=tokens-max]').textContent()).resolves.toMatch(/tokens$/)
     await expect(page.locator('svg.chart [data-axis=share-max]').textContent()).resolves.toBe('100%')
+    // Pointing at a bar reads its figures out in one line: two paths draw every bar, not two elements a step.
+    const box = await page.locator('svg.chart').boundingBox()
+    if (!box) throw new Error('the chart has no box')
+    await page.mouse.move(box.x + (box.width * (34 + 1.5 * ((720 - 68) / 2))) / 720, box.y + box.height / 2)
+    const prompt = usages[1].inputUncached + usages[1].inputCacheRead
+    await expect.poll(() => page.locator('figure .readout').textContent()).toMatch(new RegExp(`^turn 1 step 2: ${prompt} prompt \\(${usages[1].inputCacheRead} cached\\)`))
+    await expect(page.locator('svg.chart rect, svg.chart g').count()).resolves.toBe(1)
     await rows.nth(1).getByRole('link').click()
     const request = page.getByRole('region', { name: /Request of turn 1 step 2/ })
     await request.waitFor()
