@@ -112,7 +112,8 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   let stderr = ''
   // The json result (stdout) says why a run failed when stderr does not (a store lost mid-turn).
   let stdout = ''
-  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)))
+  // Enough of the end for a crash's whole report: its error line comes before the stack and the error's fields.
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-16_384)))
   child.stdout.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString()).slice(-65_536)))
   let timedOut = false
   let killer: NodeJS.Timeout | undefined
@@ -136,7 +137,7 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
   if (run.signal.aborted && !timedOut) return { kind: 'interrupted' }
   if (run.hung?.aborted && !timedOut) return { kind: 'cut-short', why: String(run.hung.reason) }
 
-  const lastWords = stderr.trim().split('\n').at(-1)?.replace(/^rein: /, '')
+  const lastWords = lastWordsOf(stderr)
   if (exit.code !== 0 && !timedOut) {
     // A process that crashed on a lost connection prints a stack and `Node.js vNN` last: look through every line.
     const lostLine = stderr.trim().split('\n').reverse().find((line) => storeLost(line))?.trim()
@@ -177,6 +178,18 @@ export async function runTask(run: TaskRun): Promise<TaskEnd> {
       ...(error ? { error } : {}),
     },
   }
+}
+
+/**
+ * The sentence a task's rein process ended on: its last stderr line, or, when it crashed (Node prints the stack, the
+ * error's fields and `Node.js vNN` last), the error's own line.
+ */
+export function lastWordsOf(stderr: string): string | undefined {
+  const lines = stderr.trim().split('\n')
+  const last = lines.at(-1)?.replace(/^rein: /, '')
+  if (!last || !/^Node\.js v\d/.test(last)) return last
+  const thrown = lines.findLast((line) => /^([A-Za-z]*[Ee]rror|[A-Z][A-Za-z]*Exception)\b[^:\n]*: ./.test(line))
+  return thrown ? `rein crashed: ${thrown.trim()}` : last
 }
 
 /** The error text of a `--output-format json` result, when it reports one. */

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process'
 import { hostname } from 'node:os'
+import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Session } from '../../src/session/session.js'
+import { inTransaction } from '../../src/store/postgres/connection.js'
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js'
 import { PostgresStore } from '../../src/store/postgres/store.js'
 import { freshDatabase, onDatabase, postgresUrl } from '../support/postgres-db.js'
@@ -122,5 +124,26 @@ describe.runIf(postgresUrl)('the PostgreSQL store', () => {
     expect(await store.ids()).toEqual([])
     const task = await onDatabase(url, (db) => db.query('SELECT session_id, status FROM rein_batch_tasks'))
     expect(task.rows).toEqual([{ session_id: session.id, status: 'completed' }])
+  })
+})
+
+describe.runIf(postgresUrl)('a transaction whose connection the server ends between two of its queries', () => {
+  it('rejects with the server\'s reason instead of crashing the process, and the pool serves the next caller', async () => {
+    const url = await freshDatabase()
+    const pool = new pg.Pool({ connectionString: url, max: 1 })
+    pool.on('error', () => undefined)
+    try {
+      const held = inTransaction(pool, async (client) => {
+        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
+        // No query runs while the server ends the connection: node-postgres emits the error on the client itself.
+        await onDatabase(url, (db) => db.query('SELECT pg_terminate_backend($1)', [rows[0].pid]))
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        await client.query('SELECT 1')
+      })
+      await expect(held).rejects.toThrow(/terminating connection|not queryable|Connection terminated/i)
+      await expect(inTransaction(pool, (client) => client.query('SELECT 2 AS n').then((r) => r.rows[0].n))).resolves.toBe(2)
+    } finally {
+      await pool.end()
+    }
   })
 })

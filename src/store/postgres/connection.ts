@@ -50,20 +50,32 @@ export function connectionError(error: unknown, location: string): unknown {
 /**
  * Runs `work` in one transaction on a client of its own: committed when `work` returns, rolled back when it throws
  * (and the error passed on). A broken connection's rollback is not awaited: the server rolls back itself.
+ *
+ * A client taken from the pool has no `error` listener of the pool's while it is held, and node-postgres emits the
+ * server's "terminating connection" on the client when no query is running (between two of `work`'s queries): with
+ * no listener of ours that is an uncaught exception that ends the process. The listener keeps it, and the next query
+ * fails with it instead; the broken client is released with the error so the pool discards it.
  */
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect()
+  let broken: Error | undefined
+  const onError = (error: Error): void => {
+    broken ??= error
+  }
+  client.on('error', onError)
   try {
     await client.query('BEGIN')
     const result = await work(client)
     await client.query('COMMIT')
     return result
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
+    await client.query('ROLLBACK').catch((rollback: Error) => {
       // The connection broke: the server rolls the transaction back itself.
+      broken ??= rollback
     })
     throw error
   } finally {
-    client.release()
+    client.off('error', onError)
+    client.release(broken)
   }
 }
