@@ -58,8 +58,8 @@ function logOf(home) {
 }
 
 /**
- * Runs `kills` iterations; each starts a session, SIGKILLs it after a random delay within `windowMs`, resumes it and
- * verifies it. Returns the figures; `problems` lists every iteration that broke a promise.
+ * Runs `kills` iterations; each starts a session, SIGKILLs it a random delay within `windowMs` after its first model
+ * request, resumes it and verifies it. Returns the figures; `problems` lists every iteration that broke a promise.
  */
 /**
  * @param {{ kills: number, windowMs?: number, random?: () => number }} options
@@ -77,7 +77,13 @@ export async function killLoop({ kills, windowMs = 1500, random = Math.random })
     const env = { ...process.env, DEEPSEEK_BASE_URL: mock.url, DEEPSEEK_API_KEY: 'kill-loop', REIN_HOME: home, NO_COLOR: '1' }
     try {
       const child = spawn(process.execPath, [CLI, '-p', 'run the steps', '--permission-mode', 'bypass'], { cwd, env, stdio: 'ignore' })
-      const closed = new Promise((resolve) => child.on('close', resolve))
+      let exited = false
+      const closed = new Promise((resolve) => child.on('close', resolve)).then(() => (exited = true))
+      // The window opens at the session's first request, not at spawn: on a loaded machine start-up alone can take
+      // longer than the window, and every kill would land before there is a log to resume.
+      for (const started = Date.now(); !mock.requests.length && !exited && Date.now() - started < 60_000; ) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
       await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * windowMs)))
       child.kill('SIGKILL')
       await closed
