@@ -266,6 +266,18 @@ describe('update translation', () => {
     expect(live).toEqual({ sessionUpdate: 'usage_update', used: 10_500, size: 1_048_565, cost: { amount: 0.005544, currency: 'USD' } })
   })
 
+  it("counts a compaction summary's request in the next usage_update's cost, at the model that answered it", () => {
+    const t = new UpdateTranslator(cwd)
+    const usage = { inputUncached: 1000, inputCacheRead: 9000, output: 500, reasoning: 100 }
+    const noon = Date.UTC(2026, 10, 28, 12)
+    t.replay(event(0, 'request/header', { reason: 'initial', config: { model: 'deepseek-v4-pro', effort: 'high' }, system: '', tools: [] }))
+    t.replay({ ...event(1, 'compaction/end', { id: 'c', outcome: 'replaced', usage, model: 'deepseek-v4-pro' }), time: noon })
+    const answer = { ...event(2, 'assistant/message', { turn: 2, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }, usage }), time: noon }
+    const live = t.live({ type: 'event', event: answer }).find((u) => u.sessionUpdate === 'usage_update')
+    // Two requests at deepseek-v4-pro's off-peak $0.001848 each: the summary's and the step's.
+    expect(live).toMatchObject({ cost: { amount: 0.003696, currency: 'USD' } })
+  })
+
   it('replays prompts, text, reasoning, tool calls with their final status and the plan', () => {
     const t = new UpdateTranslator(cwd)
     const log = [
