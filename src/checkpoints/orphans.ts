@@ -75,6 +75,29 @@ async function dropUnderLock(git: ShadowGit, gitDir: string, sinceMs: number): P
   return removed
 }
 
+/**
+ * Removes git's temporary pack files (`objects/pack/tmp_*`) written since `sinceMs`: what a bulk `git add` stopped
+ * part way leaves (its blobs stream into one pack that only becomes a pack when the add finishes). Under
+ * `index.lock`, as `dropOrphanBlobs`, so another process's `git add` is never writing the file removed.
+ */
+export function dropTemporaryPacks(gitDir: string, sinceMs: number): number {
+  const lock = join(gitDir, 'index.lock')
+  try {
+    closeSync(openSync(lock, 'wx'))
+  } catch {
+    // Another git holds the index: its add may be writing a temporary pack; retention's gc removes ours later.
+    return 0
+  }
+  let removed = 0
+  try {
+    const pack = join(gitDir, 'objects', 'pack')
+    for (const name of safeList(pack)) if (name.startsWith('tmp_') && isNewer(join(pack, name), sinceMs - 1000)) removed += remove(join(pack, name))
+  } finally {
+    remove(lock)
+  }
+  return removed
+}
+
 function safeList(dir: string): string[] {
   try {
     return readdirSync(dir)

@@ -1,8 +1,8 @@
 import { lstatSync, statSync, type Stats } from 'node:fs'
 import { join } from 'node:path'
 import type { ModeManifest } from './modes.js'
-import { dropOrphanBlobs } from './orphans.js'
-import type { ShadowGit } from './shadow-git.js'
+import { dropOrphanBlobs, dropTemporaryPacks } from './orphans.js'
+import { ShadowGitAbandoned, type ShadowGit } from './shadow-git.js'
 
 /** A path a snapshot left out, and why: over the size limit, or a nested git repository (its own history). */
 export interface SkippedPath {
@@ -153,8 +153,11 @@ export async function applyListing(options: StagingOptions, listing: Listing, he
         files = undefined
       } else if (!(await updatePaths(git, writes, skipped))) files = undefined
     } catch (error) {
+      // Abandoned (the session closed): the blobs written are unreachable and the next `git add` finds them instead
+      // of writing them again (gc removes them after its grace); only git's temporary pack goes now.
+      if (error instanceof ShadowGitAbandoned) dropTemporaryPacks(options.gitDir, started)
       // A full disk: what the write put in the object store before failing must not keep the disk full.
-      await dropOrphanBlobs(git, options.gitDir, started).catch(() => 0)
+      else await dropOrphanBlobs(git, options.gitDir, started).catch(() => 0)
       throw error
     }
   }
