@@ -5,11 +5,12 @@ import { commitSnapshot, type SnapshotHead, countEntries, describeCommit, moveRe
 import { ModeManifest } from './modes.js'
 import { homeInside, isProtectedPath, protectedPatterns } from './protected.js'
 import { detachedHead, looseRef } from './refs.js'
+import { closePrivateIndex, installPrivateIndex, openPrivateIndex } from './private-index.js'
 import { prepareRepository, resolveCommit } from './repository.js'
 import { applyRestore, planRestore, restoreToken, type RestoreOptions, type RestorePlan } from './restore-plan.js'
 import { removeTemporaries, type RestoreResult } from './restore.js'
 import { shadowGit, ShadowGitAbandoned, type ShadowGit } from './shadow-git.js'
-import { applyListing, identityOf, listWorkspace, lstatOf, type IndexMemo, type SkippedPath, type Staged, type StagingOptions } from './staging.js'
+import { applyListing, identityOf, listWorkspace, lstatOf, type IndexMemo, type Listing, type SkippedPath, type Staged, type StagingOptions } from './staging.js'
 import { changesFromListing, type StepChange } from './step-listing.js'
 import { parseRawDiff, type ContentChange } from './tree-diff.js'
 
@@ -78,6 +79,9 @@ type Head = SnapshotHead
  *   a snapshot whose caller passed a `signal` that fired — is abandoned by `close` (its git stopped with SIGTERM,
  *   after which git has removed its locks): the shadow index and refs stay as they were before that work, and the
  *   next staging does it again. A ref is never moved by abandoned work, and nothing a caller awaits is abandoned.
+ * - The index writes a step's listing leaves for later never lock the shadow index: they run on a private index that
+ *   takes its place only once they are done, in this live process (private-index.ts). A git they started that
+ *   outlives a SIGKILLed Rein holds nothing the next command (a rewind recovering from the kill) needs.
  */
 export class Checkpoints {
   readonly gitDir: string
@@ -396,18 +400,41 @@ export class Checkpoints {
       if (!asBefore) return { value: await this.compareNow(commit) }
       const mark = await this.feed?.mark()
       const listing = await listWorkspace(this.stagingOptions(), this.index)
+      // The index the listing read (its status may have written refreshed stat data back): the deferred writes apply to it alone.
+      const listed = identityOf(index)
       const changes = changesFromListing(listing, this.cwd)
-      const finish = async (git: ShadowGit): Promise<Staged> => {
-        const staged = await applyListing(this.stagingOptions(git), listing, this.head ?? undefined, this.index)
-        this.lastStaging = mark ? { mark, staged } : undefined
-        return staged
-      }
       if (!changes) {
-        const staged = await finish(this.git)
+        const staged = await applyListing(this.stagingOptions(), listing, this.head ?? undefined, this.index)
+        this.lastStaging = mark ? { mark, staged } : undefined
         return { value: await this.diffNow(commit, staged.tree) }
       }
-      return { value: changes.filter((c) => !this.isProtected(c.path)), rest: () => finish(this.backgroundGit).then(() => undefined) }
+      return { value: changes.filter((c) => !this.isProtected(c.path)), rest: () => this.writeDeferred(listing, listed, mark) }
     })
+  }
+
+  /**
+   * The index writes a step's listing left for later, made on a private index that takes the shadow index's place
+   * only once they are done (private-index.ts): a git still running after Rein was killed holds no lock the next
+   * command needs. They apply only to the index the listing read (`listed`, its identity): when another process
+   * staged since, or the private index cannot be made or put in place, they are dropped and the next staging makes
+   * them (it walks: nothing is remembered of this listing).
+   */
+  private async writeDeferred(listing: Listing, listed: string, mark: FeedMark | undefined): Promise<void> {
+    this.index.current = undefined
+    this.lastStaging = undefined
+    const own = openPrivateIndex(this.gitDir, listed)
+    if (!own) return
+    try {
+      const git = shadowGit({ ...this.gitOptions, signal: this.abandon.signal, indexFile: own.file })
+      // What applyListing remembers is of the private file; the engine's memory is set once it is installed.
+      const staged = await applyListing({ ...this.stagingOptions(git), indexFile: own.file }, listing, this.head ?? undefined, {})
+      const identity = installPrivateIndex(own)
+      if (identity === undefined) return
+      this.index.current = { identity, tree: staged.tree, files: staged.files }
+      this.lastStaging = mark ? { mark, staged } : undefined
+    } finally {
+      closePrivateIndex(own)
+    }
   }
 
   private async compareNow(commit: string): Promise<StepChange[]> {

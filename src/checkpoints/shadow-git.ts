@@ -41,6 +41,8 @@ export interface ShadowGitOptions {
    * command started after it fired rejects at once, without starting git.
    */
   signal?: AbortSignal
+  /** The index file every command uses instead of the repository's own `index` (a private index: private-index.ts). */
+  indexFile?: string
 }
 
 /** How many times one command is run again after settling a lock it failed on. */
@@ -62,7 +64,8 @@ export function shadowGit(options: ShadowGitOptions) {
     new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new ShadowGitAbandoned(args))
       const argv = [...(bare ? safe : prefix), ...args]
-      const childEnv = indexFile ? { ...env, GIT_INDEX_FILE: indexFile } : env
+      const index = indexFile ?? options.indexFile
+      const childEnv = index ? { ...env, GIT_INDEX_FILE: index } : env
       // No stdin pipe unless there is input: one handle fewer to set up and to wait for before 'close'.
       const child = spawn('git', argv, { cwd: options.workTree, env: childEnv, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
       const out: Buffer[] = []
@@ -88,7 +91,7 @@ export function shadowGit(options: ShadowGitOptions) {
   /**
    * Runs `git <args>`, feeding `input` on stdin; resolves stdout, rejects with a `ShadowGitError`. `bare` runs
    * without the work tree (creating the repository). `indexFile` puts git on another index of the shadow repository
-   * (a rewind builds a tree there without disturbing the main index). A command that fails because a lock exists
+   * (one call only; `ShadowGitOptions.indexFile` binds every call). A command that fails because a lock exists
    * is run again once the lock is settled; a lock a live git still holds after the wait ends it with a
    * `ShadowGitLockError` naming the file and the process.
    */
@@ -108,7 +111,8 @@ export function shadowGit(options: ShadowGitOptions) {
 
   /** Starts `git <args>` with the same environment and safety flags, for a caller that streams its output. */
   function start(args: readonly string[]): ChildProcessWithoutNullStreams {
-    return spawn('git', [...prefix, ...args], { cwd: options.workTree, env, stdio: ['pipe', 'pipe', 'pipe'] })
+    const childEnv = options.indexFile ? { ...env, GIT_INDEX_FILE: options.indexFile } : env
+    return spawn('git', [...prefix, ...args], { cwd: options.workTree, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] })
   }
 
   return Object.assign(run, { start })

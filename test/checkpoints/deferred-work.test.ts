@@ -97,6 +97,27 @@ describe('checkpoint work no caller waits for', () => {
     await engine.close()
   })
 
+  it('deferred index writes are dropped when another process staged since the listing, and the next snapshot walks and holds the workspace', async () => {
+    const { cwd, home } = box()
+    const engine = new Checkpoints({ home, cwd, sessionId: 'deferred' })
+    engine.watch()
+    const before = await engine.snapshot('step', { reuse: true })
+    writeFileSync(join(cwd, 'a.txt'), 'changed\n')
+    await engine.stepChanges(before.commit)
+    // Another Rein in the same workspace stages before the deferred writes start.
+    const other = new Checkpoints({ home, cwd, sessionId: 'other' })
+    await other.snapshot('other step')
+    await other.close()
+    engine.proceed()
+    await engine.settled()
+    expect(readdirSync(engine.gitDir).filter((name) => name.startsWith('index.rein-'))).toEqual([])
+    const reused = engine.reused
+    const next = await engine.snapshot('step', { reuse: true })
+    expect(engine.reused).toBe(reused)
+    expect(shadow(engine.gitDir, 'show', `${next.commit}:a.txt`)).toBe('changed')
+    await engine.close()
+  })
+
   it('closing the engine stops the first staging it started in the background, leaves no lock, and the next engine stages afresh', async () => {
     const { root, cwd, home } = box()
     const git = fakeGit(root)
