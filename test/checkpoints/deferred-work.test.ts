@@ -28,9 +28,9 @@ function box(): { root: string; cwd: string; home: string } {
 
 /**
  * A `git` first on PATH for the shadow git calls of engines made after it: logs each command's name (`status`, `add`,
- * …), and while `slow()` is on, an `add` waits first, logging `add stopped` when it is sent SIGTERM meanwhile.
+ * …), and while `slow(name)` is on, that command waits first, logging `<name> stopped` when it is sent SIGTERM meanwhile.
  */
-function fakeGit(root: string): { runs: () => string[]; slow: (on: boolean) => void } {
+function fakeGit(root: string): { runs: () => string[]; slow: (command: string | false) => void } {
   const flag = join(root, 'slow-add')
   const bin = join(root, 'bin')
   const log = join(root, 'git.log')
@@ -42,11 +42,11 @@ function fakeGit(root: string): { runs: () => string[]; slow: (on: boolean) => v
     `#!/bin/bash
 name=''
 for a in "$@"; do case "$a" in status|add|update-index|write-tree|init|config|ls-files|rev-parse) name=$a; break;; esac; done
-if [ -e '${flag}' ] && [ "$name" = add ]; then
+if [ -e '${flag}' ] && [ "$name" = "$(cat '${flag}')" ]; then
   # The trap and the sleep first, then the log line the test waits for; the sleep holds none of git's pipes.
-  trap 'echo "add stopped" >> "${log}"; kill $pid 2>/dev/null; exit 143' TERM
+  trap 'echo "$name stopped" >> "${log}"; kill $pid 2>/dev/null; exit 143' TERM
   sleep 600 >/dev/null 2>&1 </dev/null & pid=$!
-  echo add >> '${log}'
+  echo "$name" >> '${log}'
   wait $pid
 elif [ -n "$name" ]; then
   echo "$name" >> '${log}'
@@ -58,7 +58,7 @@ exec '${real}' "$@"
   process.env.PATH = `${bin}:${realPath}`
   return {
     runs: () => readFileSync(log, 'utf8').split('\n').filter(Boolean),
-    slow: (on) => (on ? writeFileSync(flag, '') : rmSync(flag, { force: true })),
+    slow: (command) => (command ? writeFileSync(flag, command) : rmSync(flag, { force: true })),
   }
 }
 
@@ -121,7 +121,7 @@ describe('checkpoint work no caller waits for', () => {
   it('closing the engine stops the first staging it started in the background, leaves no lock, and the next engine stages afresh', async () => {
     const { root, cwd, home } = box()
     const git = fakeGit(root)
-    git.slow(true)
+    git.slow('add')
     const engine = new Checkpoints({ home, cwd, sessionId: 'abandoned' })
     engine.watch()
     await until(() => git.runs().includes('add'))
@@ -140,10 +140,30 @@ describe('checkpoint work no caller waits for', () => {
     await next.close()
   })
 
+  it('closing the engine while deferred index writes run stops them and leaves the shadow index as the listing found it, with no private index or lock', async () => {
+    const { root, cwd, home } = box()
+    const git = fakeGit(root)
+    const engine = new Checkpoints({ home, cwd, sessionId: 'closed' })
+    engine.watch()
+    const before = await engine.snapshot('step', { reuse: true })
+    writeFileSync(join(cwd, 'a.txt'), 'changed\n')
+    await engine.stepChanges(before.commit)
+    const index = readFileSync(join(engine.gitDir, 'index'))
+    git.slow('update-index')
+    const done = git.runs().length
+    engine.proceed()
+    await until(() => git.runs().slice(done).includes('update-index'))
+    await engine.close()
+    expect(git.runs().slice(done)).toEqual(['update-index', 'update-index stopped'])
+    expect(locksIn(engine.gitDir)).toEqual([])
+    expect(readdirSync(engine.gitDir).filter((name) => name.startsWith('index.rein-'))).toEqual([])
+    expect(readFileSync(join(engine.gitDir, 'index')).equals(index)).toBe(true)
+  })
+
   it('a snapshot whose caller stopped waiting is stopped by its signal and moves no ref', async () => {
     const { root, cwd, home } = box()
     const git = fakeGit(root)
-    git.slow(true)
+    git.slow('add')
     const engine = new Checkpoints({ home, cwd, sessionId: 'overrun' })
     const stop = new AbortController()
     const attempt = engine.snapshot('step', { signal: stop.signal })
