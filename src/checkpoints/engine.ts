@@ -5,11 +5,12 @@ import { commitSnapshot, type SnapshotHead, countEntries, describeCommit, moveRe
 import { ModeManifest } from './modes.js'
 import { homeInside, isProtectedPath, protectedPatterns } from './protected.js'
 import { detachedHead, looseRef } from './refs.js'
+import { closePrivateIndex, installPrivateIndex, openPrivateIndex } from './private-index.js'
 import { prepareRepository, resolveCommit } from './repository.js'
 import { applyRestore, planRestore, restoreToken, type RestoreOptions, type RestorePlan } from './restore-plan.js'
 import { removeTemporaries, type RestoreResult } from './restore.js'
-import { shadowGit, type ShadowGit } from './shadow-git.js'
-import { applyListing, identityOf, listWorkspace, lstatOf, type IndexMemo, type SkippedPath, type Staged, type StagingOptions } from './staging.js'
+import { shadowGit, ShadowGitAbandoned, type ShadowGit } from './shadow-git.js'
+import { applyListing, identityOf, listWorkspace, lstatOf, type IndexMemo, type Listing, type SkippedPath, type Staged, type StagingOptions } from './staging.js'
 import { changesFromListing, type StepChange } from './step-listing.js'
 import { parseRawDiff, type ContentChange } from './tree-diff.js'
 
@@ -74,12 +75,26 @@ type Head = SnapshotHead
  * - A git lock left by a killed process is removed with a notice (`takeNotices`); one a live git holds is waited for
  *   briefly (locks.ts). A `git add` that fails removes the blobs it wrote (orphans.ts).
  * - Operations on one engine run one at a time, in call order.
+ * - Work no caller waits for — the first staging `watch` starts, the index writes a step's listing leaves for later,
+ *   a snapshot whose caller passed a `signal` that fired — is abandoned by `close` (its git stopped with SIGTERM,
+ *   after which git has removed its locks): the shadow index and refs stay as they were before that work, and the
+ *   next staging does it again. A ref is never moved by abandoned work, and nothing a caller awaits is abandoned.
+ * - The index writes a step's listing leaves for later never lock the shadow index: they run on a private index that
+ *   takes its place only once they are done, in this live process (private-index.ts). A git they started that
+ *   outlives a SIGKILLed Rein holds nothing the next command (a rewind recovering from the kill) needs.
  */
 export class Checkpoints {
   readonly gitDir: string
   readonly cwd: string
   private readonly maxFileBytes: number
   private readonly git: ShadowGit
+  /** Fires when `close` abandons the work no caller waits for. */
+  private readonly abandon = new AbortController()
+  /** `git` for that work: its commands are stopped when it is abandoned. */
+  private readonly backgroundGit: ShadowGit
+  private readonly gitOptions: Parameters<typeof shadowGit>[0]
+  /** Openers of the gates behind which deferred index writes wait (`proceed`). */
+  private readonly gates: (() => void)[] = []
   /** `$REIN_HOME` relative to the workspace when it lies inside it: never snapshotted or restored. */
   private readonly homeInWorkspace: string | undefined
   private readonly protectedPatterns: string[]
@@ -107,14 +122,16 @@ export class Checkpoints {
     this.cwd = resolve(options.cwd)
     this.gitDir = join(resolve(options.home), 'checkpoints', cwdKey(this.cwd))
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES
-    this.git = shadowGit({
+    this.gitOptions = {
       gitDir: this.gitDir,
       workTree: this.cwd,
       env: options.env,
       secretEnv: options.secretEnv,
       lockWaitMs: options.lockWaitMs,
-      onNotice: (message) => this.notices.push(message),
-    })
+      onNotice: (message: string) => this.notices.push(message),
+    }
+    this.git = shadowGit(this.gitOptions)
+    this.backgroundGit = shadowGit({ ...this.gitOptions, signal: this.abandon.signal })
     this.ref = refFor(options.sessionId)
     this.sessionId = options.sessionId
     this.feedOptions = options.changeFeed
@@ -135,12 +152,16 @@ export class Checkpoints {
   /**
    * Records the workspace as it stands, as the newest snapshot of this engine's session. When nothing changed since
    * the session's last snapshot, returns that one again and writes nothing. The commit returned is always reachable
-   * from the session's own ref, so pruning other sessions never takes it away.
+   * from the session's own ref, so pruning other sessions never takes it away. A `signal` that fires before the
+   * refs move (the caller stopped waiting, and then the session closed) stops the staging and rejects with
+   * `ShadowGitAbandoned`, with no ref moved.
    */
-  snapshot(message = 'checkpoint', options: { modesOf?: readonly string[]; reuse?: boolean } = {}): Promise<Snapshot> {
+  snapshot(message = 'checkpoint', options: { modesOf?: readonly string[]; reuse?: boolean; signal?: AbortSignal } = {}): Promise<Snapshot> {
     return this.serial(async () => {
       if (this.ref instanceof Error) throw this.ref
-      const staged = (options.reuse && !options.modesOf?.length && (await this.reusable())) || (await this.stage())
+      const git = options.signal ? shadowGit({ ...this.gitOptions, signal: options.signal }) : this.git
+      const staged = (options.reuse && !options.modesOf?.length && (await this.reusable())) || (await this.stage(git))
+      if (options.signal?.aborted) throw new ShadowGitAbandoned([])
       // A rewind's `before`: the bits of every path it is about to write are read now, a chmod alone included.
       if (options.modesOf?.length) {
         this.modes.refresh()
@@ -288,17 +309,18 @@ export class Checkpoints {
   }
 
   /** Brings the index in line with the workspace and returns the tree it holds (staging.ts). */
-  private async stage(): Promise<Staged> {
+  private async stage(git: ShadowGit = this.git): Promise<Staged> {
     await this.ensureRepository()
     await this.readHead()
     const mark = await this.feed?.mark()
-    const staged = await applyListing(this.stagingOptions(), await listWorkspace(this.stagingOptions(), this.index), this.head ?? undefined, this.index)
+    const options = this.stagingOptions(git)
+    const staged = await applyListing(options, await listWorkspace(options, this.index), this.head ?? undefined, this.index)
     this.lastStaging = mark ? { mark, staged } : undefined
     return staged
   }
 
-  private stagingOptions(): StagingOptions {
-    return { git: this.git, gitDir: this.gitDir, cwd: this.cwd, maxFileBytes: this.maxFileBytes, modes: this.modes }
+  private stagingOptions(git: ShadowGit = this.git): StagingOptions {
+    return { git, gitDir: this.gitDir, cwd: this.cwd, maxFileBytes: this.maxFileBytes, modes: this.modes }
   }
 
   /**
@@ -330,18 +352,35 @@ export class Checkpoints {
     const skip = (path: string, name: string) => name === '.git' || name === 'node_modules' || skipped.has(path)
     this.feed = watchTree(this.cwd, { ...this.feedOptions, skip, allowed: feedSupported(this.cwd) })
     offerFeed(this.cwd, this.feed, skip)
-    this.serial(() => this.stage()).catch(() => undefined)
+    // Nobody waits for it: `close` abandons it (a short `rein -p` that only read exits without waiting for git).
+    this.serial(() => this.stage(this.backgroundGit)).catch(() => undefined)
   }
 
-  /** Stops the change feed; later snapshots walk. */
-  close(): void {
-    if (!this.feed) return
-    withdrawFeed(this.cwd, this.feed)
-    this.feed.close()
+  /**
+   * Ends the engine's session: stops the change feed (later snapshots walk) and abandons the work no caller waits
+   * for (see the class's invariants). Resolves when every git it started has exited.
+   */
+  close(): Promise<void> {
+    if (this.feed) {
+      withdrawFeed(this.cwd, this.feed)
+      this.feed.close()
+    }
+    this.abandon.abort()
+    return this.settled()
   }
 
-  /** Resolves when no engine operation is running or queued (the background part of a step's listing included). */
+  /**
+   * Lets the index writes a step's listing left for later start now (`stepChanges`). The extension calls it once the
+   * next request is on its way, so those two git processes run while the model thinks, not between the tool's end
+   * and the request; any later engine call (and `settled`) lets them start first too.
+   */
+  proceed(): void {
+    for (const open of this.gates.splice(0)) open()
+  }
+
+  /** Resolves when no engine operation is running or queued (the deferred part of a step's listing included). */
   settled(): Promise<void> {
+    this.proceed()
     return this.queue.then(() => undefined)
   }
 
@@ -361,18 +400,41 @@ export class Checkpoints {
       if (!asBefore) return { value: await this.compareNow(commit) }
       const mark = await this.feed?.mark()
       const listing = await listWorkspace(this.stagingOptions(), this.index)
+      // The index the listing read (its status may have written refreshed stat data back): the deferred writes apply to it alone.
+      const listed = identityOf(index)
       const changes = changesFromListing(listing, this.cwd)
-      const finish = async (): Promise<Staged> => {
+      if (!changes) {
         const staged = await applyListing(this.stagingOptions(), listing, this.head ?? undefined, this.index)
         this.lastStaging = mark ? { mark, staged } : undefined
-        return staged
-      }
-      if (!changes) {
-        const staged = await finish()
         return { value: await this.diffNow(commit, staged.tree) }
       }
-      return { value: changes.filter((c) => !this.isProtected(c.path)), rest: () => finish().then(() => undefined) }
+      return { value: changes.filter((c) => !this.isProtected(c.path)), rest: () => this.writeDeferred(listing, listed, mark) }
     })
+  }
+
+  /**
+   * The index writes a step's listing left for later, made on a private index that takes the shadow index's place
+   * only once they are done (private-index.ts): a git still running after Rein was killed holds no lock the next
+   * command needs. They apply only to the index the listing read (`listed`, its identity): when another process
+   * staged since, or the private index cannot be made or put in place, they are dropped and the next staging makes
+   * them (it walks: nothing is remembered of this listing).
+   */
+  private async writeDeferred(listing: Listing, listed: string, mark: FeedMark | undefined): Promise<void> {
+    this.index.current = undefined
+    this.lastStaging = undefined
+    const own = openPrivateIndex(this.gitDir, listed)
+    if (!own) return
+    try {
+      const git = shadowGit({ ...this.gitOptions, signal: this.abandon.signal, indexFile: own.file })
+      // What applyListing remembers is of the private file; the engine's memory is set once it is installed.
+      const staged = await applyListing({ ...this.stagingOptions(git), indexFile: own.file }, listing, this.head ?? undefined, {})
+      const identity = installPrivateIndex(own)
+      if (identity === undefined) return
+      this.index.current = { identity, tree: staged.tree, files: staged.files }
+      this.lastStaging = mark ? { mark, staged } : undefined
+    } finally {
+      closePrivateIndex(own)
+    }
   }
 
   private async compareNow(commit: string): Promise<StepChange[]> {
@@ -423,15 +485,27 @@ export class Checkpoints {
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
+    // Deferred index writes queued before this call run first: let them start.
+    this.proceed()
     const next = this.queue.then(work, work)
     this.queue = next.catch(() => undefined)
     return next
   }
 
-  /** `serial`, for work whose result is known before it is done: the queue waits for `rest`, the caller does not. */
+  /**
+   * `serial`, for work whose result is known before it is done: the caller has the value at once; `rest` waits for
+   * `proceed` (or the next engine call), the queue waits for `rest`, and `close` abandons it.
+   */
   private serialEarly<T>(work: () => Promise<{ value: T; rest?: () => Promise<void> }>): Promise<T> {
+    const gate = new Promise<void>((open) => this.gates.push(open))
     const next = this.queue.then(work, work)
-    this.queue = next.then((r) => r.rest?.()).catch(() => undefined)
+    this.queue = next
+      .then(async (r) => {
+        if (!r.rest) return
+        await gate
+        if (!this.abandon.signal.aborted) await r.rest()
+      })
+      .catch(() => undefined)
     return next.then((r) => r.value)
   }
 }

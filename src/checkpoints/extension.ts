@@ -32,6 +32,11 @@ export function mayMutate(call: ToolCallInfo): boolean {
  *   inside another turn.
  * - A snapshot that fails or overruns its budget is logged (`checkpoint/created` with `error`) and reported to the
  *   user once per session; the step always runs. Nothing here throws into the loop.
+ * - Between a step's last tool and its next request only the listing runs; the index writes it leaves start once
+ *   that request is sent (or the turn ends), while the model thinks.
+ * - When the session ends, work no step waits for is abandoned (`Checkpoints.close`): the first staging when no
+ *   mutating call needed it, a snapshot that overran, deferred index writes. A step's snapshot that a mutating call
+ *   waits for is never abandoned.
  */
 export function checkpointExtension(options: CheckpointExtensionOptions): Extension {
   const { engine } = options
@@ -39,6 +44,8 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
   let taken: { turn: number; step: number; commit?: string; listed?: boolean } | undefined
   let pending: Promise<void> = Promise.resolve()
   let failureReported = false
+  /** Snapshots that overran: no step waits for them any more, so the session's end stops them. */
+  const overrun = new Set<AbortController>()
   const reportedSkips = new Set<string>()
 
   const fail = (context: ExtensionContext, turn: number, step: number, message: string): void => {
@@ -53,11 +60,12 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
     const { turn, step } = call
     taken = { turn, step }
     let timer: NodeJS.Timeout | undefined
-    const overrun = new Promise<'overrun'>((resolve) => (timer = setTimeout(() => resolve('overrun'), budgetMs)))
-    const attempt = engine.snapshot(`turn ${turn} step ${step}`, { reuse: true })
+    const budget = new Promise<'overrun'>((resolve) => (timer = setTimeout(() => resolve('overrun'), budgetMs)))
+    const stop = new AbortController()
+    const attempt = engine.snapshot(`turn ${turn} step ${step}`, { reuse: true, signal: stop.signal })
     let result: Snapshot | 'overrun'
     try {
-      result = await Promise.race([attempt, overrun])
+      result = await Promise.race([attempt, budget])
     } catch (error) {
       for (const notice of engine.takeNotices()) context.notify('warning', notice)
       fail(context, turn, step, `Checkpoint failed: ${error instanceof Error ? error.message : String(error)}.`)
@@ -68,7 +76,11 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
     if (result === 'overrun') {
       // The snapshot finishes in the background and later engine calls queue behind it; its outcome no longer
       // matters, since the log already says this step ran without a checkpoint.
-      attempt.catch(() => undefined)
+      overrun.add(stop)
+      attempt.then(
+        () => overrun.delete(stop),
+        () => overrun.delete(stop),
+      )
       fail(context, turn, step, `Checkpoint took longer than ${budgetMs / 1000} s and was not waited for.`)
       return
     }
@@ -134,6 +146,7 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
     },
     // When the last call never ran (refused, cancelled), the listing follows the step's end instead.
     event(event, context) {
+      if (event.type === 'request/sent' || event.type === 'turn/end') engine.proceed()
       if (event.type !== 'step/end' || !taken?.commit || taken.listed) return
       if (taken.turn !== event.data.turn || taken.step !== event.data.step) return
       const { turn, step, commit } = taken
@@ -145,7 +158,8 @@ export function checkpointExtension(options: CheckpointExtensionOptions): Extens
     },
     async sessionEnd() {
       await pending
-      engine.close()
+      for (const stop of overrun) stop.abort()
+      await engine.close()
     },
   }
 }

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { privateIndexInUse } from './private-index.js'
 import type { ShadowGit } from './shadow-git.js'
 
 /**
@@ -11,9 +12,10 @@ import type { ShadowGit } from './shadow-git.js'
  * `git add` runs meanwhile; when another process holds it, nothing is removed), and a blob another process's
  * finished `add` wrote is in the index. Trees and commits are never removed (another process's snapshot may be
  * between `write-tree` and `update-ref`), and a blob that existed before (git only freshened its time) is reachable
- * from a snapshot or the index, so it stays.
+ * from a snapshot or the index, so it stays. A private index (private-index.ts) names blobs no index or ref reaches
+ * yet, so nothing is removed while a live process has one (`own`, the failed writer's own, aside: it is dropped).
  */
-export async function dropOrphanBlobs(git: ShadowGit, gitDir: string, sinceMs: number): Promise<number> {
+export async function dropOrphanBlobs(git: ShadowGit, gitDir: string, sinceMs: number, own?: string): Promise<number> {
   const lock = join(gitDir, 'index.lock')
   try {
     closeSync(openSync(lock, 'wx'))
@@ -22,6 +24,8 @@ export async function dropOrphanBlobs(git: ShadowGit, gitDir: string, sinceMs: n
     return 0
   }
   try {
+    // Another process's deferred writes may have made blobs that only its private index names: left for retention's gc.
+    if (privateIndexInUse(gitDir, own)) return 0
     return await dropUnderLock(git, gitDir, sinceMs)
   } finally {
     try {
@@ -53,7 +57,8 @@ async function dropUnderLock(git: ShadowGit, gitDir: string, sinceMs: number): P
   }
   if (!candidates.length) return removed
   const kept = new Set<string>()
-  for (const line of (await git(['ls-files', '-s', '-z'])).toString('latin1').split('\0')) {
+  // The shadow index itself, named: `git` may be bound to a private index, which is dropped after this failure.
+  for (const line of (await git(['ls-files', '-s', '-z'], undefined, false, join(gitDir, 'index'))).toString('latin1').split('\0')) {
     const id = line.split(' ')[1]
     if (id) kept.add(id)
   }
@@ -72,6 +77,31 @@ async function dropUnderLock(git: ShadowGit, gitDir: string, sinceMs: number): P
       .map(([id]) => id),
   )
   for (const c of loose) if (blobs.has(c.id)) removed += remove(c.file)
+  return removed
+}
+
+/**
+ * Removes git's temporary pack files (`objects/pack/tmp_*`) written since `sinceMs`: what a bulk `git add` stopped
+ * part way leaves (its blobs stream into one pack that only becomes a pack when the add finishes). Under
+ * `index.lock`, as `dropOrphanBlobs`, so another process's `git add` is never writing the file removed, and not while
+ * another live process has a private index (its writes hold no `index.lock`).
+ */
+export function dropTemporaryPacks(gitDir: string, sinceMs: number, own?: string): number {
+  const lock = join(gitDir, 'index.lock')
+  try {
+    closeSync(openSync(lock, 'wx'))
+  } catch {
+    // Another git holds the index: its add may be writing a temporary pack; retention's gc removes ours later.
+    return 0
+  }
+  let removed = 0
+  try {
+    if (privateIndexInUse(gitDir, own)) return 0
+    const pack = join(gitDir, 'objects', 'pack')
+    for (const name of safeList(pack)) if (name.startsWith('tmp_') && isNewer(join(pack, name), sinceMs - 1000)) removed += remove(join(pack, name))
+  } finally {
+    remove(lock)
+  }
   return removed
 }
 

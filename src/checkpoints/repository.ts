@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path'
 import { healStaleLocks, staleLockNotice } from './locks.js'
 import type { ModeManifest } from './modes.js'
+import { sweepPrivateIndexes } from './private-index.js'
 import { detachedHead, LEGACY_REF } from './refs.js'
 import type { ShadowGit } from './shadow-git.js'
 import { lstatOf } from './staging.js'
@@ -28,6 +29,8 @@ export interface RepositoryOptions {
  */
 export async function prepareRepository(options: RepositoryOptions): Promise<void> {
   const { git, gitDir } = options
+  // Private indexes (and their locks) a killed Rein's deferred writes left: Rein's own files, removed without a notice.
+  sweepPrivateIndexes(gitDir)
   // Locks a killed git left, also on refs no command of this engine may write soon (src/checkpoints/locks.ts).
   for (const lock of await healStaleLocks(gitDir)) options.notice(staleLockNotice(lock))
   if (!existsSync(join(gitDir, 'HEAD'))) {

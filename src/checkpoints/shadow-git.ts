@@ -2,6 +2,14 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { gitEnv, safeGitArgs } from '../trust/git.js'
 import { lockFileIn, settleLock, staleLockNotice } from './locks.js'
 
+/** A git command stopped because the work it belonged to was abandoned (`ShadowGitOptions.signal`). */
+export class ShadowGitAbandoned extends Error {
+  override readonly name = 'ShadowGitAbandoned'
+  constructor(readonly args: readonly string[]) {
+    super(`the checkpoint work was abandoned before it finished${args.length ? ` (git ${args[0]} was stopped)` : ''}`)
+  }
+}
+
 /** A git command that failed: the command line (without the safety flags) and git's own message. */
 export class ShadowGitError extends Error {
   constructor(
@@ -27,6 +35,14 @@ export interface ShadowGitOptions {
   onNotice?: (message: string) => void
   /** How long to wait for a lock a live git holds (ms); `LOCK_WAIT_MS` by default. */
   lockWaitMs?: number
+  /**
+   * Abandons the work: a command running when it fires gets SIGTERM (git removes its lock files on that signal, so
+   * the repository is left as before the command) and rejects with `ShadowGitAbandoned` once git has exited; a
+   * command started after it fired rejects at once, without starting git.
+   */
+  signal?: AbortSignal
+  /** The index file every command uses instead of the repository's own `index` (a private index: private-index.ts). */
+  indexFile?: string
 }
 
 /** How many times one command is run again after settling a lock it failed on. */
@@ -42,30 +58,40 @@ export function shadowGit(options: ShadowGitOptions) {
   const { env, safe } = shadowGitInvocation(options)
   const prefix = [...safe, '--work-tree', options.workTree]
 
-  /** One run of `git <args>`: resolves stdout, rejects with a `ShadowGitError`. */
+  const { signal } = options
+  /** One run of `git <args>`: resolves stdout, rejects with a `ShadowGitError` (`ShadowGitAbandoned` once abandoned). */
   const once = (args: readonly string[], input?: Buffer | string, bare = false, indexFile?: string): Promise<Buffer> =>
     new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(new ShadowGitAbandoned(args))
       const argv = [...(bare ? safe : prefix), ...args]
-      const childEnv = indexFile ? { ...env, GIT_INDEX_FILE: indexFile } : env
-      const child = spawn('git', argv, { cwd: options.workTree, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+      const index = indexFile ?? options.indexFile
+      const childEnv = index ? { ...env, GIT_INDEX_FILE: index } : env
+      // No stdin pipe unless there is input: one handle fewer to set up and to wait for before 'close'.
+      const child = spawn('git', argv, { cwd: options.workTree, env: childEnv, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
       const out: Buffer[] = []
       const err: Buffer[] = []
-      child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-      child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+      const abandon = () => child.kill('SIGTERM')
+      signal?.addEventListener('abort', abandon, { once: true })
+      child.stdout?.on('data', (chunk: Buffer) => out.push(chunk))
+      child.stderr?.on('data', (chunk: Buffer) => err.push(chunk))
       child.on('error', (error) => reject(new ShadowGitError(args, error.message, null)))
       child.on('close', (code) => {
+        signal?.removeEventListener('abort', abandon)
         if (code === 0) resolve(Buffer.concat(out))
+        else if (signal?.aborted) reject(new ShadowGitAbandoned(args))
         else reject(new ShadowGitError(args, Buffer.concat(err).toString(), code))
       })
-      // A git that exits before reading stdin closes the pipe; its exit code already reports what went wrong.
-      child.stdin.on('error', () => {})
-      child.stdin.end(input ?? '')
+      if (child.stdin) {
+        // A git that exits before reading stdin closes the pipe; its exit code already reports what went wrong.
+        child.stdin.on('error', () => {})
+        child.stdin.end(input)
+      }
     })
 
   /**
    * Runs `git <args>`, feeding `input` on stdin; resolves stdout, rejects with a `ShadowGitError`. `bare` runs
    * without the work tree (creating the repository). `indexFile` puts git on another index of the shadow repository
-   * (a rewind builds a tree there without disturbing the main index). A command that fails because a lock exists
+   * (one call only; `ShadowGitOptions.indexFile` binds every call). A command that fails because a lock exists
    * is run again once the lock is settled; a lock a live git still holds after the wait ends it with a
    * `ShadowGitLockError` naming the file and the process.
    */
@@ -85,7 +111,8 @@ export function shadowGit(options: ShadowGitOptions) {
 
   /** Starts `git <args>` with the same environment and safety flags, for a caller that streams its output. */
   function start(args: readonly string[]): ChildProcessWithoutNullStreams {
-    return spawn('git', [...prefix, ...args], { cwd: options.workTree, env, stdio: ['pipe', 'pipe', 'pipe'] })
+    const childEnv = options.indexFile ? { ...env, GIT_INDEX_FILE: options.indexFile } : env
+    return spawn('git', [...prefix, ...args], { cwd: options.workTree, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] })
   }
 
   return Object.assign(run, { start })

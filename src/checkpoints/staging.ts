@@ -1,8 +1,11 @@
-import { lstatSync, statSync, type Stats } from 'node:fs'
+import { lstatSync, type Stats } from 'node:fs'
 import { join } from 'node:path'
+import { identityOf } from './index-identity.js'
 import type { ModeManifest } from './modes.js'
-import { dropOrphanBlobs } from './orphans.js'
-import type { ShadowGit } from './shadow-git.js'
+import { dropOrphanBlobs, dropTemporaryPacks } from './orphans.js'
+import { ShadowGitAbandoned, type ShadowGit } from './shadow-git.js'
+
+export { identityOf } from './index-identity.js'
 
 /** A path a snapshot left out, and why: over the size limit, or a nested git repository (its own history). */
 export interface SkippedPath {
@@ -62,6 +65,8 @@ export const BULK_MAX_PATHS = 20_000
 
 export interface StagingOptions {
   git: ShadowGit
+  /** The index `git` works on when it is not the repository's own: a private index (private-index.ts). */
+  indexFile?: string
   gitDir: string
   cwd: string
   maxFileBytes: number
@@ -153,8 +158,11 @@ export async function applyListing(options: StagingOptions, listing: Listing, he
         files = undefined
       } else if (!(await updatePaths(git, writes, skipped))) files = undefined
     } catch (error) {
+      // Abandoned (the session closed): the blobs written are unreachable and the next `git add` finds them instead
+      // of writing them again (gc removes them after its grace); only git's temporary pack goes now.
+      if (error instanceof ShadowGitAbandoned) dropTemporaryPacks(options.gitDir, started, options.indexFile)
       // A full disk: what the write put in the object store before failing must not keep the disk full.
-      await dropOrphanBlobs(git, options.gitDir, started).catch(() => 0)
+      else await dropOrphanBlobs(git, options.gitDir, started, options.indexFile).catch(() => 0)
       throw error
     }
   }
@@ -162,18 +170,7 @@ export async function applyListing(options: StagingOptions, listing: Listing, he
 }
 
 function indexFile(options: StagingOptions): string {
-  return join(options.gitDir, 'index')
-}
-
-/** The index file's identity (see `IndexMemo`); '' when there is none. */
-export function identityOf(index: string): string {
-  try {
-    const stat = statSync(index, { bigint: true })
-    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
-  } catch {
-    // No index yet (a new repository): nothing to reuse.
-    return ''
-  }
+  return options.indexFile ?? join(options.gitDir, 'index')
 }
 
 /** `git add --all` of the whole workspace but the skipped paths; `bulk` streams the blobs into one pack. */

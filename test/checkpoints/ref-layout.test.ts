@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { engineFor, hasObject, sessionRefs, shadow, workspace } from './shadow-support.js'
@@ -32,6 +32,38 @@ describe('checkpoint ref layout', () => {
     const again = await engine.snapshot()
     expect(again.commit).toBe(first.commit)
     expect(shadow(box.gitDir, 'rev-list', '--count', '--all')).toBe('1')
+  })
+
+  it('a later snapshot moves the session ref and HEAD in place, under their locks, and git reads them cleanly', async () => {
+    const box = workspace()
+    const engine = engineFor(box, 'session-a')
+    await engine.snapshot()
+    const ref = join(box.gitDir, 'refs/rein/sessions/session-a')
+    const files = [ref, join(box.gitDir, 'HEAD')].map((file) => ({ file, inode: statSync(file).ino }))
+    writeFileSync(join(box.cwd, 'a.txt'), 'changed\n')
+    const second = await engine.snapshot()
+    // The same files, rewritten (no new file renamed over them), each naming the new snapshot.
+    for (const { file, inode } of files) {
+      expect(statSync(file).ino).toBe(inode)
+      expect(readFileSync(file, 'utf8')).toBe(`${second.commit}\n`)
+    }
+    expect(shadow(box.gitDir, 'rev-parse', 'refs/rein/sessions/session-a', 'HEAD').split('\n')).toEqual([second.commit, second.commit])
+    expect(() => shadow(box.gitDir, 'fsck', '--strict', '--no-dangling')).not.toThrow()
+    expect(readdirSync(box.gitDir).filter((name) => name.endsWith('.lock'))).toEqual([])
+    expect(readdirSync(join(box.gitDir, 'refs/rein/sessions')).filter((name) => name.endsWith('.lock'))).toEqual([])
+  })
+
+  it('a ref whose lock another process holds is moved by git instead, once the lock is free', async () => {
+    const box = workspace()
+    const engine = engineFor(box, 'session-a')
+    await engine.snapshot()
+    // A lock no live git holds (left by a killed process): the write in place is not tried, git's update heals it.
+    writeFileSync(join(box.gitDir, 'HEAD.lock'), '')
+    writeFileSync(join(box.cwd, 'a.txt'), 'changed\n')
+    const second = await engine.snapshot()
+    expect(shadow(box.gitDir, 'rev-parse', 'refs/rein/sessions/session-a', 'HEAD').split('\n')).toEqual([second.commit, second.commit])
+    expect(existsSync(join(box.gitDir, 'HEAD.lock'))).toBe(false)
+    expect(engine.takeNotices().join(' ')).toMatch(/stale lock/)
   })
 
   it('HEAD is detached at the latest snapshot of any session', async () => {
