@@ -1,7 +1,9 @@
 // One build's side of bench/long-session.bench.mjs: opens an agent of the build at `root` against its own mock model
 // (a child process), then runs one turn per `turn` line on stdin and answers each with one JSON line
 // `{"wall","cpu"}` (ms: wall time less the model stream, and this process's CPU time); `end` closes the agent and
-// answers `{"rss"}`. The first line, once the agent is open, is `{"ready":true}`. Nothing else is written to stdout.
+// answers `{"rss"}`. The first line, once the agent is open, is `{"ready":true}`.
+// LONG_SESSION_PROFILE=<dir> writes a CPU profile of the 20 turns from each mark (250, 1,000, 3,000 and every 500th
+// turn) to <dir>/turn-<mark>-<pid>.cpuprofile, so an early and a late turn can be compared in one run. Nothing else is written to stdout.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,6 +11,9 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { createInterface } from 'node:readline'
 import { pathToFileURL } from 'node:url'
+import { Session } from 'node:inspector/promises'
+
+const PROFILE_TURNS = 20
 
 export async function runWorker(root, turns) {
   const dist = (path) => pathToFileURL(join(root, 'dist', path)).href
@@ -73,9 +78,11 @@ export async function runWorker(root, turns) {
       adapter,
     })
     reply({ ready: true })
+    const profiler = process.env.LONG_SESSION_PROFILE ? await profilerIn(process.env.LONG_SESSION_PROFILE) : undefined
     let turn = 0
     for await (const line of createInterface({ input: process.stdin })) {
       if (line !== 'turn') break
+      await profiler?.at(turn)
       inStream = 0
       const start = performance.now()
       const cpuStart = process.cpuUsage()
@@ -95,6 +102,31 @@ export async function runWorker(root, turns) {
     child.kill()
     rmSync(base, { recursive: true, force: true })
   }
+  await profiler?.at(Infinity)
   // Open handles (the store's timers, sockets) would keep the worker alive; exiting writes a `--cpu-prof` profile.
   process.exit(0)
+}
+
+/** Profiles the turns from each mark; `at(turn)` is called before each turn. */
+async function profilerIn(dir) {
+  mkdirSync(dir, { recursive: true })
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.setSamplingInterval', { interval: 200 })
+  let running
+  return {
+    async at(turn) {
+      if (running !== undefined && turn >= running + PROFILE_TURNS) {
+        const { profile } = await session.post('Profiler.stop')
+        writeFileSync(join(dir, `turn-${running + 1}-${process.pid}.cpuprofile`), JSON.stringify(profile))
+        running = undefined
+      }
+      const mark = turn + 1
+      if (running === undefined && (mark === 250 || mark === 1000 || mark % 500 === 0)) {
+        await session.post('Profiler.start')
+        running = turn
+      }
+    },
+  }
 }
