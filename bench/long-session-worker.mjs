@@ -2,7 +2,7 @@
 // (a child process), then runs one turn per `turn` line on stdin and answers each with one JSON line
 // `{"wall","cpu"}` (ms: wall time less the model stream, and this process's CPU time); `end` closes the agent and
 // answers `{"rss"}`. The first line, once the agent is open, is `{"ready":true}`.
-// LONG_SESSION_PROFILE=<dir> writes a CPU profile of the 20 turns from each mark (250, 1,000, 3,000 and every 500th
+// LONG_SESSION_PROFILE=<dir> writes a CPU profile of the 20 turns up to each mark (250, 1,000, 3,000 and every 500th
 // turn) to <dir>/turn-<mark>-<pid>.cpuprofile, so an early and a late turn can be compared in one run. Nothing else is written to stdout.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
@@ -69,6 +69,7 @@ export async function runWorker(root, turns) {
     },
   }
 
+  const profiler = process.env.LONG_SESSION_PROFILE ? await profilerIn(process.env.LONG_SESSION_PROFILE) : undefined
   try {
     const agent = await openAgent({
       cwd,
@@ -78,7 +79,6 @@ export async function runWorker(root, turns) {
       adapter,
     })
     reply({ ready: true })
-    const profiler = process.env.LONG_SESSION_PROFILE ? await profilerIn(process.env.LONG_SESSION_PROFILE) : undefined
     let turn = 0
     for await (const line of createInterface({ input: process.stdin })) {
       if (line !== 'turn') break
@@ -107,7 +107,7 @@ export async function runWorker(root, turns) {
   process.exit(0)
 }
 
-/** Profiles the turns from each mark; `at(turn)` is called before each turn. */
+/** Profiles the turns up to each mark; `at(turn)` is called before each turn and once after the last. */
 async function profilerIn(dir) {
   mkdirSync(dir, { recursive: true })
   const session = new Session()
@@ -117,15 +117,16 @@ async function profilerIn(dir) {
   let running
   return {
     async at(turn) {
-      if (running !== undefined && turn >= running + PROFILE_TURNS) {
+      if (running !== undefined && turn >= running) {
         const { profile } = await session.post('Profiler.stop')
-        writeFileSync(join(dir, `turn-${running + 1}-${process.pid}.cpuprofile`), JSON.stringify(profile))
+        writeFileSync(join(dir, `turn-${running}-${process.pid}.cpuprofile`), JSON.stringify(profile))
         running = undefined
       }
-      const mark = turn + 1
+      // Turn numbers count from 1; `turn` is the index of the turn about to run.
+      const mark = turn + PROFILE_TURNS
       if (running === undefined && (mark === 250 || mark === 1000 || mark % 500 === 0)) {
         await session.post('Profiler.start')
-        running = turn
+        running = mark
       }
     },
   }
