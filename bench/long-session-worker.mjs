@@ -1,9 +1,9 @@
 // One build's side of bench/long-session.bench.mjs: opens an agent of the build at `root` against its own mock model
 // (a child process), then runs one turn per `turn` line on stdin and answers each with one JSON line
 // `{"wall","cpu"}` (ms: wall time less the model stream, and this process's CPU time); `end` closes the agent and
-// answers `{"rss"}`. The first line, once the agent is open, is `{"ready":true}`.
+// answers `{"rss"}`. The first line, once the agent is open, is `{"ready":true}`. Nothing else is written to stdout.
 // LONG_SESSION_PROFILE=<dir> writes a CPU profile of the 20 turns up to each mark (250, 1,000, 3,000 and every 500th
-// turn) to <dir>/turn-<mark>-<pid>.cpuprofile, so an early and a late turn can be compared in one run. Nothing else is written to stdout.
+// turn) to <dir>/turn-<mark>-<pid>.cpuprofile, so an early and a late turn can be compared in one run.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -96,13 +96,14 @@ export async function runWorker(root, turns) {
       reply({ wall: performance.now() - start - inStream, cpu: (used.user + used.system) / 1000 })
       turn++
     }
+    // The last window ends with the last turn, before closing and clean-up.
+    await profiler?.at(Infinity)
     await agent.close()
     reply({ rss: process.memoryUsage().rss })
   } finally {
     child.kill()
     rmSync(base, { recursive: true, force: true })
   }
-  await profiler?.at(Infinity)
   // Open handles (the store's timers, sockets) would keep the worker alive; exiting writes a `--cpu-prof` profile.
   process.exit(0)
 }
