@@ -11,20 +11,23 @@ export interface SpendLimit {
  * A spend cap for one run (`rein -p --max-budget-usd`, a batch task's `max_cost_usd`/`max_tokens`). Asked before each
  * step with the session's events: a sentence ends the turn `max-steps` (error code `budget`) before the request.
  * Only this run's requests count: the first question marks where the run began in the log (no request of the run
- * precedes it), so a resumed session's earlier spending is the caller's to subtract.
+ * precedes it), so a resumed session's earlier spending is the caller's to subtract. Every question must pass the same
+ * session's events (append-only): each costs O(events appended since the last).
  */
 export function spendBudget(limit: SpendLimit): { exceeded(events: readonly SessionEvent[]): string | undefined } {
   let from: number | undefined
+  // Running sums over the events read so far: the log only grows, so each question reads only what was appended since.
+  let read = 0
+  let usd = 0
+  let tokens = 0
+  let model = ''
   return {
     exceeded(events) {
       from ??= events.length
-      let usd = 0
-      let tokens = 0
-      let model = ''
-      for (let i = 0; i < events.length; i++) {
-        const event = events[i]
+      for (; read < events.length; read++) {
+        const event = events[read]
         if (event.type === 'request/header') model = (event as SessionEvent<'request/header'>).data.config.model
-        if (i < from) continue
+        if (read < from) continue
         // A model-made title's request is this run's spend too, priced at the model it names.
         const side = sideRequestUsage(event)
         const usage = side?.usage ?? (event.type === 'assistant/message' ? (event as SessionEvent<'assistant/message'>).data.usage : undefined)

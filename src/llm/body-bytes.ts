@@ -49,3 +49,33 @@ export class GrowingBytes {
     return { chunks: [this.buffer.subarray(0, this.length), end], sha256, bytes: this.length + end.length }
   }
 }
+
+/**
+ * A body whose middle is a JSON array that a fold extends element by element (a wire's message list), kept as bytes
+ * between requests: `prefix` (ending inside the array: `[` or its own first elements), then the elements folded so
+ * far, then a `tail` written afresh per request. `push` adds one element's JSON: O(element) to encode and hash.
+ * `encode` with the prefix of the last call costs O(tail); a new prefix starts the bytes again from `elements`, the
+ * same elements as text — O(body), once per change of prefix (a new system prompt, model or, on the Anthropic wire,
+ * `max_tokens`). Nothing is kept until the first `encode`, so a fold that only builds strings pays nothing here.
+ */
+export class ElementBytes {
+  private kept: { prefix: string; bytes: GrowingBytes; empty: boolean } | undefined
+
+  push(json: string): void {
+    if (!this.kept) return
+    this.kept.bytes.append(this.kept.empty ? json : `,${json}`)
+    this.kept.empty = false
+  }
+
+  /** The body `prefix` + the elements (`elements` is their JSON joined by commas) + `tail`, as bytes. */
+  encode(prefix: string, elements: string, tail: string): BodyBytes {
+    if (this.kept?.prefix !== prefix) {
+      const bytes = new GrowingBytes()
+      const open = prefix.endsWith('[')
+      bytes.append(prefix)
+      if (elements) bytes.append(open ? elements : `,${elements}`)
+      this.kept = { prefix, bytes, empty: open && !elements }
+    }
+    return this.kept.bytes.withTail(tail)
+  }
+}

@@ -1,4 +1,4 @@
-import type { ModelAdapter, ModelRequest, Wire } from './adapter.js'
+import type { ModelAdapter, Wire } from './adapter.js'
 import { AnthropicBodyEncoder } from './anthropic/body.js'
 import { AnthropicDecoder } from './anthropic/events.js'
 import { completeConfig, type HeaderSettings } from './body-settings.js'
@@ -39,16 +39,14 @@ export function createAdapter(options: AdapterOptions): ModelAdapter {
       ? { url: endpointFor('anthropic', base, anthropicBase), decoder: (): WireDecoder => new AnthropicDecoder() }
       : { url: endpointFor('chat', base), decoder: (): WireDecoder => new ChatDecoder() }
 
-  // One encoder per adapter: a session's next request re-encodes only its new messages (fold-cache.ts).
-  // The chat wire also keeps the body's bytes and digest between requests (body-bytes.ts); the Anthropic wire encodes
-  // its body whole for sending (O(body) per request).
-  const chat = wire === 'anthropic' ? undefined : new ChatBodyEncoder()
-  const encoder = chat ?? new AnthropicBodyEncoder()
+  // One encoder per adapter: a session's next request re-encodes only its new messages (fold-cache.ts), and keeps the
+  // body's bytes and digest between requests (body-bytes.ts).
+  const encoder = wire === 'anthropic' ? new AnthropicBodyEncoder() : new ChatBodyEncoder()
   return {
     wire,
     headerConfig: (config) => completeConfig(config, settings, wire),
     body: (request) => encoder.body(request),
-    ...(chat ? { encode: (request: ModelRequest) => chat.encode(request) } : {}),
+    encode: (request) => encoder.encode(request),
     stream(body, streamOptions = {}) {
       const key = apiKey()
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' }

@@ -1,12 +1,15 @@
+import { LINEAGE } from '../llm/lineage.js'
+
 /**
  * A fixed-length, read-only array view of the first `length` items of an append-only backing array: O(1) to create,
  * however long the array. This is how `Session.messages()` hands out each request's message list without copying:
  * the backing array only ever grows past `length` (a replace switches to a new backing array), so a view never
  * changes after it is made. `Array.isArray` is true and `map`, `for…of`, spreading, indexing and `JSON.stringify`
  * work as on an array; writes throw a TypeError. Two limits of a Proxy: `Object.isFrozen` reports false and
- * `structuredClone` refuses it (spread it into a plain array first).
+ * `structuredClone` refuses it (spread it into a plain array first). `lineage`, when given, is what `view[LINEAGE]`
+ * answers (src/llm/lineage.ts): the caller keeps its contract.
  */
-export function readonlyView<T>(backing: readonly T[], length: number): readonly T[] {
+export function readonlyView<T>(backing: readonly T[], length: number, lineage?: object): readonly T[] {
   const refuse = (): never => {
     throw new TypeError('this list is a read-only view of the session log; copy it ([...list]) to change it.')
   }
@@ -20,6 +23,7 @@ export function readonlyView<T>(backing: readonly T[], length: number): readonly
   return new Proxy([] as T[], {
     get(target, key, receiver) {
       if (key === 'length') return length
+      if (key === LINEAGE) return lineage
       const i = index(key)
       if (i !== -1) return backing[i]
       return Reflect.get(target, key, receiver) as unknown

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto'
 import type { ModelAdapter, ModelRequest } from '../llm/adapter.js'
-import type { RequestBody } from '../llm/body-bytes.js'
+import { wholeBytes, type RequestBody } from '../llm/body-bytes.js'
 import type { Message } from '../llm/messages.js'
 import type { EventDataMap, SurfaceEvent } from './events.js'
 import { projectEvent } from './projection.js'
@@ -33,8 +32,8 @@ export function encodeRequest(adapter: ModelAdapter, request: ModelRequest): { b
     return { body: chunks, sha256, bytes }
   }
   const body = adapter.body(request)
-  const buffer = Buffer.from(body, 'utf8')
-  return { body, sha256: createHash('sha256').update(buffer).digest('hex'), bytes: buffer.length }
+  const { sha256, bytes } = wholeBytes(body)
+  return { body, sha256, bytes }
 }
 
 /**

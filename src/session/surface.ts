@@ -11,7 +11,8 @@ import { readonlyView } from './readonly-view.js'
  *
  * Invariants: `entries` holds each seq at most once; `position` maps every seq in `entries` to its index; for every
  * index below `derived`, `projected` holds that entry's message (or null) and `messagesBefore` the number of
- * messages that precede it, and `built` holds exactly the messages of those entries.
+ * messages that precede it, and `built` holds exactly the messages of those entries. Message lists handed out with
+ * the same lineage (src/llm/lineage.ts) come from one `built` array, which only grows: each extends the earlier ones.
  */
 export class Surface {
   /** Append-only between replaces: a replace builds a new array, so views handed out earlier never change. */
@@ -22,6 +23,8 @@ export class Surface {
   private readonly messagesBefore: number[] = []
   /** Append-only between replaces, like `list`. */
   private built: Message[] = []
+  /** The lineage of the message views (src/llm/lineage.ts): a new one whenever `built` is swapped for a new array. */
+  private lineage: object = {}
   private derived = 0
   private messagesSnapshot: readonly Message[] | undefined
   private entriesSnapshot: readonly SurfaceEvent[] | undefined
@@ -86,6 +89,7 @@ export class Surface {
     for (let i = from; i < this.list.length; i++) this.position.set(this.list[i].seq, i)
     if (from < this.derived) {
       this.built = this.built.slice(0, this.messagesBefore[from])
+      this.lineage = {}
       this.messagesBefore.length = from
       this.derived = from
     }
@@ -109,7 +113,7 @@ export class Surface {
       if (message !== null) this.built.push(message)
     }
     this.derived = this.list.length
-    this.messagesSnapshot = readonlyView(this.built, this.built.length)
+    this.messagesSnapshot = readonlyView(this.built, this.built.length, this.lineage)
     return this.messagesSnapshot
   }
 

@@ -56,45 +56,53 @@ describe('request bodies built incrementally across a session', () => {
     )
   })
 
-  it('are sent as bytes that are exactly the whole body, with the sha256 of those bytes, and stay so after later requests', () => {
-    // Encoded bytes keep the prefix from the request before: a new system prompt or model, a compaction, a body built
-    // as a string in between, or a request whose tool images are still pending must all give the whole body's bytes.
-    const session = fc.array(
-      fc.record({
-        add: fc.array(messageOf, { maxLength: 4 }),
-        restart: fc.boolean(),
-        config: fc.option(configOf),
-        system: fc.constantFrom('sys', '', 'other ✓'),
-        asString: fc.boolean(),
-      }),
-      { minLength: 1, maxLength: 15 },
-    )
-    fc.assert(
-      fc.property(configOf, session, (first, requests) => {
-        const chat = new ChatBodyEncoder()
-        const sent: { chunks: readonly Uint8Array[]; whole: Buffer }[] = []
-        let config = first
-        let list: Message[] = []
-        for (const { add, restart, config: next, system, asString } of requests) {
-          if (next) config = next
-          list = [...(restart ? list.slice(1) : list), ...add.map((m) => deepFreeze(structuredClone(m)))]
-          const request = { config, system, tools, messages: list }
-          if (asString) {
-            expect(chat.body(request)).toBe(chatBody(request))
-            continue
+  const wires = [
+    { wire: 'chat', encoder: () => new ChatBodyEncoder(), whole: chatBody },
+    { wire: 'anthropic', encoder: () => new AnthropicBodyEncoder(), whole: anthropicBody },
+  ] as const
+
+  for (const { wire, encoder, whole: wholeBody } of wires) {
+    it(`are sent on the ${wire} wire as bytes that are exactly the whole body, with the sha256 of those bytes, and stay so after later requests`, () => {
+      // Encoded bytes keep the prefix from the request before: a new system prompt or model, a compaction, a body built
+      // as a string in between, a request whose tool images are still pending, or (Anthropic) a last message still open
+      // to merging and a max_tokens that shrinks near a small window must all give the whole body's bytes.
+      const session = fc.array(
+        fc.record({
+          add: fc.array(messageOf, { maxLength: 4 }),
+          restart: fc.boolean(),
+          config: fc.option(configOf),
+          system: fc.constantFrom('sys', '', 'other ✓'),
+          asString: fc.boolean(),
+        }),
+        { minLength: 1, maxLength: 15 },
+      )
+      fc.assert(
+        fc.property(configOf, session, (first, requests) => {
+          const encoding = encoder()
+          const sent: { chunks: readonly Uint8Array[]; whole: Buffer }[] = []
+          let config = first
+          let list: Message[] = []
+          for (const { add, restart, config: next, system, asString } of requests) {
+            if (next) config = next
+            list = [...(restart ? list.slice(1) : list), ...add.map((m) => deepFreeze(structuredClone(m)))]
+            const request = { config, system, tools, messages: list }
+            if (asString) {
+              expect(encoding.body(request)).toBe(wholeBody(request))
+              continue
+            }
+            const encoded = encoding.encode(request)
+            const whole = Buffer.from(wholeBody(request), 'utf8')
+            expect(Buffer.concat(encoded.chunks).toString('utf8')).toBe(whole.toString('utf8'))
+            expect(encoded.bytes).toBe(whole.length)
+            expect(encoded.sha256).toBe(createHash('sha256').update(whole).digest('hex'))
+            sent.push({ chunks: encoded.chunks, whole })
           }
-          const encoded = chat.encode(request)
-          const whole = Buffer.from(chatBody(request), 'utf8')
-          expect(Buffer.concat(encoded.chunks).toString('utf8')).toBe(whole.toString('utf8'))
-          expect(encoded.bytes).toBe(whole.length)
-          expect(encoded.sha256).toBe(createHash('sha256').update(whole).digest('hex'))
-          sent.push({ chunks: encoded.chunks, whole })
-        }
-        for (const { chunks, whole } of sent) expect(Buffer.concat(chunks).equals(whole)).toBe(true)
-      }),
-      { numRuns: 400 },
-    )
-  })
+          for (const { chunks, whole } of sent) expect(Buffer.concat(chunks).equals(whole)).toBe(true)
+        }),
+        { numRuns: 400 },
+      )
+    })
+  }
 
   it('are re-encoded from the start when the config changes after a request with no messages', () => {
     // The counterexample fast-check found: an empty first request under thinking, then a tool call with thinking off

@@ -1,6 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { SessionEvent, SurfaceOp } from '../../src/session/events.js'
+import { anthropicBody, AnthropicBodyEncoder } from '../../src/llm/anthropic/body.js'
+import { chatBody, ChatBodyEncoder } from '../../src/llm/chat/body.js'
+import { lineageOf } from '../../src/llm/lineage.js'
+import type { Message } from '../../src/llm/messages.js'
 import { Session } from '../../src/session/session.js'
 import { MemoryStore } from '../../src/store/memory-store.js'
 
@@ -93,6 +97,40 @@ describe('the surface', () => {
         }
         await session.flush()
         expect(store.lines.get(session.id)).toHaveLength(session.length + 1)
+      }),
+      { numRuns: 150 },
+    )
+  })
+
+  it('hands out message lists that extend every earlier list of the same lineage, and bodies kept across them are whole', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { maxLength: 80 }), async (actions) => {
+        const session = await Session.create(new MemoryStore(), { cwd: '/repo' })
+        const chat = new ChatBodyEncoder()
+        const anthropic = new AnthropicBodyEncoder()
+        const handed: { lineage: object | undefined; messages: Message[] }[] = []
+        for (const a of actions) {
+          if (a.kind === 'append') session.append('user/message', message(a.text))
+          else if (a.kind === 'other') session.append('todo/write', { todos: [] })
+          else if (a.kind === 'replace') {
+            const surface = session.surface()
+            if (!surface.length) continue
+            const from = a.from % surface.length
+            const op: SurfaceOp = { op: 'replace', start: surface[from].seq, end: surface[Math.min(surface.length - 1, from + a.length)].seq }
+            session.append('context/message', message(a.text), { surfaceOp: op })
+          }
+          const list = session.messages()
+          const lineage = lineageOf(list)
+          expect(lineage).toBeDefined()
+          for (const earlier of handed.filter((h) => h.lineage === lineage)) {
+            expect(list.length).toBeGreaterThanOrEqual(earlier.messages.length)
+            earlier.messages.forEach((m, i) => expect(list[i]).toBe(m))
+          }
+          handed.push({ lineage, messages: [...list] })
+          const request = { config: { model: 'deepseek-flash', effort: 'high' as const }, system: 'sys', tools: [], messages: list }
+          expect(Buffer.concat(chat.encode(request).chunks).toString('utf8')).toBe(chatBody({ ...request, messages: [...list] }))
+          expect(Buffer.concat(anthropic.encode(request).chunks).toString('utf8')).toBe(anthropicBody({ ...request, messages: [...list] }))
+        }
       }),
       { numRuns: 150 },
     )

@@ -1,4 +1,5 @@
 import type { ModelConfig, ModelRequest } from '../adapter.js'
+import { ElementBytes, type BodyBytes } from '../body-bytes.js'
 import { FoldCache } from '../fold-cache.js'
 import { acceptsImages, mustPassReasoning, outputCap, thinkingOf } from '../body-settings.js'
 import { BLOCK_SEPARATOR, assistantParts, imageNote, sortedByName, toolResultText } from '../content.js'
@@ -27,13 +28,15 @@ export function anthropicBody(request: ModelRequest): string {
 
 /**
  * The message list folded so far: the JSON of the messages that are complete (the next message had the other role),
- * the last one still open to merging, and system text found among the messages.
+ * the last one still open to merging, and system text found among the messages. `out` keeps the body's bytes up to
+ * the end of the complete messages once a request was encoded as bytes.
  */
 interface AnthropicFold {
   json: string
   bytes: number
   last: AnthropicMessage | undefined
   systemParts: string[]
+  out: ElementBytes
 }
 
 /**
@@ -44,12 +47,29 @@ export class AnthropicBodyEncoder {
   private readonly folded = new FoldCache<AnthropicFold>()
 
   body(request: ModelRequest): string {
+    const { prefix, fold, tail } = this.parts(request)
+    return `${prefix}${fold.json}${tail}`
+  }
+
+  /**
+   * `body` as bytes with their digest, the bytes up to the end of the complete messages kept from the previous request
+   * (`ElementBytes`): O(new messages + the open last message + tools). The prefix holds `max_tokens`, which stays the
+   * model's output ceiling until the prompt nears the context window; from there each request's new cap starts the
+   * bytes again, O(body).
+   */
+  encode(request: ModelRequest): BodyBytes {
+    const { prefix, fold, tail } = this.parts(request)
+    return fold.out.encode(prefix, fold.json, tail)
+  }
+
+  /** The body in three parts: up to `"messages":[`, the complete messages (`fold.json`), then the open message and the rest. */
+  private parts(request: ModelRequest): { prefix: string; fold: AnthropicFold; tail: string } {
     const { config } = request
     const images = acceptsImages(config)
     const fold = this.folded.extend(
       config,
       request.messages,
-      () => ({ json: '', bytes: 0, last: undefined, systemParts: [] }),
+      () => ({ json: '', bytes: 0, last: undefined, systemParts: [], out: new ElementBytes() }),
       (state, message) => {
         if (message.role === 'system') {
           state.systemParts.push(message.content)
@@ -65,14 +85,15 @@ export class AnthropicBodyEncoder {
           const json = JSON.stringify(state.last)
           state.bytes += Buffer.byteLength(json, 'utf8') + (state.json ? 1 : 0)
           state.json = state.json ? `${state.json},${json}` : json
+          state.out.push(json)
         }
         state.last = converted
       },
     )
     const system = [request.system, ...fold.systemParts].filter((s) => s.length > 0).join(BLOCK_SEPARATOR)
     const lastJson = fold.last ? JSON.stringify(fold.last) : ''
-    const messages = fold.json && lastJson ? `${fold.json},${lastJson}` : fold.json || lastJson
-    const messagesBytes = fold.bytes + (lastJson ? Buffer.byteLength(lastJson, 'utf8') + (fold.json ? 1 : 0) : 0)
+    const open = fold.json && lastJson ? `,${lastJson}` : lastJson
+    const messagesBytes = fold.bytes + Buffer.byteLength(open, 'utf8')
 
     const thinking = thinkingOf(config.effort)
     const rest: Record<string, unknown> = {}
@@ -85,9 +106,9 @@ export class AnthropicBodyEncoder {
     if (config.userId !== undefined) rest.metadata = { user_id: config.userId }
     const head = (maxTokens: number | undefined): string =>
       `{"model":${JSON.stringify(config.model)},"max_tokens":${JSON.stringify(maxTokens)}${system ? `,"system":${JSON.stringify(system)}` : ''},"messages":[`
-    const tail = `],${JSON.stringify(rest).slice(1)}`
-    const maxTokens = outputCap(config, true, Buffer.byteLength(head(0), 'utf8') + messagesBytes + Buffer.byteLength(tail, 'utf8'))
-    return `${head(maxTokens)}${messages}${tail}`
+    const after = `],${JSON.stringify(rest).slice(1)}`
+    const maxTokens = outputCap(config, true, Buffer.byteLength(head(0), 'utf8') + messagesBytes + Buffer.byteLength(after, 'utf8'))
+    return { prefix: head(maxTokens), fold, tail: `${open}${after}` }
   }
 }
 

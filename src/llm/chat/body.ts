@@ -1,5 +1,5 @@
 import type { ModelConfig, ModelRequest } from '../adapter.js'
-import { GrowingBytes, type BodyBytes } from '../body-bytes.js'
+import { ElementBytes, type BodyBytes } from '../body-bytes.js'
 import { FoldCache } from '../fold-cache.js'
 import { acceptsImages, mustPassReasoning, outputCap, thinkingOf } from '../body-settings.js'
 import { BLOCK_SEPARATOR, assistantParts, imageNote, sortedByName, toolResultText } from '../content.js'
@@ -29,14 +29,13 @@ export function chatBody(request: ModelRequest): string {
 
 /**
  * The message list folded so far: its JSON (elements joined by commas), and tool images waiting for a non-tool
- * message. `out`, once a request was encoded as bytes, holds the body's bytes up to the end of the folded messages
- * (`{"model":…,"messages":[`, the system message, the messages) for the `prefix` it was started from.
+ * message. `out` keeps the body's bytes up to the end of the folded messages once a request was encoded as bytes.
  */
 interface ChatFold {
   json: string
   bytes: number
   toolImages: ChatPart[]
-  out?: { prefix: string; bytes: GrowingBytes; empty: boolean }
+  out: ElementBytes
 }
 
 /** One request's body in its parts: `head`, the system message (`''` without one), the folded messages, then `tail` (tool images, `]`, the rest). */
@@ -64,21 +63,13 @@ export class ChatBodyEncoder {
 
   /**
    * `body` as bytes with their digest. The bytes up to the end of the folded messages are kept from the previous
-   * request (`GrowingBytes`), so a request that extends the last one encodes and hashes only its new messages and the
+   * request (`ElementBytes`), so a request that extends the last one encodes and hashes only its new messages and the
    * tail — O(new messages + tools), and the body is never one big string or copied into one buffer. A new system
    * prompt or model name (a new prefix) starts the bytes again from the folded JSON: O(body), once.
    */
   encode(request: ModelRequest): BodyBytes {
     const { head, system, fold, tail } = this.parts(request)
-    const prefix = `${head}${system}`
-    if (fold.out?.prefix !== prefix) {
-      const bytes = new GrowingBytes()
-      bytes.append(prefix)
-      if (system && fold.json) bytes.append(',')
-      if (fold.json) bytes.append(fold.json)
-      fold.out = { prefix, bytes, empty: !system && !fold.json }
-    }
-    return fold.out.bytes.withTail(tail)
+    return fold.out.encode(`${head}${system}`, fold.json, tail)
   }
 
   private parts(request: ModelRequest): ChatParts {
@@ -87,7 +78,7 @@ export class ChatBodyEncoder {
     const fold = this.folded.extend(
       config,
       request.messages,
-      () => ({ json: '', bytes: 0, toolImages: [] }),
+      () => ({ json: '', bytes: 0, toolImages: [], out: new ElementBytes() }),
       (state, message) => {
         if (message.role !== 'tool' && state.toolImages.length) {
           append(state, { role: 'user', content: state.toolImages })
@@ -134,10 +125,7 @@ function append(state: ChatFold, message: ChatMessage): void {
   const json = JSON.stringify(message)
   state.bytes += Buffer.byteLength(json, 'utf8') + (state.json ? 1 : 0)
   state.json = state.json ? `${state.json},${json}` : json
-  if (state.out) {
-    state.out.bytes.append(state.out.empty ? json : `,${json}`)
-    state.out.empty = false
-  }
+  state.out.push(json)
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { EnteringMessage, Extension } from '../../agent/extensions.js'
-import { producedMessages, surfaceOf, textOfBlocks } from '../../context/produced-messages.js'
+import { ProducedIndex, textOfBlocks } from '../../context/produced-messages.js'
 import type { Refusal } from '../../fs/read-gate.js'
 import { NO_SKILLS_TEXT, SKILLS_LISTING, skillsListingText } from './listing.js'
 import { realPathOf } from '../../tools/paths.js'
@@ -48,6 +48,8 @@ export function skills(options: SkillsOptions): Extension {
   }
   options.toolState.extra.set(SKILLS_KEY, () => catalog)
   const owners = new Set<string>()
+  // The listing's last message on the surface, kept as the log grows: O(own messages) per step, not O(surface).
+  const produced = new ProducedIndex(SKILLS_LISTING)
 
   return {
     name: SKILLS_LISTING,
@@ -60,7 +62,7 @@ export function skills(options: SkillsOptions): Extension {
         }
       }
       const listing = skillsListingText(catalog.skills, options.listingBudget?.())
-      const last = producedMessages(SKILLS_LISTING, surfaceOf(agent), entering).at(-1)
+      const last = produced.messages(agent, entering).at(-1)
       const lastText = last && textOfBlocks(last.content)
       const text = listing?.text ?? (last && lastText !== NO_SKILLS_TEXT ? NO_SKILLS_TEXT : undefined)
       if (text === undefined || text === lastText) return
@@ -89,7 +91,8 @@ export function skills(options: SkillsOptions): Extension {
       owners.add(owner)
       for (const problem of options.grants.grant(owner, skill.allowedTools)) agent.notify('warning', problem)
     },
-    event(event) {
+    event(event, agent) {
+      produced.observe(event, agent)
       if (event.type !== 'turn/end') return
       for (const owner of owners) options.grants.revoke(owner)
       owners.clear()
