@@ -28,7 +28,8 @@ export function spendBudget(limit: SpendLimit): { exceeded(events: readonly Sess
         const event = events[read]
         if (event.type === 'request/header') model = (event as SessionEvent<'request/header'>).data.config.model
         if (read < from) continue
-        // A model-made title's request is this run's spend too, priced at the model it names.
+        // A request outside the steps (a model-made title, a compaction's summary) is this run's spend too, priced at
+        // the model it names.
         const side = sideRequestUsage(event)
         const usage = side?.usage ?? (event.type === 'assistant/message' ? (event as SessionEvent<'assistant/message'>).data.usage : undefined)
         if (!usage) continue
