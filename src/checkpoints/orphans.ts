@@ -1,6 +1,6 @@
-import { closeSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs'
+import { closeSync, openSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { privateIndexInUse } from './private-index.js'
+import { entriesOf, privateIndexInUse } from './private-index.js'
 import type { ShadowGit } from './shadow-git.js'
 
 /**
@@ -42,16 +42,16 @@ async function dropUnderLock(git: ShadowGit, gitDir: string, sinceMs: number): P
   const objects = join(gitDir, 'objects')
   const candidates: { id: string; file: string }[] = []
   let removed = 0
-  for (const fan of safeList(objects)) {
+  for (const fan of entriesOf(objects)) {
     if (!/^[0-9a-f]{2}$/.test(fan)) continue
-    for (const name of safeList(join(objects, fan))) {
+    for (const name of entriesOf(join(objects, fan))) {
       const file = join(objects, fan, name)
       if (!isNewer(file, since)) continue
       if (name.startsWith('tmp_obj_')) removed += remove(file)
       else if (/^[0-9a-f]{38}([0-9a-f]{24})?$/.test(name)) candidates.push({ id: fan + name, file })
     }
   }
-  for (const name of safeList(join(objects, 'pack'))) {
+  for (const name of entriesOf(join(objects, 'pack'))) {
     const file = join(objects, 'pack', name)
     if (name.startsWith('tmp_') && isNewer(file, since)) removed += remove(file)
   }
@@ -98,20 +98,11 @@ export function dropTemporaryPacks(gitDir: string, sinceMs: number, own?: string
   try {
     if (privateIndexInUse(gitDir, own)) return 0
     const pack = join(gitDir, 'objects', 'pack')
-    for (const name of safeList(pack)) if (name.startsWith('tmp_') && isNewer(join(pack, name), sinceMs - 1000)) removed += remove(join(pack, name))
+    for (const name of entriesOf(pack)) if (name.startsWith('tmp_') && isNewer(join(pack, name), sinceMs - 1000)) removed += remove(join(pack, name))
   } finally {
     remove(lock)
   }
   return removed
-}
-
-function safeList(dir: string): string[] {
-  try {
-    return readdirSync(dir)
-  } catch {
-    // No such directory (no packs yet): nothing to look at.
-    return []
-  }
 }
 
 function isNewer(file: string, since: number): boolean {

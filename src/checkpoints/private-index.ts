@@ -91,7 +91,7 @@ export function closePrivateIndex(own: PrivateIndex): void {
  * caller holds `index.lock`, so no new one can appear meanwhile.
  */
 export function privateIndexInUse(gitDir: string, own?: string): boolean {
-  for (const name of listDir(gitDir)) {
+  for (const name of entriesOf(gitDir)) {
     const match = NAME.exec(name)
     if (!match || join(gitDir, name) === own || join(gitDir, name) === `${own}.lock`) continue
     if (alive(Number(match[1]))) return true
@@ -101,7 +101,7 @@ export function privateIndexInUse(gitDir: string, own?: string): boolean {
 
 /** Removes the private indexes (and their locks) whose process is gone or that are older than `STALE_PRIVATE_INDEX_MS`. */
 export function sweepPrivateIndexes(gitDir: string, now = Date.now()): void {
-  for (const name of listDir(gitDir)) {
+  for (const name of entriesOf(gitDir)) {
     const match = NAME.exec(name)
     if (!match) continue
     const file = join(gitDir, name)
@@ -148,11 +148,11 @@ function olderThan(file: string, time: number): boolean {
   }
 }
 
-function listDir(dir: string): string[] {
+/** A folder's entries; none when it does not exist (no repository, no packs yet). */
+export function entriesOf(dir: string): string[] {
   try {
     return readdirSync(dir)
   } catch {
-    // No repository yet: no private index either.
     return []
   }
 }
